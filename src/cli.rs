@@ -1,0 +1,98 @@
+//! Command-line parsing and the subcommands.
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Exit status when the input could not be read or translated.
+const EXIT_INPUT: i32 = 1;
+/// Exit status for usage errors.
+const EXIT_USAGE: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "dxbc2spirv",
+    version,
+    about = "Translate Direct3D shader bytecode (DXBC, SM4.0-5.1) to SPIR-V"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Disassemble a DXBC container into fxc-style assembly text.
+    ///
+    /// Example: dxbc2spirv disasm shader.dxbc -o shader.asm
+    Disasm {
+        /// The DXBC file, or - for standard input.
+        input: PathBuf,
+        /// Where to write the text (default: standard output; - for standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Accept a container whose checksum does not match.
+        #[arg(long)]
+        ignore_checksum: bool,
+    },
+}
+
+/// Runs the command line and returns the exit status.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { EXIT_USAGE } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match execute(cli.command) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("{e:#}");
+            EXIT_INPUT
+        }
+    }
+}
+
+fn execute(command: Command) -> Result<()> {
+    match command {
+        Command::Disasm {
+            input,
+            output,
+            ignore_checksum,
+        } => {
+            let bytes = read_input(&input)?;
+            let options = dxbc2spirv::ReadOptions { ignore_checksum };
+            let dxbc = dxbc2spirv::read(&bytes, &options)
+                .with_context(|| format!("{}", input.display()))?;
+            let text = dxbc2spirv::disasm::disassemble(&dxbc);
+            write_output(output.as_deref(), text.as_bytes())
+        }
+    }
+}
+
+fn read_input(path: &Path) -> Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("reading standard input")?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))
+    }
+}
+
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    match path {
+        Some(p) if p.as_os_str() != "-" => {
+            std::fs::write(p, bytes).with_context(|| format!("{}: cannot write", p.display()))
+        }
+        _ => std::io::stdout()
+            .write_all(bytes)
+            .context("writing standard output"),
+    }
+}

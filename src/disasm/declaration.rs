@@ -1,0 +1,319 @@
+//! Text of declarations.
+
+use super::literal;
+use super::operand::write_operand;
+use crate::ir::*;
+use std::fmt::Write;
+
+/// Writes a declaration (without a trailing newline).
+pub fn write_declaration(
+    out: &mut String,
+    program: &Program,
+    instruction: &Instruction,
+    declaration: &Declaration,
+) {
+    let name = instruction.opcode.name();
+    let sm51 = program.model.has_resource_ranges();
+    match declaration {
+        Declaration::GlobalFlags(flags) => {
+            out.push_str(name);
+            let mut rest = *flags;
+            let mut first = true;
+            for (bit, flag) in GLOBAL_FLAG_NAMES {
+                if rest & bit != 0 {
+                    out.push_str(if first { " " } else { " | " });
+                    out.push_str(flag);
+                    rest &= !bit;
+                    first = false;
+                }
+            }
+            if rest != 0 || first {
+                let _ = write!(out, "{}0x{rest:08x}", if first { " " } else { " | " });
+            }
+        }
+        Declaration::Resource {
+            range,
+            dimension,
+            sample_count,
+            return_type,
+            ..
+        } => {
+            let _ = write!(out, "dcl_resource_{}", dimension.name());
+            if matches!(
+                dimension,
+                ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray
+            ) {
+                let _ = write!(out, "({sample_count})");
+            }
+            out.push(' ');
+            write_return_types(out, return_type);
+            out.push(' ');
+            write_range(out, program, "t", range);
+            write_space(out, sm51, range);
+        }
+        Declaration::ResourceRaw { range, .. } => {
+            let _ = write!(out, "{name} ");
+            write_range(out, program, "t", range);
+            write_space(out, sm51, range);
+        }
+        Declaration::ResourceStructured { range, stride, .. } => {
+            let _ = write!(out, "{name} ");
+            write_range(out, program, "t", range);
+            let _ = write!(out, ", {stride}");
+            write_space(out, sm51, range);
+        }
+        Declaration::UavTyped {
+            range,
+            dimension,
+            return_type,
+            flags,
+            ..
+        } => {
+            let _ = write!(out, "dcl_uav_typed_{}", dimension.name());
+            write_uav_flags(out, flags);
+            out.push(' ');
+            write_return_types(out, return_type);
+            out.push(' ');
+            write_range(out, program, "u", range);
+            write_space(out, sm51, range);
+        }
+        Declaration::UavRaw { range, flags, .. } => {
+            out.push_str(name);
+            write_uav_flags(out, flags);
+            out.push(' ');
+            write_range(out, program, "u", range);
+            write_space(out, sm51, range);
+        }
+        Declaration::UavStructured {
+            range,
+            stride,
+            flags,
+            ..
+        } => {
+            out.push_str(name);
+            write_uav_flags(out, flags);
+            out.push(' ');
+            write_range(out, program, "u", range);
+            let _ = write!(out, ", {stride}");
+            write_space(out, sm51, range);
+        }
+        Declaration::ConstantBuffer {
+            range,
+            size,
+            dynamic,
+            ..
+        } => {
+            let _ = write!(out, "{name} ");
+            write_range(out, program, "cb", range);
+            let access = if *dynamic {
+                "dynamicIndexed"
+            } else {
+                "immediateIndexed"
+            };
+            let _ = write!(out, "[{size}], {access}");
+            write_space(out, sm51, range);
+        }
+        Declaration::Sampler { range, mode, .. } => {
+            let _ = write!(out, "{name} ");
+            write_range(out, program, "s", range);
+            let _ = write!(out, ", {}", mode.name());
+            write_space(out, sm51, range);
+        }
+        Declaration::TgsmRaw {
+            operand,
+            byte_count,
+        } => {
+            let _ = write!(out, "{name} ");
+            write_operand(out, program, program.operand(*operand));
+            let _ = write!(out, ", {byte_count}");
+        }
+        Declaration::TgsmStructured {
+            operand,
+            stride,
+            count,
+        } => {
+            let _ = write!(out, "{name} ");
+            write_operand(out, program, program.operand(*operand));
+            let _ = write!(out, ", {stride}, {count}");
+        }
+        Declaration::Signature {
+            operand,
+            system_value,
+            interpolation,
+        } => {
+            out.push_str(name);
+            if let Some(mode) = interpolation.filter(|m| *m != Interpolation::Undefined) {
+                let _ = write!(out, " {}", mode.name());
+            }
+            out.push(' ');
+            write_operand(out, program, program.operand(*operand));
+            if let Some(sv) = system_value {
+                let _ = write!(out, ", {}", sv.name());
+            }
+        }
+        Declaration::IndexRange { operand, count } => {
+            let _ = write!(out, "{name} ");
+            write_operand(out, program, program.operand(*operand));
+            let _ = write!(out, " {count}");
+        }
+        Declaration::Temps(count) => {
+            let _ = write!(out, "{name} {count}");
+        }
+        Declaration::IndexableTemp {
+            register,
+            size,
+            components,
+        } => {
+            let _ = write!(out, "{name} x{register}[{size}], {components}");
+        }
+        Declaration::CustomData { class, data } => {
+            write_custom_data(out, *class, program.data_slice(*data));
+        }
+        Declaration::GsOutputTopology(topology) => {
+            let _ = write!(out, "{name} {}", topology.name());
+        }
+        Declaration::GsInputPrimitive(primitive) => {
+            let text = primitive.name().unwrap_or_default();
+            let _ = write!(out, "{name} {text}");
+        }
+        Declaration::MaxOutputVertexCount(n)
+        | Declaration::GsInstanceCount(n)
+        | Declaration::InputControlPointCount(n)
+        | Declaration::OutputControlPointCount(n)
+        | Declaration::HsForkPhaseInstanceCount(n)
+        | Declaration::HsJoinPhaseInstanceCount(n) => {
+            let _ = write!(out, "{name} {n}");
+        }
+        Declaration::Stream(operand) => {
+            let _ = write!(out, "{name} ");
+            write_operand(out, program, program.operand(*operand));
+        }
+        Declaration::TessDomain(domain) => {
+            let _ = write!(out, "{name} {}", domain.name());
+        }
+        Declaration::TessPartitioning(partitioning) => {
+            let _ = write!(out, "{name} {}", partitioning.name());
+        }
+        Declaration::TessOutputPrimitive(primitive) => {
+            let _ = write!(out, "{name} {}", primitive.name());
+        }
+        Declaration::HsMaxTessFactor(bits) => {
+            let _ = write!(out, "{name} l(");
+            literal::write_f32(out, *bits);
+            out.push(')');
+        }
+        Declaration::ThreadGroup([x, y, z]) => {
+            let _ = write!(out, "{name} {x}, {y}, {z}");
+        }
+        Declaration::FunctionBody(id) => {
+            let _ = write!(out, "{name} fb{id}");
+        }
+        Declaration::FunctionTable { id, bodies } => {
+            let _ = write!(out, "{name} ft{id} = {{");
+            write_id_list(out, "fb", program.data_slice(*bodies));
+            out.push('}');
+        }
+        Declaration::Interface {
+            id,
+            dynamic,
+            table_length,
+            array_length,
+            tables,
+        } => {
+            out.push_str(name);
+            if *dynamic {
+                out.push_str("_dynamicindexed");
+            }
+            let _ = write!(out, " fp{id}[{array_length}][{table_length}] = {{");
+            write_id_list(out, "ft", program.data_slice(*tables));
+            out.push('}');
+        }
+    }
+}
+
+fn write_id_list(out: &mut String, prefix: &str, ids: &[u32]) {
+    for (i, id) in ids.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{prefix}{id}");
+    }
+}
+
+/// Writes `t3` (before SM5.1) or `t1[10:*]` (SM5.1).
+fn write_range(out: &mut String, program: &Program, prefix: &str, range: &ResourceRange) {
+    if program.model.has_resource_ranges() {
+        let _ = write!(out, "{prefix}{}[{}:", range.id, range.lower);
+        match range.upper {
+            Some(upper) => {
+                let _ = write!(out, "{upper}]");
+            }
+            None => out.push_str("*]"),
+        }
+    } else {
+        let _ = write!(out, "{prefix}{}", range.id);
+    }
+}
+
+fn write_space(out: &mut String, sm51: bool, range: &ResourceRange) {
+    if sm51 {
+        let _ = write!(out, ", space={}", range.space);
+    }
+}
+
+fn write_uav_flags(out: &mut String, flags: &UavFlags) {
+    if flags.globally_coherent {
+        out.push_str("_glc");
+    }
+    if flags.rasterizer_ordered {
+        out.push_str("_rov");
+    }
+    if flags.counter {
+        out.push_str("_opc");
+    }
+}
+
+/// Writes `(float,float,float,float)`.
+pub fn write_return_types(out: &mut String, types: &[ReturnType; 4]) {
+    out.push('(');
+    for (i, t) in types.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(t.name());
+    }
+    out.push(')');
+}
+
+fn write_custom_data(out: &mut String, class: CustomDataClass, data: &[u32]) {
+    if class == CustomDataClass::ImmediateConstantBuffer {
+        const HEAD: &str = "dcl_immediateConstantBuffer { ";
+        out.push_str(HEAD);
+        if data.is_empty() {
+            out.push('}');
+            return;
+        }
+        for (row, values) in data.chunks(4).enumerate() {
+            if row > 0 {
+                out.push_str(",\n");
+                out.push_str(&" ".repeat(HEAD.len()));
+            }
+            out.push_str("{ ");
+            for (i, value) in values.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                literal::write_untyped(out, *value);
+            }
+            out.push('}');
+        }
+        out.push_str(" }");
+    } else {
+        let _ = write!(out, "dcl_customdata {} {{", class.name());
+        for (i, value) in data.iter().enumerate() {
+            out.push_str(if i == 0 { " " } else { ", " });
+            let _ = write!(out, "0x{value:08x}");
+        }
+        out.push_str(" }");
+    }
+}

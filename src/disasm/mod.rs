@@ -1,0 +1,112 @@
+//! The disassembler: a read container as fxc-style assembly text.
+//!
+//! The text is fxc's listing format: `//` header tables for resource bindings and
+//! signatures, the version line, then one declaration or instruction per line. It is also
+//! exact: every immediate prints in a form that gives back its bits, and encodings that fxc's
+//! text cannot show are spelled out (see `literal` and the `u64` index suffix), so that the
+//! assembler can rebuild the same tokens.
+
+mod declaration;
+mod literal;
+mod operand;
+
+pub use declaration::write_return_types;
+pub use literal::{write_f32, write_f64, write_u32, write_untyped};
+pub use operand::{mask_letters, write_operand, write_register, write_selection};
+
+use crate::ir::*;
+use crate::Dxbc;
+use std::fmt::Write;
+
+/// Disassembles a read container: header comments, then the program (if any).
+pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
+    let mut out = String::new();
+    crate::container::write_header_comments(&dxbc.reflection, &mut out);
+    match &dxbc.program {
+        Some(program) => out.push_str(&program_text(program)),
+        None if dxbc.is_root_signature() => out.push_str("// root signature: no shader program\n"),
+        None => out.push_str("// no shader program\n"),
+    }
+    out
+}
+
+/// The program's text: the version line, then one line per declaration or instruction.
+pub fn program_text(program: &Program) -> String {
+    let mut out = String::with_capacity(program.instructions.len() * 40 + 16);
+    let _ = writeln!(out, "{}", program.model);
+    for instruction in &program.instructions {
+        write_instruction(&mut out, program, instruction);
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes one instruction or declaration (without a trailing newline).
+pub fn write_instruction(out: &mut String, program: &Program, instruction: &Instruction) {
+    if let Some(declaration) = &instruction.declaration {
+        declaration::write_declaration(out, program, instruction, declaration);
+        return;
+    }
+    write_mnemonic(out, instruction);
+    let operands = program.operands_of(instruction);
+    for (i, operand) in operands.iter().enumerate() {
+        out.push_str(if i == 0 { " " } else { ", " });
+        write_operand(out, program, operand);
+    }
+    if let Some(index) = instruction.call_index {
+        let _ = write!(out, ", {index}");
+    }
+}
+
+/// Writes the opcode name with its suffixes: test, `_sat`, offsets, resource dimension,
+/// return types, info return type, sync flags and `[precise]`.
+fn write_mnemonic(out: &mut String, instruction: &Instruction) {
+    out.push_str(instruction.opcode.name());
+    let sync = instruction.sync;
+    if sync.uav_global {
+        out.push_str("_uglobal");
+    }
+    if sync.uav_group {
+        out.push_str("_ugroup");
+    }
+    if sync.group_shared_memory {
+        out.push_str("_g");
+    }
+    if sync.threads_in_group {
+        out.push_str("_t");
+    }
+    match instruction.test {
+        Some(Test::Zero) => out.push_str("_z"),
+        Some(Test::NonZero) => out.push_str("_nz"),
+        None => {}
+    }
+    if instruction.saturate {
+        out.push_str("_sat");
+    }
+    let extended = &instruction.extended;
+    if let Some([u, v, w]) = extended.offsets {
+        let _ = write!(out, "_aoffimmi({u},{v},{w})");
+    }
+    if let Some((dimension, stride)) = extended.resource {
+        let _ = write!(out, "_indexable({}", dimension.name());
+        if dimension == ResourceDimension::StructuredBuffer || stride != 0 {
+            let _ = write!(out, ", stride={stride}");
+        }
+        out.push(')');
+    }
+    if let Some(types) = &extended.return_type {
+        write_return_types(out, types);
+    }
+    match instruction.info_return_type {
+        Some(InfoReturnType::Uint) => out.push_str("_uint"),
+        Some(InfoReturnType::RcpFloat) => out.push_str("_rcpFloat"),
+        Some(InfoReturnType::Float) | None => {}
+    }
+    match instruction.precise_mask {
+        0 => {}
+        0xf => out.push_str(" [precise]"),
+        mask => {
+            let _ = write!(out, " [precise({})]", mask_letters(mask));
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Text of operands: registers with their indices, component selection and modifiers.
+
+use super::literal;
+use crate::ir::*;
+use std::fmt::Write;
+
+const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
+
+/// Writes an operand as fxc prints it (`-|r0.xyzw|`, `cb0[1].x`, `l(1.000000, 0, 0, 0)`).
+pub fn write_operand(out: &mut String, program: &Program, operand: &Operand) {
+    let (open, close) = match operand.modifier {
+        Modifier::None => ("", ""),
+        Modifier::Neg => ("-", ""),
+        Modifier::Abs => ("|", "|"),
+        Modifier::AbsNeg => ("-|", "|"),
+    };
+    out.push_str(open);
+    match operand.kind {
+        RegisterKind::Immediate32 => write_immediate32(out, operand),
+        RegisterKind::Immediate64 => write_immediate64(out, operand),
+        _ => {
+            write_register(out, program, operand);
+            write_selection(out, operand);
+        }
+    }
+    out.push_str(close);
+    if operand.min_precision != MinPrecision::Default {
+        let _ = write!(out, " {{{}}}", operand.min_precision.name());
+    }
+    if operand.non_uniform {
+        out.push_str(" {nonuniform}");
+    }
+}
+
+fn write_immediate32(out: &mut String, operand: &Operand) {
+    out.push_str("l(");
+    for i in 0..operand.immediate_count() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        literal::write_u32(out, operand.values[i], operand.value_type);
+    }
+    out.push(')');
+}
+
+fn write_immediate64(out: &mut String, operand: &Operand) {
+    out.push_str("d(");
+    for i in 0..operand.immediate_count() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        literal::write_f64(out, operand.value64(i));
+    }
+    out.push(')');
+}
+
+/// Registers whose first index fxc prints in brackets even when it is an immediate.
+fn brackets_first_index(operand: &Operand) -> bool {
+    match operand.kind {
+        RegisterKind::ImmediateConstantBuffer
+        | RegisterKind::InputControlPoint
+        | RegisterKind::OutputControlPoint
+        | RegisterKind::ThisPointer => true,
+        RegisterKind::Input => operand.index_count == 2,
+        _ => false,
+    }
+}
+
+/// Writes a register name and its indices, without component selection.
+pub fn write_register(out: &mut String, program: &Program, operand: &Operand) {
+    out.push_str(operand.kind.name());
+    let mut indices = operand.indices();
+    // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`.
+    if operand.kind.is_resource_range() && !program.model.has_resource_ranges() {
+        if let [id, _, rest @ ..] = indices {
+            write_index(out, program, *id);
+            for index in rest {
+                write_bracketed(out, program, *index);
+            }
+            return;
+        }
+    }
+    if let Some((first, rest)) = indices.split_first() {
+        match first {
+            Index::Imm32(_) if !brackets_first_index(operand) => {
+                write_index(out, program, *first);
+                indices = rest;
+            }
+            _ => {}
+        }
+    }
+    for index in indices {
+        write_bracketed(out, program, *index);
+    }
+}
+
+fn write_bracketed(out: &mut String, program: &Program, index: Index) {
+    out.push('[');
+    write_index(out, program, index);
+    out.push(']');
+}
+
+/// Writes an index expression: `3`, `r0.x`, `r0.x + 3`; 64-bit immediates get a `u64` suffix.
+fn write_index(out: &mut String, program: &Program, index: Index) {
+    match index {
+        Index::Imm32(value) => {
+            let _ = write!(out, "{value}");
+        }
+        Index::Imm64(value) => {
+            let _ = write!(out, "{value}u64");
+        }
+        Index::Relative(id) => write_operand(out, program, program.operand(id)),
+        Index::Imm32PlusRelative(value, id) => {
+            write_operand(out, program, program.operand(id));
+            let _ = write!(out, " + {}", value as i32);
+        }
+        Index::Imm64PlusRelative(value, id) => {
+            write_operand(out, program, program.operand(id));
+            let _ = write!(out, " + {value}u64");
+        }
+    }
+}
+
+/// Writes `.xyzw`-style component selection for four-component operands.
+pub fn write_selection(out: &mut String, operand: &Operand) {
+    if operand.components != ComponentCount::Four {
+        return;
+    }
+    match operand.selection {
+        Selection::Mask(0) => {}
+        Selection::Mask(mask) => {
+            out.push('.');
+            for (i, c) in COMPONENTS.iter().enumerate() {
+                if mask & (1 << i) != 0 {
+                    out.push(*c);
+                }
+            }
+        }
+        Selection::Swizzle(swizzle) => {
+            out.push('.');
+            for c in swizzle {
+                out.push(COMPONENTS[(c & 3) as usize]);
+            }
+        }
+        Selection::Select1(c) => {
+            out.push('.');
+            out.push(COMPONENTS[(c & 3) as usize]);
+        }
+    }
+}
+
+/// Writes a component mask as letters (`xy`), for tables and masks outside operands.
+pub fn mask_letters(mask: u8) -> String {
+    COMPONENTS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, c)| *c)
+        .collect()
+}

@@ -1,0 +1,280 @@
+//! The IR: one normalised form for every shader model from SM4.0 to SM5.1.
+//!
+//! A [`Program`] is a list of [`Instruction`]s (declarations included, in program order, so
+//! hull-shader phases keep their own declarations) whose operands live in one arena,
+//! [`Program::operands`], addressed by [`OperandId`]. Relative-address operands live in the
+//! same arena, so an instruction holds no heap allocation of its own.
+//!
+//! Every operand carries the [`ValueType`] its instruction reads or writes it as (DXBC
+//! registers are untyped 32-bit; the opcode decides how the bits are read), taken from the
+//! opcode table in [`crate::tpf::opcodes`].
+//!
+//! Resources are held in SM5.1 form for every model: declarations carry a
+//! [`ResourceRange`] (range id, lower bound, upper bound or unbounded, register space), and
+//! resource operands in instructions have two indices (range id, absolute register index) —
+//! three for constant buffers (range id, register index, element). The decoder rewrites
+//! SM4.0–5.0 operands into that form (`t3` becomes `t3[3]`, `cb1[4]` becomes `cb1[1][4]`).
+
+mod decl;
+mod operand;
+mod validate;
+
+pub use decl::*;
+pub use operand::*;
+pub use validate::{validate, validate_control_flow};
+
+use crate::tpf::opcodes::Opcode;
+
+/// The pipeline stage a program runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Pixel (fragment) shader.
+    Pixel,
+    /// Vertex shader.
+    Vertex,
+    /// Geometry shader.
+    Geometry,
+    /// Hull (tessellation control) shader.
+    Hull,
+    /// Domain (tessellation evaluation) shader.
+    Domain,
+    /// Compute shader.
+    Compute,
+}
+
+impl Stage {
+    /// The two-letter prefix of the version line, e.g. `ps`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Stage::Pixel => "ps",
+            Stage::Vertex => "vs",
+            Stage::Geometry => "gs",
+            Stage::Hull => "hs",
+            Stage::Domain => "ds",
+            Stage::Compute => "cs",
+        }
+    }
+
+    /// The stage for a program-type value of the version token.
+    pub fn from_program_type(value: u32) -> Option<Stage> {
+        Some(match value {
+            0 => Stage::Pixel,
+            1 => Stage::Vertex,
+            2 => Stage::Geometry,
+            3 => Stage::Hull,
+            4 => Stage::Domain,
+            5 => Stage::Compute,
+            _ => return None,
+        })
+    }
+
+    /// The program-type value of the version token.
+    pub fn program_type(self) -> u32 {
+        self as u32
+    }
+}
+
+/// A shader model: stage and version, e.g. `ps_5_1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ShaderModel {
+    /// The stage.
+    pub stage: Stage,
+    /// Major version (4 or 5).
+    pub major: u8,
+    /// Minor version (0 or 1).
+    pub minor: u8,
+}
+
+impl ShaderModel {
+    /// True for SM5.1 and later, where resources are declared as ranges.
+    pub fn has_resource_ranges(self) -> bool {
+        (self.major, self.minor) >= (5, 1)
+    }
+
+    /// True for SM5.0 and later.
+    pub fn is_sm5(self) -> bool {
+        self.major >= 5
+    }
+}
+
+impl std::fmt::Display for ShaderModel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}_{}_{}", self.stage.prefix(), self.major, self.minor)
+    }
+}
+
+/// A decoded program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// Stage and version.
+    pub model: ShaderModel,
+    /// Instructions and declarations in program order.
+    pub instructions: Vec<Instruction>,
+    /// The operand arena: every instruction's operands, and relative-address operands.
+    pub operands: Vec<Operand>,
+    /// The data arena: immediate constant buffers, custom data, function and interface tables.
+    pub data: Vec<u32>,
+}
+
+impl Program {
+    /// An empty program of the given model.
+    pub fn new(model: ShaderModel) -> Self {
+        Program {
+            model,
+            instructions: Vec::new(),
+            operands: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    /// The operand with this id.
+    ///
+    /// Ids come from this program's instructions and indices, so a miss means the program
+    /// was assembled by hand wrongly; [`validate`] reports that case as an error, and this
+    /// accessor returns a null operand instead of panicking.
+    pub fn operand(&self, id: OperandId) -> &Operand {
+        self.operands.get(id.0 as usize).unwrap_or(&Operand::NULL)
+    }
+
+    /// The operands of an instruction, destinations first.
+    pub fn operands_of(&self, instruction: &Instruction) -> &[Operand] {
+        let start = instruction.operands.start as usize;
+        let end = start + instruction.operands.len as usize;
+        self.operands.get(start..end).unwrap_or(&[])
+    }
+
+    /// The destination operands of an instruction.
+    pub fn dsts(&self, instruction: &Instruction) -> &[Operand] {
+        let all = self.operands_of(instruction);
+        &all[..(instruction.dst_count as usize).min(all.len())]
+    }
+
+    /// The source operands of an instruction.
+    pub fn srcs(&self, instruction: &Instruction) -> &[Operand] {
+        let all = self.operands_of(instruction);
+        &all[(instruction.dst_count as usize).min(all.len())..]
+    }
+
+    /// A slice of the data arena.
+    pub fn data_slice(&self, range: DataRange) -> &[u32] {
+        let start = range.start as usize;
+        self.data
+            .get(start..start + range.len as usize)
+            .unwrap_or(&[])
+    }
+}
+
+/// A range of [`Program::operands`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OperandRange {
+    /// First operand.
+    pub start: u32,
+    /// Number of operands.
+    pub len: u32,
+}
+
+/// A range of [`Program::data`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct DataRange {
+    /// First dword.
+    pub start: u32,
+    /// Number of dwords.
+    pub len: u32,
+}
+
+/// The zero/non-zero test of conditional instructions (`if_z`, `breakc_nz`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Test {
+    /// Taken when the value is zero (`_z`).
+    Zero,
+    /// Taken when the value is non-zero (`_nz`).
+    NonZero,
+}
+
+/// The return type of `resinfo` (`_uint`, `_rcpFloat`) and of `sampleinfo`/`samplepos`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InfoReturnType {
+    /// Floats (no suffix).
+    Float,
+    /// Reciprocal floats, `resinfo` only (`_rcpFloat`).
+    RcpFloat,
+    /// Unsigned integers (`_uint`).
+    Uint,
+}
+
+/// The flags of `sync`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyncFlags {
+    /// Wait for all threads of the group (`_t`).
+    pub threads_in_group: bool,
+    /// Group-shared memory barrier (`_g`).
+    pub group_shared_memory: bool,
+    /// UAV memory barrier within the group (`_ugroup`).
+    pub uav_group: bool,
+    /// UAV memory barrier across the device (`_uglobal`).
+    pub uav_global: bool,
+}
+
+/// What the extended opcode tokens of an instruction said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExtendedOpcode {
+    /// Immediate texel offsets `_aoffimmi(u,v,w)`, when a sample-controls token is present.
+    pub offsets: Option<[i8; 3]>,
+    /// The resource dimension and structure stride `_indexable(dim[, stride=N])`, when a
+    /// resource-dimension token is present.
+    pub resource: Option<(ResourceDimension, u32)>,
+    /// The return types `(float,float,float,float)`, when a return-type token is present.
+    pub return_type: Option<[ReturnType; 4]>,
+}
+
+/// One instruction or declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction {
+    /// The opcode.
+    pub opcode: Opcode,
+    /// Dword offset of the opcode token from the start of the program (version token = 0).
+    pub dword: u32,
+    /// Length in dwords, including the opcode token.
+    pub length: u32,
+    /// The instruction's operands in [`Program::operands`], destinations first.
+    pub operands: OperandRange,
+    /// How many of the operands are destinations.
+    pub dst_count: u8,
+    /// `_sat`: clamp results to [0, 1].
+    pub saturate: bool,
+    /// The zero/non-zero test of conditional instructions.
+    pub test: Option<Test>,
+    /// Components whose results are `precise` (bit 0 = x).
+    pub precise_mask: u8,
+    /// Return type of `resinfo`, `sampleinfo` and `samplepos`.
+    pub info_return_type: Option<InfoReturnType>,
+    /// Flags of `sync`.
+    pub sync: SyncFlags,
+    /// Extended opcode tokens.
+    pub extended: ExtendedOpcode,
+    /// The extra dword operand of `fcall` (function index within the table).
+    pub call_index: Option<u32>,
+    /// The declaration this instruction makes, if it is one.
+    pub declaration: Option<Declaration>,
+}
+
+impl Instruction {
+    /// A plain instruction with no modifiers, declaration or operands.
+    pub fn new(opcode: Opcode) -> Self {
+        Instruction {
+            opcode,
+            dword: 0,
+            length: 0,
+            operands: OperandRange::default(),
+            dst_count: 0,
+            saturate: false,
+            test: None,
+            precise_mask: 0,
+            info_return_type: None,
+            sync: SyncFlags::default(),
+            extended: ExtendedOpcode::default(),
+            call_index: None,
+            declaration: None,
+        }
+    }
+}

@@ -1,0 +1,853 @@
+//! The decoder: SHDR/SHEX tokens into an [`ir::Program`](crate::ir::Program).
+//!
+//! Every read is bounds-checked against the instruction's length, every count against the
+//! dwords that remain, so no input can panic, hang or allocate more than a small multiple of
+//! its own size. Errors name the instruction index and the dword offset of its opcode token.
+
+use super::opcodes::{Control, Layout, Opcode};
+use super::tokens::{self, ext_opcode, field, operand as optok};
+use crate::error::{Error, Location, Result};
+use crate::ir::*;
+
+/// How deep relative addresses may nest (`x0[r0.x]` is depth 1).
+const MAX_RELATIVE_DEPTH: u32 = 4;
+/// The most operands any instruction has (`sample_d_cl_s`: two destinations, six sources).
+const MAX_OPERANDS: usize = 8;
+
+/// Decodes the bytes of a SHDR or SHEX chunk.
+pub fn decode(code: &[u8]) -> Result<Program> {
+    if code.len() < 8 {
+        return Err(Error::new(
+            Location::ProgramDword { dword: 0 },
+            format!(
+                "the program is {} bytes long; the version and length tokens need 8",
+                code.len()
+            ),
+        ));
+    }
+    if code.len() % 4 != 0 {
+        return Err(Error::new(
+            Location::ProgramDword {
+                dword: (code.len() / 4) as u32,
+            },
+            format!("the program is {} bytes long, not a whole number of dwords", code.len()),
+        ));
+    }
+    let words: Vec<u32> = code
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let version = words[0];
+    let model = decode_version(version)?;
+    let declared = words[1] as usize;
+    if declared < 2 || declared > words.len() {
+        return Err(Error::new(
+            Location::ProgramDword { dword: 1 },
+            format!(
+                "the program declares {declared} dwords but the chunk holds {}",
+                words.len()
+            ),
+        ));
+    }
+    let mut decoder = Decoder {
+        words: &words[..declared],
+        program: Program::new(model),
+        index: 0,
+        start: 0,
+        end: 0,
+        pos: 2,
+    };
+    decoder.run()?;
+    Ok(decoder.program)
+}
+
+fn decode_version(version: u32) -> Result<ShaderModel> {
+    let at = Location::ProgramDword { dword: 0 };
+    let stage = Stage::from_program_type(version >> 16).ok_or_else(|| {
+        Error::new(
+            at,
+            format!("unknown program type {:#x} in the version token", version >> 16),
+        )
+    })?;
+    let major = field(version, 4, 4) as u8;
+    let minor = field(version, 0, 4) as u8;
+    let supported = matches!((major, minor), (4, 0) | (4, 1) | (5, 0) | (5, 1));
+    if !supported {
+        return Err(Error::new(
+            at,
+            format!("shader model {major}.{minor} is not SM4.0–5.1"),
+        ));
+    }
+    if matches!(stage, Stage::Hull | Stage::Domain) && major < 5 {
+        return Err(Error::new(
+            at,
+            format!("{} programs need shader model 5", stage.prefix()),
+        ));
+    }
+    Ok(ShaderModel {
+        stage,
+        major,
+        minor,
+    })
+}
+
+struct Decoder<'a> {
+    words: &'a [u32],
+    program: Program,
+    /// Index of the instruction being decoded.
+    index: u32,
+    /// Dword offset of its opcode token.
+    start: usize,
+    /// One past its last dword.
+    end: usize,
+    /// The next dword to read.
+    pos: usize,
+}
+
+impl Decoder<'_> {
+    fn err(&self, message: impl Into<String>) -> Error {
+        Error::instruction(self.index, self.start as u32, message)
+    }
+
+    fn next(&mut self) -> Result<u32> {
+        if self.pos >= self.end {
+            return Err(self.err(format!(
+                "the instruction ends at dword {:#x} but needs more tokens",
+                self.end
+            )));
+        }
+        let word = self.words[self.pos];
+        self.pos += 1;
+        Ok(word)
+    }
+
+    fn remaining(&self) -> usize {
+        self.end.saturating_sub(self.pos)
+    }
+
+    fn run(&mut self) -> Result<()> {
+        while self.pos < self.words.len() {
+            self.start = self.pos;
+            self.end = self.words.len();
+            let token = self.words[self.pos];
+            let code = tokens::opcode(token);
+            let opcode = Opcode::from_code(code)
+                .ok_or_else(|| self.err(format!("unknown opcode {code} (token {token:#010x})")))?;
+            let mut instruction = Instruction::new(opcode);
+            instruction.dword = self.start as u32;
+            if opcode.info().layout == Layout::CustomData {
+                self.custom_data(token, &mut instruction)?;
+            } else {
+                self.set_length(token, opcode)?;
+                self.pos = self.start + 1;
+                if self.header_has_length_dword(token, opcode) {
+                    self.pos += 1;
+                }
+                match opcode.info().layout {
+                    Layout::Declaration => self.declaration(token, &mut instruction)?,
+                    _ => self.operation(token, &mut instruction)?,
+                }
+                self.check_trailing()?;
+            }
+            instruction.length = (self.end - self.start) as u32;
+            self.program.instructions.push(instruction);
+            self.pos = self.end;
+            self.index += 1;
+        }
+        Ok(())
+    }
+
+    /// Accepts zero dwords after the last operand (fxc pads `samplepos` with one) and
+    /// rejects anything else left unread.
+    fn check_trailing(&self) -> Result<()> {
+        let rest = &self.words[self.pos.min(self.end)..self.end];
+        if rest.iter().any(|&w| w != 0) {
+            return Err(self.err(format!(
+                "{} dword(s) left unread at the end of the instruction",
+                rest.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// True when the instruction length is in the dword after the opcode token: the length
+    /// field is 0, or (for the class-linkage declarations) bit 31 is set.
+    fn header_has_length_dword(&self, token: u32, opcode: Opcode) -> bool {
+        tokens::length(token) == 0
+            || (tokens::extended(token) && is_long_declaration(opcode))
+    }
+
+    fn set_length(&mut self, token: u32, opcode: Opcode) -> Result<()> {
+        let length = if self.header_has_length_dword(token, opcode) {
+            let word = self.words.get(self.start + 1).copied().ok_or_else(|| {
+                self.err("the instruction length is in a dword past the end of the program")
+            })?;
+            if word < 2 {
+                return Err(self.err(format!("instruction length {word} is too small")));
+            }
+            word as usize
+        } else {
+            tokens::length(token) as usize
+        };
+        let end = self.start.checked_add(length).filter(|&e| e <= self.words.len());
+        self.end = end.ok_or_else(|| {
+            self.err(format!(
+                "instruction length {length} runs past the end of the program ({} dwords)",
+                self.words.len()
+            ))
+        })?;
+        Ok(())
+    }
+
+    fn custom_data(&mut self, token: u32, instruction: &mut Instruction) -> Result<()> {
+        let class_code = token >> 11;
+        let class = CustomDataClass::from_code(class_code)
+            .ok_or_else(|| self.err(format!("unknown custom-data class {class_code}")))?;
+        let length = self
+            .words
+            .get(self.start + 1)
+            .copied()
+            .ok_or_else(|| self.err("custom-data block has no length dword"))?;
+        let end = (length as usize)
+            .checked_add(self.start)
+            .filter(|&e| length >= 2 && e <= self.words.len())
+            .ok_or_else(|| {
+                self.err(format!(
+                    "custom-data length {length} does not fit the program ({} dwords left)",
+                    self.words.len() - self.start
+                ))
+            })?;
+        self.end = end;
+        let payload = &self.words[self.start + 2..end];
+        let data = self.push_data(payload);
+        instruction.declaration = Some(Declaration::CustomData { class, data });
+        Ok(())
+    }
+
+    fn push_data(&mut self, payload: &[u32]) -> DataRange {
+        let start = self.program.data.len() as u32;
+        self.program.data.extend_from_slice(payload);
+        DataRange {
+            start,
+            len: payload.len() as u32,
+        }
+    }
+
+    fn read_data(&mut self, count: u32, what: &str) -> Result<DataRange> {
+        if count as usize > self.remaining() {
+            return Err(self.err(format!(
+                "{what} count {count} is more than the {} dwords left in the instruction",
+                self.remaining()
+            )));
+        }
+        let payload = &self.words[self.pos..self.pos + count as usize];
+        self.pos += count as usize;
+        let start = self.program.data.len() as u32;
+        self.program.data.extend_from_slice(payload);
+        Ok(DataRange { start, len: count })
+    }
+
+    fn operation(&mut self, token: u32, instruction: &mut Instruction) -> Result<()> {
+        let info = instruction.opcode.info();
+        let control = tokens::control(token) << 11;
+        instruction.saturate = control & tokens::SATURATE_BIT != 0;
+        instruction.precise_mask = field(token, tokens::PRECISE_SHIFT, 4) as u8;
+        match info.control {
+            Control::Test => {
+                instruction.test = Some(if control & tokens::TEST_NONZERO_BIT != 0 {
+                    Test::NonZero
+                } else {
+                    Test::Zero
+                });
+            }
+            Control::ResinfoReturn => {
+                instruction.info_return_type = Some(match field(token, 11, 2) {
+                    0 => InfoReturnType::Float,
+                    1 => InfoReturnType::RcpFloat,
+                    2 => InfoReturnType::Uint,
+                    n => return Err(self.err(format!("unknown resinfo return type {n}"))),
+                });
+            }
+            Control::InfoReturn => {
+                instruction.info_return_type = Some(if field(token, 11, 1) != 0 {
+                    InfoReturnType::Uint
+                } else {
+                    InfoReturnType::Float
+                });
+            }
+            Control::Sync => {
+                instruction.saturate = false;
+                instruction.sync = SyncFlags {
+                    threads_in_group: field(token, 11, 1) != 0,
+                    group_shared_memory: field(token, 12, 1) != 0,
+                    uav_group: field(token, 13, 1) != 0,
+                    uav_global: field(token, 14, 1) != 0,
+                };
+            }
+            Control::Plain | Control::Declaration => {}
+        }
+        if tokens::extended(token) {
+            self.extended_opcode(instruction)?;
+        }
+        if info.layout == Layout::InterfaceCall {
+            instruction.call_index = Some(self.next()?);
+        }
+        let mut operands = [Operand::NULL; MAX_OPERANDS];
+        let mut count = 0;
+        for &value_type in info.dsts.iter().chain(info.srcs) {
+            let mut operand = self.operand(value_type, 0)?;
+            self.normalise_resource_operand(&mut operand)?;
+            operands[count] = operand;
+            count += 1;
+        }
+        instruction.dst_count = info.dsts.len() as u8;
+        instruction.operands = self.push_operands(&operands[..count]);
+        Ok(())
+    }
+
+    fn push_operands(&mut self, operands: &[Operand]) -> OperandRange {
+        let start = self.program.operands.len() as u32;
+        self.program.operands.extend_from_slice(operands);
+        OperandRange {
+            start,
+            len: operands.len() as u32,
+        }
+    }
+
+    fn extended_opcode(&mut self, instruction: &mut Instruction) -> Result<()> {
+        loop {
+            let token = self.next()?;
+            match field(token, 0, 6) {
+                ext_opcode::EMPTY => {}
+                ext_opcode::SAMPLE_CONTROLS => {
+                    let offset = |shift| ((field(token, shift, 4) as i8) << 4) >> 4;
+                    instruction.extended.offsets = Some([offset(9), offset(13), offset(17)]);
+                }
+                ext_opcode::RESOURCE_DIM => {
+                    let code = field(token, 6, 5);
+                    let dimension = ResourceDimension::from_code(code).ok_or_else(|| {
+                        self.err(format!("unknown resource dimension {code} in extended token"))
+                    })?;
+                    instruction.extended.resource = Some((dimension, field(token, 11, 12)));
+                }
+                ext_opcode::RESOURCE_RETURN_TYPE => {
+                    instruction.extended.return_type = Some(self.return_types(token >> 6)?);
+                }
+                other => {
+                    return Err(self.err(format!("unknown extended opcode token type {other}")))
+                }
+            }
+            if !tokens::extended(token) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn return_types(&self, packed: u32) -> Result<[ReturnType; 4]> {
+        let mut types = [ReturnType::None; 4];
+        for (i, slot) in types.iter_mut().enumerate() {
+            let code = field(packed, 4 * i as u32, 4);
+            *slot = ReturnType::from_code(code)
+                .ok_or_else(|| self.err(format!("unknown resource return type {code}")))?;
+        }
+        Ok(types)
+    }
+
+    fn operand(&mut self, value_type: ValueType, depth: u32) -> Result<Operand> {
+        let token = self.next()?;
+        let components = match optok::num_components(token) {
+            0 => ComponentCount::Zero,
+            1 => ComponentCount::One,
+            2 => ComponentCount::Four,
+            _ => return Err(self.err("N-component operands are not defined by the format")),
+        };
+        let selection = if components == ComponentCount::Four {
+            match optok::selection_mode(token) {
+                0 => Selection::Mask(field(token, 4, 4) as u8),
+                1 => Selection::Swizzle([
+                    field(token, 4, 2) as u8,
+                    field(token, 6, 2) as u8,
+                    field(token, 8, 2) as u8,
+                    field(token, 10, 2) as u8,
+                ]),
+                2 => Selection::Select1(field(token, 4, 2) as u8),
+                _ => return Err(self.err("operand selection mode 3 is not defined")),
+            }
+        } else {
+            Selection::Mask(0)
+        };
+        let code = optok::kind(token);
+        let kind = RegisterKind::from_code(code)
+            .ok_or_else(|| self.err(format!("unknown operand type {code}")))?;
+        let mut operand = Operand::register(kind, components, selection);
+        operand.value_type = value_type;
+        let mut extended = tokens::extended(token);
+        while extended {
+            let ext = self.next()?;
+            match field(ext, 0, 6) {
+                0 => {}
+                optok::EXT_MODIFIER => {
+                    operand.modifier = match field(ext, 6, 8) {
+                        0 => Modifier::None,
+                        1 => Modifier::Neg,
+                        2 => Modifier::Abs,
+                        3 => Modifier::AbsNeg,
+                        m => return Err(self.err(format!("unknown operand modifier {m}"))),
+                    };
+                    let precision = field(ext, 14, 3);
+                    operand.min_precision = MinPrecision::from_code(precision).ok_or_else(|| {
+                        self.err(format!("unknown minimum precision {precision}"))
+                    })?;
+                    operand.non_uniform = field(ext, 17, 1) != 0;
+                }
+                t => return Err(self.err(format!("unknown extended operand token type {t}"))),
+            }
+            extended = tokens::extended(ext);
+        }
+        match kind {
+            RegisterKind::Immediate32 | RegisterKind::Immediate64 => {
+                let words = match (kind, components) {
+                    (RegisterKind::Immediate32, ComponentCount::One) => 1,
+                    (RegisterKind::Immediate32, ComponentCount::Four) => 4,
+                    (_, ComponentCount::One) => 2,
+                    (_, ComponentCount::Four) => 4,
+                    _ => return Err(self.err("an immediate operand must have 1 or 4 components")),
+                };
+                for i in 0..words {
+                    operand.values[i] = self.next()?;
+                }
+            }
+            _ => {}
+        }
+        let dimension = optok::index_dimension(token);
+        operand.index_count = dimension as u8;
+        for i in 0..dimension {
+            operand.indices[i as usize] = self.index(optok::index_representation(token, i), depth)?;
+        }
+        Ok(operand)
+    }
+
+    fn index(&mut self, representation: u32, depth: u32) -> Result<Index> {
+        Ok(match representation {
+            optok::IMM32 => Index::Imm32(self.next()?),
+            optok::IMM64 => Index::Imm64(self.imm64()?),
+            optok::RELATIVE => Index::Relative(self.relative(depth)?),
+            optok::IMM32_PLUS_RELATIVE => {
+                let imm = self.next()?;
+                Index::Imm32PlusRelative(imm, self.relative(depth)?)
+            }
+            optok::IMM64_PLUS_RELATIVE => {
+                let imm = self.imm64()?;
+                Index::Imm64PlusRelative(imm, self.relative(depth)?)
+            }
+            r => return Err(self.err(format!("unknown index representation {r}"))),
+        })
+    }
+
+    fn imm64(&mut self) -> Result<u64> {
+        let high = self.next()? as u64;
+        let low = self.next()? as u64;
+        Ok((high << 32) | low)
+    }
+
+    fn relative(&mut self, depth: u32) -> Result<OperandId> {
+        if depth >= MAX_RELATIVE_DEPTH {
+            return Err(self.err(format!(
+                "relative addresses nest deeper than {MAX_RELATIVE_DEPTH} levels"
+            )));
+        }
+        let operand = self.operand(ValueType::I32, depth + 1)?;
+        let id = OperandId(self.program.operands.len() as u32);
+        self.program.operands.push(operand);
+        Ok(id)
+    }
+
+    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form: `t3` → `t3[3]`,
+    /// `cb1[4]` → `cb1[1][4]`.
+    fn normalise_resource_operand(&self, operand: &mut Operand) -> Result<()> {
+        if self.program.model.has_resource_ranges() || !operand.kind.is_resource_range() {
+            return Ok(());
+        }
+        let expected = if operand.kind == RegisterKind::ConstantBuffer { 2 } else { 1 };
+        if operand.index_count != expected {
+            return Err(self.err(format!(
+                "{} operand has {} indices; shader model {} uses {expected}",
+                operand.kind.name(),
+                operand.index_count,
+                self.program.model
+            )));
+        }
+        let register = operand.indices[0];
+        if register.as_imm32().is_none() {
+            return Err(self.err(format!(
+                "{} register is indexed dynamically, which shader model {} does not allow",
+                operand.kind.name(),
+                self.program.model
+            )));
+        }
+        operand.indices = [register, register, operand.indices[1]];
+        operand.index_count += 1;
+        Ok(())
+    }
+
+    /// Reads a declaration's register operand and stores it in the operand arena.
+    fn decl_operand(&mut self, instruction: &mut Instruction) -> Result<(OperandId, Operand)> {
+        let operand = self.operand(ValueType::None, 0)?;
+        let id = OperandId(self.program.operands.len() as u32);
+        instruction.operands = self.push_operands(&[operand]);
+        Ok((id, operand))
+    }
+
+    /// Reads a resource declaration's operand and (for SM5.1) its trailing dwords up to the
+    /// space, and returns its range in SM5.1 form. `extra` dwords (return type, size, stride)
+    /// sit between the operand and the space; they are returned in order.
+    fn resource_decl(
+        &mut self,
+        instruction: &mut Instruction,
+        extra: usize,
+    ) -> Result<(OperandId, ResourceRange, [u32; 2])> {
+        let (id, operand) = self.decl_operand(instruction)?;
+        let mut extras = [0u32; 2];
+        for slot in extras.iter_mut().take(extra) {
+            *slot = self.next()?;
+        }
+        let immediate = |i: usize| operand.indices.get(i).and_then(|x| x.as_imm32());
+        let range = if self.program.model.has_resource_ranges() {
+            let space = self.next()?;
+            match (operand.index_count, immediate(0), immediate(1), immediate(2)) {
+                (3, Some(id), Some(lower), Some(upper)) => ResourceRange {
+                    id,
+                    lower,
+                    upper: (upper != u32::MAX).then_some(upper),
+                    space,
+                },
+                _ => {
+                    return Err(self.err(format!(
+                        "an SM5.1 {} declaration needs three immediate indices (id, lower, upper)",
+                        operand.kind.name()
+                    )))
+                }
+            }
+        } else {
+            let expected = if operand.kind == RegisterKind::ConstantBuffer { 2 } else { 1 };
+            match (operand.index_count as usize == expected, immediate(0)) {
+                (true, Some(register)) => ResourceRange {
+                    id: register,
+                    lower: register,
+                    upper: Some(register),
+                    space: 0,
+                },
+                _ => {
+                    return Err(self.err(format!(
+                        "a {} declaration needs {expected} immediate index(es)",
+                        operand.kind.name()
+                    )))
+                }
+            }
+        };
+        if !operand.kind.is_resource_range() {
+            return Err(self.err(format!(
+                "a resource declaration cannot declare a {} register",
+                operand.kind.name()
+            )));
+        }
+        // Hold the declared register in SM5.1 form: [id][lower][upper].
+        let upper = range.upper.unwrap_or(u32::MAX);
+        if let Some(stored) = self.program.operands.get_mut(id.0 as usize) {
+            stored.indices = [
+                Index::Imm32(range.id),
+                Index::Imm32(range.lower),
+                Index::Imm32(upper),
+            ];
+            stored.index_count = 3;
+        }
+        Ok((id, range, extras))
+    }
+
+    fn uav_flags(token: u32) -> UavFlags {
+        UavFlags {
+            globally_coherent: field(token, 16, 1) != 0,
+            rasterizer_ordered: field(token, 17, 1) != 0,
+            counter: field(token, 23, 1) != 0,
+        }
+    }
+
+    fn coded<T>(&self, value: Option<T>, what: &str, code: u32) -> Result<T> {
+        value.ok_or_else(|| self.err(format!("unknown {what} {code}")))
+    }
+
+    fn declaration(&mut self, token: u32, instruction: &mut Instruction) -> Result<()> {
+        use Opcode as O;
+        let opcode = instruction.opcode;
+        if tokens::extended(token) && !is_long_declaration(opcode) {
+            return Err(self.err("declarations do not take extended opcode tokens"));
+        }
+        let sm51 = self.program.model.has_resource_ranges();
+        let declaration = match opcode {
+            O::DclResource => {
+                let code = field(token, 11, 5);
+                let dimension =
+                    self.coded(ResourceDimension::from_code(code), "resource dimension", code)?;
+                let (operand, range, extra) = self.resource_decl(instruction, 1)?;
+                Declaration::Resource {
+                    operand,
+                    range,
+                    dimension,
+                    sample_count: field(token, 16, 7),
+                    return_type: self.return_types(extra[0])?,
+                }
+            }
+            O::DclResourceRaw => {
+                let (operand, range, _) = self.resource_decl(instruction, 0)?;
+                Declaration::ResourceRaw { operand, range }
+            }
+            O::DclResourceStructured => {
+                let (operand, range, extra) = self.resource_decl(instruction, 1)?;
+                Declaration::ResourceStructured {
+                    operand,
+                    range,
+                    stride: extra[0],
+                }
+            }
+            O::DclUavTyped => {
+                let code = field(token, 11, 5);
+                let dimension =
+                    self.coded(ResourceDimension::from_code(code), "resource dimension", code)?;
+                let (operand, range, extra) = self.resource_decl(instruction, 1)?;
+                Declaration::UavTyped {
+                    operand,
+                    range,
+                    dimension,
+                    return_type: self.return_types(extra[0])?,
+                    flags: Self::uav_flags(token),
+                }
+            }
+            O::DclUavRaw => {
+                let (operand, range, _) = self.resource_decl(instruction, 0)?;
+                Declaration::UavRaw {
+                    operand,
+                    range,
+                    flags: Self::uav_flags(token),
+                }
+            }
+            O::DclUavStructured => {
+                let (operand, range, extra) = self.resource_decl(instruction, 1)?;
+                Declaration::UavStructured {
+                    operand,
+                    range,
+                    stride: extra[0],
+                    flags: Self::uav_flags(token),
+                }
+            }
+            O::DclConstantBuffer => {
+                let dynamic = field(token, 11, 1) != 0;
+                if sm51 {
+                    let (operand, range, extra) = self.resource_decl(instruction, 1)?;
+                    Declaration::ConstantBuffer {
+                        operand,
+                        range,
+                        size: extra[0],
+                        dynamic,
+                    }
+                } else {
+                    let size_index = self.peek_cb_size()?;
+                    let (operand, range, _) = self.resource_decl(instruction, 0)?;
+                    Declaration::ConstantBuffer {
+                        operand,
+                        range,
+                        size: size_index,
+                        dynamic,
+                    }
+                }
+            }
+            O::DclSampler => {
+                let code = field(token, 11, 4);
+                let mode = self.coded(SamplerMode::from_code(code), "sampler mode", code)?;
+                let (operand, range, _) = self.resource_decl(instruction, 0)?;
+                Declaration::Sampler {
+                    operand,
+                    range,
+                    mode,
+                }
+            }
+            O::DclIndexRange => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                Declaration::IndexRange {
+                    operand,
+                    count: self.next()?,
+                }
+            }
+            O::DclGsOutputPrimitiveTopology => {
+                let code = field(token, 11, 6);
+                Declaration::GsOutputTopology(self.coded(
+                    PrimitiveTopology::from_code(code),
+                    "output topology",
+                    code,
+                )?)
+            }
+            O::DclGsInputPrimitive => {
+                let code = field(token, 11, 6);
+                let primitive = InputPrimitive(code);
+                self.coded(primitive.name(), "input primitive", code)?;
+                Declaration::GsInputPrimitive(primitive)
+            }
+            O::DclMaxOutputVertexCount => Declaration::MaxOutputVertexCount(self.next()?),
+            O::DclGsInstanceCount => Declaration::GsInstanceCount(self.next()?),
+            O::DclInput | O::DclOutput => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                Declaration::Signature {
+                    operand,
+                    system_value: None,
+                    interpolation: None,
+                }
+            }
+            O::DclInputSgv | O::DclInputSiv | O::DclOutputSgv | O::DclOutputSiv => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                let system_value = Some(self.system_value()?);
+                Declaration::Signature {
+                    operand,
+                    system_value,
+                    interpolation: None,
+                }
+            }
+            O::DclInputPs | O::DclInputPsSgv | O::DclInputPsSiv => {
+                let code = field(token, 11, 4);
+                let interpolation =
+                    self.coded(Interpolation::from_code(code), "interpolation mode", code)?;
+                let (operand, _) = self.decl_operand(instruction)?;
+                let system_value = if opcode == O::DclInputPs {
+                    None
+                } else {
+                    Some(self.system_value()?)
+                };
+                Declaration::Signature {
+                    operand,
+                    system_value,
+                    interpolation: Some(interpolation),
+                }
+            }
+            O::DclTemps => Declaration::Temps(self.next()?),
+            O::DclIndexableTemp => Declaration::IndexableTemp {
+                register: self.next()?,
+                size: self.next()?,
+                components: self.next()?,
+            },
+            O::DclGlobalFlags => Declaration::GlobalFlags(token & 0x00ff_f800),
+            O::DclStream => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                Declaration::Stream(operand)
+            }
+            O::DclFunctionBody => Declaration::FunctionBody(self.next()?),
+            O::DclFunctionTable => {
+                let id = self.next()?;
+                let count = self.next()?;
+                Declaration::FunctionTable {
+                    id,
+                    bodies: self.read_data(count, "function table")?,
+                }
+            }
+            O::DclInterface => {
+                let id = self.next()?;
+                let table_length = self.next()?;
+                let lengths = self.next()?;
+                Declaration::Interface {
+                    id,
+                    dynamic: field(token, 11, 1) != 0,
+                    table_length,
+                    array_length: lengths >> 16,
+                    tables: self.read_data(lengths & 0xffff, "interface table")?,
+                }
+            }
+            O::DclInputControlPointCount => {
+                Declaration::InputControlPointCount(field(token, 11, 6))
+            }
+            O::DclOutputControlPointCount => {
+                Declaration::OutputControlPointCount(field(token, 11, 6))
+            }
+            O::DclTessDomain => {
+                let code = field(token, 11, 2);
+                Declaration::TessDomain(self.coded(
+                    TessDomain::from_code(code),
+                    "tessellator domain",
+                    code,
+                )?)
+            }
+            O::DclTessPartitioning => {
+                let code = field(token, 11, 3);
+                Declaration::TessPartitioning(self.coded(
+                    TessPartitioning::from_code(code),
+                    "tessellator partitioning",
+                    code,
+                )?)
+            }
+            O::DclTessOutputPrimitive => {
+                let code = field(token, 11, 3);
+                Declaration::TessOutputPrimitive(self.coded(
+                    TessOutputPrimitive::from_code(code),
+                    "tessellator output primitive",
+                    code,
+                )?)
+            }
+            O::DclHsMaxTessFactor => Declaration::HsMaxTessFactor(self.next()?),
+            O::DclHsForkPhaseInstanceCount => {
+                Declaration::HsForkPhaseInstanceCount(self.next()?)
+            }
+            O::DclHsJoinPhaseInstanceCount => {
+                Declaration::HsJoinPhaseInstanceCount(self.next()?)
+            }
+            O::DclThreadGroup => Declaration::ThreadGroup([self.next()?, self.next()?, self.next()?]),
+            O::DclTgsmRaw => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                Declaration::TgsmRaw {
+                    operand,
+                    byte_count: self.next()?,
+                }
+            }
+            O::DclTgsmStructured => {
+                let (operand, _) = self.decl_operand(instruction)?;
+                Declaration::TgsmStructured {
+                    operand,
+                    stride: self.next()?,
+                    count: self.next()?,
+                }
+            }
+            other => {
+                return Err(self.err(format!(
+                    "{} is listed as a declaration but has no declaration layout",
+                    other.name()
+                )))
+            }
+        };
+        instruction.declaration = Some(declaration);
+        Ok(())
+    }
+
+    /// For an SM4/5.0 `dcl_constantbuffer cb#[size]`, reads the size from the operand's
+    /// second index without consuming anything.
+    fn peek_cb_size(&mut self) -> Result<u32> {
+        let saved = self.pos;
+        let operands = self.program.operands.len();
+        let operand = self.operand(ValueType::None, 0)?;
+        self.pos = saved;
+        self.program.operands.truncate(operands);
+        match (operand.index_count, operand.indices[1].as_imm32()) {
+            (2, Some(size)) => Ok(size),
+            _ => Err(self.err(
+                "dcl_constantbuffer needs two immediate indices (register, size) before SM5.1",
+            )),
+        }
+    }
+
+    fn system_value(&mut self) -> Result<SystemValue> {
+        let code = self.next()?;
+        self.coded(SystemValue::from_code(code), "system value", code)
+    }
+}
+
+/// The class-linkage declarations, whose bit 31 means "the length is in the next dword".
+fn is_long_declaration(opcode: Opcode) -> bool {
+    matches!(
+        opcode,
+        Opcode::DclFunctionBody | Opcode::DclFunctionTable | Opcode::DclInterface
+    )
+}

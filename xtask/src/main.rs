@@ -1,0 +1,76 @@
+//! Developer tasks for dxbc2spirv, run as `cargo xtask <command>`.
+//!
+//! * `corpus`: reads and disassembles every blob of the shared corpus, in process.
+//! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
+
+mod corpus;
+mod paths;
+mod stages;
+mod test;
+mod tools;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Command line of `cargo xtask`.
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Developer tasks for dxbc2spirv")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The xtask commands.
+#[derive(Subcommand)]
+enum Command {
+    /// Run every corpus blob through the stages (read, disassemble); non-zero exit on any failure.
+    Corpus {
+        /// Only blobs whose path (relative to the corpus root) contains this substring.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Also print a line for every blob that passed.
+        #[arg(long)]
+        verbose: bool,
+        /// Write one JSON record per blob (path, stages with ok/error) to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
+    Test,
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("caused by: {cause}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs one command.
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Corpus {
+            filter,
+            verbose,
+            json,
+        } => {
+            let report = corpus::run(&corpus::Options {
+                filter,
+                verbose,
+                json,
+            })?;
+            report.print_summary();
+            println!("{}", report.closing_line());
+            report.check()
+        }
+        Command::Test => test::run(),
+    }
+}

@@ -1,0 +1,72 @@
+//! The per-blob pipeline: a table of named stages, run in order on each corpus blob.
+//!
+//! Adding a stage (assembler round trip, SPIR-V translation, spirv-val) is one line in
+//! [`STAGES`] plus its function; a stage that produces something stores it in [`Blob`].
+
+use anyhow::{anyhow, bail, Result};
+use dxbc2spirv::{disasm, Dxbc, ReadOptions};
+
+/// One blob as it goes through the stages: the input and what earlier stages produced.
+pub struct Blob<'a> {
+    /// The container's bytes.
+    pub bytes: &'a [u8],
+    /// The read container, set by the `read` stage.
+    pub dxbc: Option<Dxbc<'a>>,
+    /// The disassembly, set by the `disassemble` stage.
+    pub text: Option<String>,
+}
+
+impl<'a> Blob<'a> {
+    /// A blob that no stage has touched yet.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Blob {
+            bytes,
+            dxbc: None,
+            text: None,
+        }
+    }
+
+    /// True once `read` found a root-signature-only container (no shader to check further).
+    pub fn is_root_signature(&self) -> bool {
+        self.dxbc.as_ref().is_some_and(|d| d.is_root_signature())
+    }
+
+    /// The read container; an error when `read` has not run.
+    fn dxbc(&self) -> Result<&Dxbc<'a>> {
+        self.dxbc
+            .as_ref()
+            .ok_or_else(|| anyhow!("stage needs `read` to have run first"))
+    }
+}
+
+/// One named step of the pipeline.
+pub struct Stage {
+    /// Name used in the report (`FAIL <name> …`, `<name>: N passed, N failed`).
+    pub name: &'static str,
+    /// The check; an `Err` (or a panic) fails the blob at this stage.
+    pub run: fn(&mut Blob<'_>) -> Result<()>,
+}
+
+/// The pipeline, in order. Later stages run only when the earlier ones passed.
+pub const STAGES: &[Stage] = &[stage("read", read), stage("disassemble", disassemble)];
+
+/// Builds a table row (keeps each row on one line after rustfmt).
+const fn stage(name: &'static str, run: fn(&mut Blob<'_>) -> Result<()>) -> Stage {
+    Stage { name, run }
+}
+
+/// `dxbc2spirv::read` with default options: container, decoding, IR validation.
+fn read(blob: &mut Blob<'_>) -> Result<()> {
+    blob.dxbc = Some(dxbc2spirv::read(blob.bytes, &ReadOptions::default())?);
+    Ok(())
+}
+
+/// `disasm::disassemble`; the text must not be empty.
+fn disassemble(blob: &mut Blob<'_>) -> Result<()> {
+    let text = disasm::disassemble(blob.dxbc()?);
+    if text.trim().is_empty() {
+        bail!("disassembly is empty");
+    }
+    blob.text = Some(text);
+    Ok(())
+}

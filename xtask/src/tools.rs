@@ -1,0 +1,265 @@
+//! External tools CI needs: `spirv-val` and the lavapipe Vulkan driver (mesa 25.x from
+//! bookworm-backports). Checks them, and installs them with apt-get when running as root.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+/// Set to `1` to skip the tool step.
+const SKIP_ENV: &str = "DXBC2SPIRV_SKIP_TOOL_INSTALL";
+/// The apt source line for bookworm-backports.
+const BACKPORTS_LINE: &str = "deb http://deb.debian.org/debian bookworm-backports main";
+/// Where the backports source line is written.
+const BACKPORTS_FILE: &str = "/etc/apt/sources.list.d/bookworm-backports.list";
+/// Directory of Vulkan ICD manifests.
+const ICD_DIR: &str = "/usr/share/vulkan/icd.d";
+/// Oldest mesa major version accepted.
+const MESA_MIN_MAJOR: u32 = 25;
+
+/// What is installed right now.
+struct Found {
+    spirv_val: Option<String>,
+    mesa: Option<String>,
+    icd: Option<PathBuf>,
+}
+
+impl Found {
+    /// Looks at the machine.
+    fn probe() -> Self {
+        let spirv_val = which("spirv-val")
+            .and_then(|p| output(Command::new(p).arg("--version")))
+            .map(|v| v.lines().next().unwrap_or("").trim().to_string());
+        let mesa = which("dpkg-query")
+            .and_then(|p| {
+                output(Command::new(p).args(["-W", "-f=${Version}", "mesa-vulkan-drivers"]))
+            })
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty());
+        Found {
+            spirv_val,
+            mesa,
+            icd: lavapipe_icd(),
+        }
+    }
+
+    /// Whether `spirv-tools` must be installed.
+    fn needs_spirv_tools(&self) -> bool {
+        self.spirv_val.is_none()
+    }
+
+    /// Whether mesa-vulkan-drivers must be installed (absent, too old, or no lavapipe ICD).
+    fn needs_mesa(&self) -> bool {
+        let new_enough = self
+            .mesa
+            .as_deref()
+            .and_then(mesa_major)
+            .is_some_and(|m| m >= MESA_MIN_MAJOR);
+        !new_enough || self.icd.is_none()
+    }
+
+    /// Prints what was found.
+    fn print(&self) {
+        let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "MISSING".into());
+        println!("spirv-val: {}", show(&self.spirv_val));
+        println!(
+            "mesa-vulkan-drivers: {} (need >= {MESA_MIN_MAJOR}, from bookworm-backports)",
+            show(&self.mesa)
+        );
+        let icd = self.icd.as_ref().map(|p| p.display().to_string());
+        println!("lavapipe ICD: {}", show(&icd));
+        match which("vulkaninfo") {
+            None => println!("vulkaninfo: not installed (optional: apt-get install vulkan-tools)"),
+            Some(p) => {
+                let Some(summary) = output(Command::new(p).arg("--summary")) else {
+                    println!("vulkaninfo: `vulkaninfo --summary` failed (optional, ignored)");
+                    return;
+                };
+                let devices: Vec<_> = summary
+                    .lines()
+                    .filter_map(|l| l.trim().strip_prefix("deviceName"))
+                    .map(|l| l.trim_start_matches([' ', '=']).trim())
+                    .collect();
+                println!("vulkaninfo: devices [{}]", devices.join(", "));
+            }
+        }
+    }
+}
+
+/// Checks the tools, installing what is missing when possible; fails with the commands to run
+/// when it cannot.
+pub fn ensure() -> Result<()> {
+    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        println!("WARNING: {SKIP_ENV}=1: NOT checking or installing spirv-val and lavapipe");
+        return Ok(());
+    }
+    let found = Found::probe();
+    found.print();
+    let (spirv, mesa) = (found.needs_spirv_tools(), found.needs_mesa());
+    if !spirv && !mesa {
+        return Ok(());
+    }
+    let commands = install_commands(spirv, mesa);
+    if let Some(reason) = cannot_install() {
+        bail!(
+            "missing tools and {reason}; run these as root (e.g. prefix each with sudo):\n{}",
+            commands.join("\n")
+        );
+    }
+    let start = Instant::now();
+    install(spirv, mesa).with_context(|| {
+        format!(
+            "installing failed; the commands are:\n{}",
+            commands.join("\n")
+        )
+    })?;
+    println!("installed in {:.1} s", start.elapsed().as_secs_f64());
+    let found = Found::probe();
+    found.print();
+    if found.needs_spirv_tools() || found.needs_mesa() {
+        bail!(
+            "tools still missing after installing; the commands are:\n{}",
+            commands.join("\n")
+        );
+    }
+    Ok(())
+}
+
+/// Why this process cannot install packages, or `None` when it can.
+fn cannot_install() -> Option<String> {
+    let uid = output(Command::new("id").arg("-u")).unwrap_or_default();
+    if uid.trim() != "0" {
+        return Some("not running as root".into());
+    }
+    if which("apt-get").is_none() {
+        return Some("apt-get is not available".into());
+    }
+    let os = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    if !os.lines().any(|l| l.trim() == "VERSION_CODENAME=bookworm") {
+        return Some("this is not Debian 12 (bookworm), the supported machine".into());
+    }
+    None
+}
+
+/// The shell commands that install what is missing (shown to the user when we cannot).
+fn install_commands(spirv: bool, mesa: bool) -> Vec<String> {
+    let mut c = Vec::new();
+    if mesa {
+        c.push(format!("echo '{BACKPORTS_LINE}' | tee -a {BACKPORTS_FILE}"));
+    }
+    c.push("apt-get update".into());
+    if mesa {
+        c.push("DEBIAN_FRONTEND=noninteractive apt-get install -y -t bookworm-backports mesa-vulkan-drivers".into());
+    }
+    if spirv {
+        c.push("DEBIAN_FRONTEND=noninteractive apt-get install -y spirv-tools".into());
+    }
+    c
+}
+
+/// Installs with apt-get (root only).
+fn install(spirv: bool, mesa: bool) -> Result<()> {
+    if mesa {
+        let current = std::fs::read_to_string(BACKPORTS_FILE).unwrap_or_default();
+        if !current.lines().any(|l| l.trim() == BACKPORTS_LINE) {
+            println!("adding `{BACKPORTS_LINE}` to {BACKPORTS_FILE}");
+            let sep = if current.is_empty() || current.ends_with('\n') {
+                ""
+            } else {
+                "\n"
+            };
+            std::fs::write(BACKPORTS_FILE, format!("{current}{sep}{BACKPORTS_LINE}\n"))
+                .with_context(|| format!("writing {BACKPORTS_FILE}"))?;
+        }
+    }
+    apt(&["update"])?;
+    if mesa {
+        apt(&[
+            "install",
+            "-y",
+            "-t",
+            "bookworm-backports",
+            "mesa-vulkan-drivers",
+        ])?;
+    }
+    if spirv {
+        apt(&["install", "-y", "spirv-tools"])?;
+    }
+    Ok(())
+}
+
+/// Runs `apt-get <args>` non-interactively, failing on a non-zero exit.
+fn apt(args: &[&str]) -> Result<()> {
+    println!("$ apt-get {}", args.join(" "));
+    let status = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .stdin(Stdio::null())
+        .status()
+        .context("running apt-get")?;
+    if !status.success() {
+        bail!("`apt-get {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// The lavapipe ICD manifest (`lvp_icd*.json`), if installed.
+fn lavapipe_icd() -> Option<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(ICD_DIR)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            name.is_some_and(|n| n.starts_with("lvp_icd") && n.ends_with(".json"))
+        })
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
+/// The major version of a Debian version string such as `1:25.0.7-2~bpo12+1`.
+fn mesa_major(version: &str) -> Option<u32> {
+    let upstream = version.split_once(':').map_or(version, |(_, v)| v);
+    let digits: String = upstream.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// The first executable called `name` on `PATH`.
+fn which(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| is_executable(p))
+}
+
+/// Whether `path` is a file with an execute bit.
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Stdout of a command that succeeded, or `None`.
+fn output(command: &mut Command) -> Option<String> {
+    let out = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mesa_major_reads_debian_versions() {
+        assert_eq!(mesa_major("25.0.7-2~bpo12+1"), Some(25));
+        assert_eq!(mesa_major("1:22.3.6-1+deb12u1"), Some(22));
+        assert_eq!(mesa_major("garbage"), None);
+    }
+}
