@@ -42,19 +42,25 @@ pub fn program_text(program: &Program) -> String {
 }
 
 /// Writes one instruction or declaration (without a trailing newline).
+///
+/// Control bits that the format leaves unused but the program set are shown at the end as
+/// `{unused_control=0x800}`, so that the text keeps them.
 pub fn write_instruction(out: &mut String, program: &Program, instruction: &Instruction) {
     if let Some(declaration) = &instruction.declaration {
         declaration::write_declaration(out, program, instruction, declaration);
-        return;
+    } else {
+        write_mnemonic(out, instruction);
+        let operands = program.operands_of(instruction);
+        for (i, operand) in operands.iter().enumerate() {
+            out.push_str(if i == 0 { " " } else { ", " });
+            write_operand(out, program, operand);
+        }
+        if let Some(index) = instruction.call_index {
+            let _ = write!(out, ", {index}");
+        }
     }
-    write_mnemonic(out, instruction);
-    let operands = program.operands_of(instruction);
-    for (i, operand) in operands.iter().enumerate() {
-        out.push_str(if i == 0 { " " } else { ", " });
-        write_operand(out, program, operand);
-    }
-    if let Some(index) = instruction.call_index {
-        let _ = write!(out, ", {index}");
+    if instruction.unused_control != 0 {
+        let _ = write!(out, " {{unused_control={:#x}}}", instruction.unused_control);
     }
 }
 

@@ -256,6 +256,9 @@ pub struct Instruction {
     pub call_index: Option<u32>,
     /// The declaration this instruction makes, if it is one.
     pub declaration: Option<Declaration>,
+    /// Control bits (11–23) of the opcode token that the format leaves unused for this
+    /// opcode but the program set; kept so that the program re-encodes to the same tokens.
+    pub unused_control: u32,
 }
 
 impl Instruction {
@@ -275,6 +278,10 @@ impl Instruction {
             extended: ExtendedOpcode::default(),
             call_index: None,
             declaration: None,
+            unused_control: 0,
         }
     }
 }
+
+#[cfg(test)]
+mod validate_tests;

@@ -148,6 +148,8 @@ impl Decoder<'_> {
                     _ => self.operation(token, &mut instruction)?,
                 }
                 self.check_trailing()?;
+                instruction.unused_control =
+                    (token & 0x00ff_f800) & !super::encode::control_bits(&instruction);
             }
             instruction.length = (self.end - self.start) as u32;
             self.program.instructions.push(instruction);
@@ -456,7 +458,8 @@ impl Decoder<'_> {
                 "relative addresses nest deeper than {MAX_RELATIVE_DEPTH} levels"
             )));
         }
-        let operand = self.operand(ValueType::I32, depth + 1)?;
+        let mut operand = self.operand(ValueType::I32, depth + 1)?;
+        self.normalise_resource_operand(&mut operand)?;
         let id = OperandId(self.program.operands.len() as u32);
         self.program.operands.push(operand);
         Ok(id)

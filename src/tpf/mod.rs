@@ -1,8 +1,13 @@
 //! The tokenized program format (the SHDR/SHEX chunk): the opcode table, the bit fields of
-//! its tokens, and the decoder into the [`crate::ir`].
+//! its tokens, the decoder into the [`crate::ir`] and the encoder back.
 
 mod decode;
+mod encode;
 pub mod opcodes;
 pub mod tokens;
 
 pub use decode::decode;
+pub use encode::{encode, encode_words};
+
+#[cfg(test)]
+mod decode_tests;

@@ -48,7 +48,11 @@ pub struct Stage {
 }
 
 /// The pipeline, in order. Later stages run only when the earlier ones passed.
-pub const STAGES: &[Stage] = &[stage("read", read), stage("disassemble", disassemble)];
+pub const STAGES: &[Stage] = &[
+    stage("read", read),
+    stage("disassemble", disassemble),
+    stage("reencode", reencode),
+];
 
 /// Builds a table row (keeps each row on one line after rustfmt).
 const fn stage(name: &'static str, run: fn(&mut Blob<'_>) -> Result<()>) -> Stage {
@@ -68,5 +72,35 @@ fn disassemble(blob: &mut Blob<'_>) -> Result<()> {
         bail!("disassembly is empty");
     }
     blob.text = Some(text);
+    Ok(())
+}
+
+/// Encodes the decoded program again; the tokens must equal the original chunk's.
+fn reencode(blob: &mut Blob<'_>) -> Result<()> {
+    let dxbc = blob.dxbc()?;
+    let (Some(program), Some(chunk)) = (&dxbc.program, dxbc.container.program()) else {
+        return Ok(());
+    };
+    let words = dxbc2spirv::tpf::encode_words(program)?;
+    first_difference(chunk.data, &words)
+}
+
+/// Compares chunk bytes with encoded dwords; the error names the first differing dword.
+pub fn first_difference(original: &[u8], words: &[u32]) -> Result<()> {
+    let original: Vec<u32> = original
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        .collect();
+    let declared = original.get(1).copied().unwrap_or(0) as usize;
+    let original = &original[..declared.min(original.len())];
+    if let Some(i) = (0..original.len().max(words.len())).find(|&i| original.get(i) != words.get(i)) {
+        bail!(
+            "dword {i:#x} differs: original {:#010x?}, encoded {:#010x?} ({} vs {} dwords)",
+            original.get(i),
+            words.get(i),
+            original.len(),
+            words.len()
+        );
+    }
     Ok(())
 }
