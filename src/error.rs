@@ -136,7 +136,10 @@ mod tests {
     #[test]
     fn display_names_the_place() {
         let e = Error::instruction(37, 0x1a4, "dmovc: illegal swizzle");
-        assert_eq!(e.to_string(), "instruction 37 (dword 0x1a4): dmovc: illegal swizzle");
+        assert_eq!(
+            e.to_string(),
+            "instruction 37 (dword 0x1a4): dmovc: illegal swizzle"
+        );
         let e = Error::chunk(*b"RDEF", 0x20, "bad");
         assert_eq!(e.to_string(), "chunk RDEF byte 0x20 (dword 0x8): bad");
         assert_eq!(fourcc_str([b'A', 0, b'C', 0xff]), "A?C?");

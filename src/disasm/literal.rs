@@ -97,7 +97,14 @@ mod tests {
         assert_eq!(f32_text((-0.0f32).to_bits()), "-0.000000");
         assert_eq!(f32_text(f32::NAN.to_bits()), "0x7fc00000");
         assert_eq!(f32_text(1.0e-7f32.to_bits()), "1e-7");
-        for value in [1.0f32 / 3.0, 1e-7, 123456.79, 3.4028235e38, 1.1754944e-38, -2.5] {
+        for value in [
+            1.0f32 / 3.0,
+            1e-7,
+            123456.79,
+            3.4028235e38,
+            1.1754944e-38,
+            -2.5,
+        ] {
             let text = f32_text(value.to_bits());
             assert_eq!(
                 text.parse::<f32>().map(f32::to_bits),
@@ -129,7 +136,11 @@ mod tests {
         for value in [1.0f64, 1.0 / 3.0, -0.0, 1e300, 2.5e-300] {
             let mut s = String::new();
             write_f64(&mut s, value.to_bits());
-            assert_eq!(s.parse::<f64>().map(f64::to_bits), Ok(value.to_bits()), "{s}");
+            assert_eq!(
+                s.parse::<f64>().map(f64::to_bits),
+                Ok(value.to_bits()),
+                "{s}"
+            );
         }
     }
 }

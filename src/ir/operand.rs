@@ -370,9 +370,9 @@ impl Index {
     /// The relative-address operand, if any.
     pub fn relative(self) -> Option<OperandId> {
         match self {
-            Index::Relative(r) | Index::Imm32PlusRelative(_, r) | Index::Imm64PlusRelative(_, r) => {
-                Some(r)
-            }
+            Index::Relative(r)
+            | Index::Imm32PlusRelative(_, r)
+            | Index::Imm64PlusRelative(_, r) => Some(r),
             Index::Imm32(_) | Index::Imm64(_) => None,
         }
     }

@@ -105,7 +105,10 @@ fn check_instruction(
     Ok(())
 }
 
-fn check_declaration(program: &Program, declaration: &Declaration) -> std::result::Result<(), String> {
+fn check_declaration(
+    program: &Program,
+    declaration: &Declaration,
+) -> std::result::Result<(), String> {
     let data_ok = |range: &DataRange| {
         (range.start as usize)
             .checked_add(range.len as usize)
@@ -114,10 +117,10 @@ fn check_declaration(program: &Program, declaration: &Declaration) -> std::resul
     match declaration {
         Declaration::CustomData { data, .. }
         | Declaration::FunctionTable { bodies: data, .. }
-        | Declaration::Interface { tables: data, .. } => {
-            if !data_ok(data) {
-                return Err("the declaration's data lies outside the data arena".into());
-            }
+        | Declaration::Interface { tables: data, .. }
+            if !data_ok(data) =>
+        {
+            Err("the declaration's data lies outside the data arena".into())
         }
         Declaration::Resource { range, .. }
         | Declaration::ResourceRaw { range, .. }
@@ -126,17 +129,16 @@ fn check_declaration(program: &Program, declaration: &Declaration) -> std::resul
         | Declaration::UavRaw { range, .. }
         | Declaration::UavStructured { range, .. }
         | Declaration::ConstantBuffer { range, .. }
-        | Declaration::Sampler { range, .. } => {
-            if range.upper.is_some_and(|upper| upper < range.lower) {
-                return Err(format!(
-                    "range {} has upper bound {:?} below its lower bound {}",
-                    range.id, range.upper, range.lower
-                ));
-            }
+        | Declaration::Sampler { range, .. }
+            if range.upper.is_some_and(|upper| upper < range.lower) =>
+        {
+            Err(format!(
+                "range {} has upper bound {:?} below its lower bound {}",
+                range.id, range.upper, range.lower
+            ))
         }
-        _ => {}
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// The number of indices a register file takes in an instruction operand (SM5.1 form), or
@@ -144,17 +146,39 @@ fn check_declaration(program: &Program, declaration: &Declaration) -> std::resul
 fn expected_indices(kind: RegisterKind) -> Option<u8> {
     use RegisterKind::*;
     Some(match kind {
-        Temp | Output | Label | Stream | FunctionBody | FunctionTable | ThreadGroupSharedMemory
+        Temp
+        | Output
+        | Label
+        | Stream
+        | FunctionBody
+        | FunctionTable
+        | ThreadGroupSharedMemory
         | InputPatchConstant => 1,
         IndexableTemp | Resource | Sampler | UnorderedAccessView => 2,
         ConstantBuffer => 3,
         ImmediateConstantBuffer => 1,
-        Immediate32 | Immediate64 | Null | Rasterizer | InputPrimitiveId | OutputDepth
-        | OutputDepthGreaterEqual | OutputDepthLessEqual | OutputCoverageMask
-        | OutputStencilRef | InputThreadId | InputThreadGroupId | InputThreadIdInGroup
-        | InputThreadIdInGroupFlattened | InputCoverageMask | InnerCoverage
-        | InputGsInstanceId | OutputControlPointId | InputForkInstanceId
-        | InputJoinInstanceId | InputDomainPoint | CycleCounter => 0,
+        Immediate32
+        | Immediate64
+        | Null
+        | Rasterizer
+        | InputPrimitiveId
+        | OutputDepth
+        | OutputDepthGreaterEqual
+        | OutputDepthLessEqual
+        | OutputCoverageMask
+        | OutputStencilRef
+        | InputThreadId
+        | InputThreadGroupId
+        | InputThreadIdInGroup
+        | InputThreadIdInGroupFlattened
+        | InputCoverageMask
+        | InnerCoverage
+        | InputGsInstanceId
+        | OutputControlPointId
+        | InputForkInstanceId
+        | InputJoinInstanceId
+        | InputDomainPoint
+        | CycleCounter => 0,
         InputControlPoint | OutputControlPoint => 2,
         Input | Interface | ThisPointer | FunctionInput | FunctionOutput => return None,
     })
@@ -173,7 +197,9 @@ fn check_operand(
         // hull-shader control-point phases.
         let flexible = matches!(
             operand.kind,
-            RegisterKind::InputControlPoint | RegisterKind::OutputControlPoint | RegisterKind::Output
+            RegisterKind::InputControlPoint
+                | RegisterKind::OutputControlPoint
+                | RegisterKind::Output
         );
         if operand.index_count != expected && !flexible {
             return Err(format!(
@@ -189,7 +215,9 @@ fn check_operand(
         if operand.components == ComponentCount::Four
             && !matches!(operand.selection, Selection::Mask(_))
         {
-            return Err(format!("destination {name} uses a swizzle instead of a mask"));
+            return Err(format!(
+                "destination {name} uses a swizzle instead of a mask"
+            ));
         }
         if matches!(
             operand.kind,
@@ -229,7 +257,10 @@ fn check_operand(
                 return Err("relative addresses nest too deeply".into());
             }
             let Some(inner) = program.operands.get(relative.0 as usize) else {
-                return Err(format!("relative operand {} is outside the arena", relative.0));
+                return Err(format!(
+                    "relative operand {} is outside the arena",
+                    relative.0
+                ));
             };
             if inner.components == ComponentCount::Four
                 && !matches!(inner.selection, Selection::Select1(_))
@@ -272,36 +303,30 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
                 _ => return fail("endif without a matching if"),
             },
             O::Loop => stack.push(Block::Loop),
-            O::EndLoop => {
-                if stack.pop() != Some(Block::Loop) {
-                    return fail("endloop without a matching loop");
-                }
+            O::EndLoop if stack.pop() != Some(Block::Loop) => {
+                return fail("endloop without a matching loop");
             }
             O::Switch => stack.push(Block::Switch),
-            O::EndSwitch => {
-                if stack.pop() != Some(Block::Switch) {
-                    return fail("endswitch without a matching switch");
-                }
+            O::EndSwitch if stack.pop() != Some(Block::Switch) => {
+                return fail("endswitch without a matching switch");
             }
-            O::Case | O::Default => {
-                if stack.last() != Some(&Block::Switch) {
-                    return fail("case or default outside a switch");
-                }
+            O::Case | O::Default if stack.last() != Some(&Block::Switch) => {
+                return fail("case or default outside a switch");
             }
-            O::Break | O::Breakc => {
-                if !stack.iter().any(|b| matches!(b, Block::Loop | Block::Switch)) {
-                    return fail("break outside a loop or switch");
-                }
+            O::Break | O::Breakc
+                if !stack
+                    .iter()
+                    .any(|b| matches!(b, Block::Loop | Block::Switch)) =>
+            {
+                return fail("break outside a loop or switch");
             }
-            O::Continue | O::Continuec => {
-                if !stack.contains(&Block::Loop) {
-                    return fail("continue outside a loop");
-                }
+            O::Continue | O::Continuec if !stack.contains(&Block::Loop) => {
+                return fail("continue outside a loop");
             }
-            O::Label | O::HsForkPhase | O::HsJoinPhase | O::HsControlPointPhase | O::HsDecls => {
-                if !stack.is_empty() {
-                    return fail("a subroutine or phase starts inside an open block");
-                }
+            O::Label | O::HsForkPhase | O::HsJoinPhase | O::HsControlPointPhase | O::HsDecls
+                if !stack.is_empty() =>
+            {
+                return fail("a subroutine or phase starts inside an open block");
             }
             _ => {}
         }
@@ -311,7 +336,10 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
         return Err(Error::instruction(
             program.instructions.len().saturating_sub(1) as u32,
             dword,
-            format!("{} block(s) are still open at the end of the program", stack.len()),
+            format!(
+                "{} block(s) are still open at the end of the program",
+                stack.len()
+            ),
         ));
     }
     Ok(())

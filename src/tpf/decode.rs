@@ -25,12 +25,15 @@ pub fn decode(code: &[u8]) -> Result<Program> {
             ),
         ));
     }
-    if code.len() % 4 != 0 {
+    if !code.len().is_multiple_of(4) {
         return Err(Error::new(
             Location::ProgramDword {
                 dword: (code.len() / 4) as u32,
             },
-            format!("the program is {} bytes long, not a whole number of dwords", code.len()),
+            format!(
+                "the program is {} bytes long, not a whole number of dwords",
+                code.len()
+            ),
         ));
     }
     let words: Vec<u32> = code
@@ -66,7 +69,10 @@ fn decode_version(version: u32) -> Result<ShaderModel> {
     let stage = Stage::from_program_type(version >> 16).ok_or_else(|| {
         Error::new(
             at,
-            format!("unknown program type {:#x} in the version token", version >> 16),
+            format!(
+                "unknown program type {:#x} in the version token",
+                version >> 16
+            ),
         )
     })?;
     let major = field(version, 4, 4) as u8;
@@ -175,8 +181,7 @@ impl Decoder<'_> {
     /// True when the instruction length is in the dword after the opcode token: the length
     /// field is 0, or (for the class-linkage declarations) bit 31 is set.
     fn header_has_length_dword(&self, token: u32, opcode: Opcode) -> bool {
-        tokens::length(token) == 0
-            || (tokens::extended(token) && is_long_declaration(opcode))
+        tokens::length(token) == 0 || (tokens::extended(token) && is_long_declaration(opcode))
     }
 
     fn set_length(&mut self, token: u32, opcode: Opcode) -> Result<()> {
@@ -191,7 +196,10 @@ impl Decoder<'_> {
         } else {
             tokens::length(token) as usize
         };
-        let end = self.start.checked_add(length).filter(|&e| e <= self.words.len());
+        let end = self
+            .start
+            .checked_add(length)
+            .filter(|&e| e <= self.words.len());
         self.end = end.ok_or_else(|| {
             self.err(format!(
                 "instruction length {length} runs past the end of the program ({} dwords)",
@@ -328,7 +336,9 @@ impl Decoder<'_> {
                 ext_opcode::RESOURCE_DIM => {
                     let code = field(token, 6, 5);
                     let dimension = ResourceDimension::from_code(code).ok_or_else(|| {
-                        self.err(format!("unknown resource dimension {code} in extended token"))
+                        self.err(format!(
+                            "unknown resource dimension {code} in extended token"
+                        ))
                     })?;
                     instruction.extended.resource = Some((dimension, field(token, 11, 12)));
                 }
@@ -397,9 +407,10 @@ impl Decoder<'_> {
                         m => return Err(self.err(format!("unknown operand modifier {m}"))),
                     };
                     let precision = field(ext, 14, 3);
-                    operand.min_precision = MinPrecision::from_code(precision).ok_or_else(|| {
-                        self.err(format!("unknown minimum precision {precision}"))
-                    })?;
+                    operand.min_precision =
+                        MinPrecision::from_code(precision).ok_or_else(|| {
+                            self.err(format!("unknown minimum precision {precision}"))
+                        })?;
                     operand.non_uniform = field(ext, 17, 1) != 0;
                 }
                 t => return Err(self.err(format!("unknown extended operand token type {t}"))),
@@ -424,7 +435,8 @@ impl Decoder<'_> {
         let dimension = optok::index_dimension(token);
         operand.index_count = dimension as u8;
         for i in 0..dimension {
-            operand.indices[i as usize] = self.index(optok::index_representation(token, i), depth)?;
+            operand.indices[i as usize] =
+                self.index(optok::index_representation(token, i), depth)?;
         }
         Ok(operand)
     }
@@ -471,7 +483,11 @@ impl Decoder<'_> {
         if self.program.model.has_resource_ranges() || !operand.kind.is_resource_range() {
             return Ok(());
         }
-        let expected = if operand.kind == RegisterKind::ConstantBuffer { 2 } else { 1 };
+        let expected = if operand.kind == RegisterKind::ConstantBuffer {
+            2
+        } else {
+            1
+        };
         if operand.index_count != expected {
             return Err(self.err(format!(
                 "{} operand has {} indices; shader model {} uses {expected}",
@@ -517,7 +533,12 @@ impl Decoder<'_> {
         let immediate = |i: usize| operand.indices.get(i).and_then(|x| x.as_imm32());
         let range = if self.program.model.has_resource_ranges() {
             let space = self.next()?;
-            match (operand.index_count, immediate(0), immediate(1), immediate(2)) {
+            match (
+                operand.index_count,
+                immediate(0),
+                immediate(1),
+                immediate(2),
+            ) {
                 (3, Some(id), Some(lower), Some(upper)) => ResourceRange {
                     id,
                     lower,
@@ -532,7 +553,11 @@ impl Decoder<'_> {
                 }
             }
         } else {
-            let expected = if operand.kind == RegisterKind::ConstantBuffer { 2 } else { 1 };
+            let expected = if operand.kind == RegisterKind::ConstantBuffer {
+                2
+            } else {
+                1
+            };
             match (operand.index_count as usize == expected, immediate(0)) {
                 (true, Some(register)) => ResourceRange {
                     id: register,
@@ -589,8 +614,11 @@ impl Decoder<'_> {
         let declaration = match opcode {
             O::DclResource => {
                 let code = field(token, 11, 5);
-                let dimension =
-                    self.coded(ResourceDimension::from_code(code), "resource dimension", code)?;
+                let dimension = self.coded(
+                    ResourceDimension::from_code(code),
+                    "resource dimension",
+                    code,
+                )?;
                 let (operand, range, extra) = self.resource_decl(instruction, 1)?;
                 Declaration::Resource {
                     operand,
@@ -614,8 +642,11 @@ impl Decoder<'_> {
             }
             O::DclUavTyped => {
                 let code = field(token, 11, 5);
-                let dimension =
-                    self.coded(ResourceDimension::from_code(code), "resource dimension", code)?;
+                let dimension = self.coded(
+                    ResourceDimension::from_code(code),
+                    "resource dimension",
+                    code,
+                )?;
                 let (operand, range, extra) = self.resource_decl(instruction, 1)?;
                 Declaration::UavTyped {
                     operand,
@@ -792,13 +823,11 @@ impl Decoder<'_> {
                 )?)
             }
             O::DclHsMaxTessFactor => Declaration::HsMaxTessFactor(self.next()?),
-            O::DclHsForkPhaseInstanceCount => {
-                Declaration::HsForkPhaseInstanceCount(self.next()?)
+            O::DclHsForkPhaseInstanceCount => Declaration::HsForkPhaseInstanceCount(self.next()?),
+            O::DclHsJoinPhaseInstanceCount => Declaration::HsJoinPhaseInstanceCount(self.next()?),
+            O::DclThreadGroup => {
+                Declaration::ThreadGroup([self.next()?, self.next()?, self.next()?])
             }
-            O::DclHsJoinPhaseInstanceCount => {
-                Declaration::HsJoinPhaseInstanceCount(self.next()?)
-            }
-            O::DclThreadGroup => Declaration::ThreadGroup([self.next()?, self.next()?, self.next()?]),
             O::DclTgsmRaw => {
                 let (operand, _) = self.decl_operand(instruction)?;
                 Declaration::TgsmRaw {

@@ -25,7 +25,9 @@ pub fn encode(program: &Program) -> Result<Vec<u8>> {
 pub fn encode_words(program: &Program) -> Result<Vec<u32>> {
     let model = program.model;
     let mut words = Vec::with_capacity(program.operands.len() * 3 + program.instructions.len() * 2);
-    words.push((model.stage.program_type() << 16) | ((model.major as u32) << 4) | model.minor as u32);
+    words.push(
+        (model.stage.program_type() << 16) | ((model.major as u32) << 4) | model.minor as u32,
+    );
     words.push(0);
     let mut encoder = Encoder {
         program,
@@ -98,7 +100,8 @@ impl Encoder<'_> {
             return Err(self.err("a custom-data block carries no data"));
         };
         let payload = self.program.data_slice(*data);
-        self.words.push(Opcode::CustomData as u32 | (class.code() << 11));
+        self.words
+            .push(Opcode::CustomData as u32 | (class.code() << 11));
         self.words.push(payload.len() as u32 + 2);
         self.words.extend_from_slice(payload);
         Ok(())
@@ -376,7 +379,9 @@ impl Encoder<'_> {
                 register,
                 size,
                 components,
-            } => self.words.extend_from_slice(&[*register, *size, *components]),
+            } => self
+                .words
+                .extend_from_slice(&[*register, *size, *components]),
             Declaration::CustomData { .. } => {
                 return Err(self.err("custom data encoded as a declaration"));
             }
@@ -478,9 +483,7 @@ fn declaration_control_bits(declaration: &Declaration) -> u32 {
         Declaration::UavTyped {
             dimension, flags, ..
         } => dimension.code() << 11 | uav(flags),
-        Declaration::UavRaw { flags, .. } | Declaration::UavStructured { flags, .. } => {
-            uav(flags)
-        }
+        Declaration::UavRaw { flags, .. } | Declaration::UavStructured { flags, .. } => uav(flags),
         Declaration::ConstantBuffer { dynamic, .. } => (*dynamic as u32) << 11,
         Declaration::Sampler { mode, .. } => mode.code() << 11,
         Declaration::Signature { interpolation, .. } => {

@@ -93,7 +93,8 @@ pub fn first_difference(original: &[u8], words: &[u32]) -> Result<()> {
         .collect();
     let declared = original.get(1).copied().unwrap_or(0) as usize;
     let original = &original[..declared.min(original.len())];
-    if let Some(i) = (0..original.len().max(words.len())).find(|&i| original.get(i) != words.get(i)) {
+    if let Some(i) = (0..original.len().max(words.len())).find(|&i| original.get(i) != words.get(i))
+    {
         bail!(
             "dword {i:#x} differs: original {:#010x?}, encoded {:#010x?} ({} vs {} dwords)",
             original.get(i),

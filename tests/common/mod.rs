@@ -1,0 +1,54 @@
+//! Helpers shared by the integration tests: finding the corpus.
+
+use std::path::{Path, PathBuf};
+
+/// The corpus directory: `$DXBC2SPIRV_CORPUS`, else `../shared/corpus` beside the project.
+/// Panics with a loud message when it is missing: tests that need it must not pass silently.
+pub fn corpus_dir() -> PathBuf {
+    let dir = std::env::var_os("DXBC2SPIRV_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    assert!(
+        dir.join("fxc").is_dir() && dir.join("shader_test_dxbc").is_dir(),
+        "\n\n*** THE TEST CORPUS IS MISSING ***\nlooked for {}/fxc and {}/shader_test_dxbc\n\
+         set DXBC2SPIRV_CORPUS or put the shared corpus beside the project\n",
+        dir.display(),
+        dir.display()
+    );
+    dir
+}
+
+/// Every `.dxbc` file under the corpus, sorted, with its path relative to the corpus.
+pub fn corpus_blobs() -> Vec<(String, Vec<u8>)> {
+    let root = corpus_dir();
+    let mut files = Vec::new();
+    collect(&root.join("fxc"), &mut files);
+    collect(&root.join("shader_test_dxbc"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let bytes = std::fs::read(&path)
+                .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+            let name = path
+                .strip_prefix(&root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            (name, bytes)
+        })
+        .collect()
+}
+
+fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+    let entries =
+        std::fs::read_dir(dir).unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, out);
+        } else if path.extension().is_some_and(|e| e == "dxbc") {
+            out.push(path);
+        }
+    }
+}
