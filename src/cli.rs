@@ -36,6 +36,16 @@ enum Command {
         #[arg(long)]
         ignore_checksum: bool,
     },
+    /// Assemble fxc-style assembly text into a DXBC container.
+    ///
+    /// Example: dxbc2spirv asm shaders/seeds/store_raw.asm -o store_raw.dxbc
+    Asm {
+        /// The assembly text, or - for standard input.
+        input: PathBuf,
+        /// Where to write the container (- for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
 }
 
 /// Runs the command line and returns the exit status.
@@ -70,6 +80,14 @@ fn execute(command: Command) -> Result<()> {
                 .with_context(|| format!("{}", input.display()))?;
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
             write_output(output.as_deref(), text.as_bytes())
+        }
+        Command::Asm { input, output } => {
+            let bytes = read_input(&input)?;
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("{}: not UTF-8 text", input.display()))?;
+            let container =
+                dxbc2spirv::asm::assemble(&text).with_context(|| format!("{}", input.display()))?;
+            write_output(Some(&output), &container)
         }
     }
 }

@@ -6,6 +6,7 @@
 //! [`read`] runs the first two steps; [`disasm`] prints what was read as assembly text.
 #![forbid(unsafe_code)]
 
+pub mod asm;
 pub mod container;
 pub mod disasm;
 pub mod error;

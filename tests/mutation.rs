@@ -5,11 +5,11 @@
 //! program dwords. Most cases get a recomputed checksum so that the mutation reaches the
 //! chunk parsers and the decoder rather than dying at the checksum. A case that reads is also
 //! disassembled, checked for control flow, re-encoded and decoded again (the text must not
-//! change). A panic anywhere fails the test and prints the blob, seed and mutation.
+//! change), and its text assembled again (the tokens must not change). A panic anywhere fails the test and prints the blob, seed and mutation.
 
 mod common;
 
-use dxbc2spirv::{container, disasm, ir, tpf, ReadOptions};
+use dxbc2spirv::{asm, container, disasm, ir, tpf, ReadOptions};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Cases per blob: with 1,243 corpus shaders and 24 root signatures this gives about 250,000.
@@ -201,14 +201,24 @@ fn exercise(bytes: &[u8], options: &ReadOptions) -> Result<bool, String> {
     let text = disasm::disassemble(&dxbc);
     if let Some(program) = &dxbc.program {
         let _ = ir::validate_control_flow(program);
+        let before = disasm::program_text(program);
         if let Ok(encoded) = tpf::encode(program) {
             let again = tpf::decode(&encoded)
                 .map_err(|e| format!("re-encoded program does not decode: {e}"))?;
-            let before = disasm::program_text(program);
             let after = disasm::program_text(&again);
             if before != after {
                 return Err(format!(
                     "re-encoding changed the program:\n--- before\n{before}\n--- after\n{after}"
+                ));
+            }
+            // The text must carry everything: assembling it gives back the same tokens.
+            let parsed = asm::parse_program_unchecked(&before)
+                .map_err(|e| format!("the disassembly does not assemble: {e}\n{before}"))?;
+            let reassembled = tpf::encode(&parsed)
+                .map_err(|e| format!("the assembled program does not encode: {e}"))?;
+            if reassembled != encoded {
+                return Err(format!(
+                    "assembling the disassembly changed the tokens:\n{before}"
                 ));
             }
         }

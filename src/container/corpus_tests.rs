@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 /// Root of the shared corpus: `$DXBC_CORPUS`, else `../shared/corpus` beside the crate,
 /// else `/work/shared/corpus`.
-fn corpus_root() -> PathBuf {
+pub(super) fn corpus_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("DXBC_CORPUS") {
         return PathBuf::from(dir);
     }
@@ -17,7 +17,7 @@ fn corpus_root() -> PathBuf {
 }
 
 /// Every `.dxbc` file under `dir` (recursively), sorted; fails loudly if `dir` is missing.
-fn dxbc_files(dir: &str) -> Vec<PathBuf> {
+pub(super) fn dxbc_files(dir: &str) -> Vec<PathBuf> {
     let root = corpus_root().join(dir);
     assert!(
         root.is_dir(),

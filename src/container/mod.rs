@@ -3,6 +3,12 @@
 //!
 //! All parsing is defensive: every offset, size and count comes from untrusted bytes and is
 //! checked against the bytes that remain before it is used or allocated for.
+//!
+//! The writing side serves the assembler: [`write_container`] builds a container from
+//! chunks, [`write_signature`] and [`write_rdef`] are the inverses of the chunk parsers (in
+//! fxc's or vkd3d-shader's byte layout, see [`WriteStyle`]), [`parse_header_comments`]
+//! reads back the `//` tables [`write_header_comments`] prints, and
+//! [`signatures_from_program`] derives signatures for listings that have no tables.
 
 #[macro_use]
 mod raw_enum;
@@ -11,23 +17,35 @@ mod checksum;
 mod comments;
 mod features;
 mod header;
+mod header_parse;
 mod interfaces;
+mod layout;
+mod program_signatures;
 mod rdef;
+mod rdef_write;
 mod reader;
 mod reflection;
 mod resources;
 mod signature;
+mod signature_write;
 mod statistics;
+mod write;
 
 #[cfg(test)]
 mod corpus_tests;
 #[cfg(test)]
 mod test_util;
+#[cfg(test)]
+mod write_corpus_tests;
 
 pub use checksum::checksum;
 pub use comments::write_header_comments;
 pub use features::FeatureFlags;
+pub use header_parse::{parse_header_comments, HeaderTables};
 pub use interfaces::{ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces};
+pub use layout::WriteStyle;
+pub use program_signatures::signatures_from_program;
+pub use rdef_write::{write_rdef, write_rdef_styled};
 pub use reflection::Reflection;
 pub use resources::{
     ConstantBuffer, ConstantBufferType, ProgramType, Rd11Header, ResourceBinding,
@@ -35,7 +53,9 @@ pub use resources::{
     TypeMember, Variable, VariableClass, VariableType,
 };
 pub use signature::{ComponentType, MinPrecision, Signature, SignatureElement, SystemValue};
+pub use signature_write::{write_signature, write_signature_styled};
 pub use statistics::Statistics;
+pub use write::write_container;
 
 /// Options for [`Container::parse`].
 #[derive(Debug, Clone, Copy, Default)]

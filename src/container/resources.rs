@@ -344,6 +344,15 @@ pub struct ResourceBinding {
     pub id: u32,
 }
 
+impl ResourceBinding {
+    /// Flag bit: the register was assigned explicitly (`D3D_SIF_USERPACKED`).
+    pub const FLAG_USER_PACKED: u32 = 0x1;
+    /// Flag bit: a comparison sampler (`D3D_SIF_COMPARISON_SAMPLER`).
+    pub const FLAG_COMPARISON_SAMPLER: u32 = 0x2;
+    /// Flag bits 2–3: a texture's component count minus one (`D3D_SIF_TEXTURE_COMPONENTS`).
+    pub const FLAG_COMPONENTS: u32 = 0xc;
+}
+
 /// A type of a constant-buffer variable or structure member.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ShaderType {

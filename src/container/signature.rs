@@ -124,6 +124,23 @@ raw_enum! {
     }
 }
 
+impl MinPrecision {
+    /// The name fxc prints in a signature's Format column for a minimum precision, or
+    /// `None` for full precision (the Format column then shows the component type) and for
+    /// unknown values.
+    pub fn fxc_name(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Float16 => "min16f",
+            Self::Float2_8 => "min2_8f",
+            Self::Sint16 => "min16i",
+            Self::Uint16 => "min16u",
+            Self::Any16 => "any16",
+            Self::Any10 => "any10",
+            Self::Default | Self::Other(_) => return None,
+        })
+    }
+}
+
 /// One element (row) of a signature.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SignatureElement {

@@ -1,7 +1,8 @@
 //! Text of declarations.
 
+use super::implied::{self, Role};
 use super::literal;
-use super::operand::write_operand;
+use super::operand::{write_hints, write_operand_as};
 use crate::ir::*;
 use std::fmt::Write;
 
@@ -32,6 +33,7 @@ pub fn write_declaration(
             }
         }
         Declaration::Resource {
+            operand,
             range,
             dimension,
             sample_count,
@@ -39,30 +41,37 @@ pub fn write_declaration(
             ..
         } => {
             let _ = write!(out, "dcl_resource_{}", dimension.name());
-            if matches!(
+            let multisampled = matches!(
                 dimension,
                 ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray
-            ) {
+            );
+            // A sample count on another dimension is shown too, so that it is kept.
+            if multisampled || *sample_count != 0 {
                 let _ = write!(out, "({sample_count})");
             }
             out.push(' ');
             write_return_types(out, return_type);
             out.push(' ');
-            write_range(out, program, "t", range);
+            write_range(out, program, range, *operand, false);
             write_space(out, sm51, range);
         }
-        Declaration::ResourceRaw { range, .. } => {
+        Declaration::ResourceRaw { operand, range } => {
             let _ = write!(out, "{name} ");
-            write_range(out, program, "t", range);
+            write_range(out, program, range, *operand, false);
             write_space(out, sm51, range);
         }
-        Declaration::ResourceStructured { range, stride, .. } => {
+        Declaration::ResourceStructured {
+            operand,
+            range,
+            stride,
+        } => {
             let _ = write!(out, "{name} ");
-            write_range(out, program, "t", range);
+            write_range(out, program, range, *operand, false);
             let _ = write!(out, ", {stride}");
             write_space(out, sm51, range);
         }
         Declaration::UavTyped {
+            operand,
             range,
             dimension,
             return_type,
@@ -74,48 +83,58 @@ pub fn write_declaration(
             out.push(' ');
             write_return_types(out, return_type);
             out.push(' ');
-            write_range(out, program, "u", range);
+            write_range(out, program, range, *operand, false);
             write_space(out, sm51, range);
         }
-        Declaration::UavRaw { range, flags, .. } => {
-            out.push_str(name);
-            write_uav_flags(out, flags);
-            out.push(' ');
-            write_range(out, program, "u", range);
-            write_space(out, sm51, range);
-        }
-        Declaration::UavStructured {
+        Declaration::UavRaw {
+            operand,
             range,
-            stride,
             flags,
-            ..
         } => {
             out.push_str(name);
             write_uav_flags(out, flags);
             out.push(' ');
-            write_range(out, program, "u", range);
+            write_range(out, program, range, *operand, false);
+            write_space(out, sm51, range);
+        }
+        Declaration::UavStructured {
+            operand,
+            range,
+            stride,
+            flags,
+        } => {
+            out.push_str(name);
+            write_uav_flags(out, flags);
+            out.push(' ');
+            write_range(out, program, range, *operand, false);
             let _ = write!(out, ", {stride}");
             write_space(out, sm51, range);
         }
         Declaration::ConstantBuffer {
+            operand,
             range,
             size,
             dynamic,
-            ..
         } => {
             let _ = write!(out, "{name} ");
-            write_range(out, program, "cb", range);
+            write_range(out, program, range, *operand, true);
             let access = if *dynamic {
                 "dynamicIndexed"
             } else {
                 "immediateIndexed"
             };
-            let _ = write!(out, "[{size}], {access}");
+            let _ = write!(out, "[{size}]");
+            write_declared_suffix(out, program, *operand);
+            let _ = write!(out, ", {access}");
             write_space(out, sm51, range);
         }
-        Declaration::Sampler { range, mode, .. } => {
+        Declaration::Sampler {
+            operand,
+            range,
+            mode,
+        } => {
             let _ = write!(out, "{name} ");
-            write_range(out, program, "s", range);
+            write_range(out, program, range, *operand, false);
             let _ = write!(out, ", {}", mode.name());
             write_space(out, sm51, range);
         }
@@ -124,7 +143,7 @@ pub fn write_declaration(
             byte_count,
         } => {
             let _ = write!(out, "{name} ");
-            write_operand(out, program, program.operand(*operand));
+            write_operand_as(out, program, program.operand(*operand), Role::Declared);
             let _ = write!(out, ", {byte_count}");
         }
         Declaration::TgsmStructured {
@@ -133,7 +152,7 @@ pub fn write_declaration(
             count,
         } => {
             let _ = write!(out, "{name} ");
-            write_operand(out, program, program.operand(*operand));
+            write_operand_as(out, program, program.operand(*operand), Role::Declared);
             let _ = write!(out, ", {stride}, {count}");
         }
         Declaration::Signature {
@@ -146,14 +165,14 @@ pub fn write_declaration(
                 let _ = write!(out, " {}", mode.name());
             }
             out.push(' ');
-            write_operand(out, program, program.operand(*operand));
+            write_operand_as(out, program, program.operand(*operand), Role::Declared);
             if let Some(sv) = system_value {
                 let _ = write!(out, ", {}", sv.name());
             }
         }
         Declaration::IndexRange { operand, count } => {
             let _ = write!(out, "{name} ");
-            write_operand(out, program, program.operand(*operand));
+            write_operand_as(out, program, program.operand(*operand), Role::Declared);
             let _ = write!(out, " {count}");
         }
         Declaration::Temps(count) => {
@@ -186,7 +205,7 @@ pub fn write_declaration(
         }
         Declaration::Stream(operand) => {
             let _ = write!(out, "{name} ");
-            write_operand(out, program, program.operand(*operand));
+            write_operand_as(out, program, program.operand(*operand), Role::Declared);
         }
         Declaration::TessDomain(domain) => {
             let _ = write!(out, "{name} {}", domain.name());
@@ -240,8 +259,17 @@ fn write_id_list(out: &mut String, prefix: &str, ids: &[u32]) {
     }
 }
 
-/// Writes `t3` (before SM5.1) or `t1[10:*]` (SM5.1).
-fn write_range(out: &mut String, program: &Program, prefix: &str, range: &ResourceRange) {
+/// Writes `t3` (before SM5.1) or `t1[10:*]` (SM5.1); the declared register's annotation
+/// and hints follow (for constant buffers, after the size).
+fn write_range(
+    out: &mut String,
+    program: &Program,
+    range: &ResourceRange,
+    operand: OperandId,
+    size_follows: bool,
+) {
+    // The declared register's own kind: the decoder accepts any resource kind here.
+    let prefix = program.operand(operand).kind.name();
     if program.model.has_resource_ranges() {
         let _ = write!(out, "{prefix}{}[{}:", range.id, range.lower);
         match range.upper {
@@ -253,6 +281,16 @@ fn write_range(out: &mut String, program: &Program, prefix: &str, range: &Resour
     } else {
         let _ = write!(out, "{prefix}{}", range.id);
     }
+    if !size_follows {
+        write_declared_suffix(out, program, operand);
+    }
+}
+
+/// Writes the annotation and hints of a range declaration's register (see [`implied`]).
+fn write_declared_suffix(out: &mut String, program: &Program, operand: OperandId) {
+    let declared = program.operand(operand);
+    implied::write_annotation(out, program.model, Role::Range, declared);
+    write_hints(out, declared);
 }
 
 fn write_space(out: &mut String, sm51: bool, range: &ResourceRange) {

@@ -7,15 +7,19 @@
 //! assembler can rebuild the same tokens.
 
 mod declaration;
+pub mod implied;
 mod literal;
 mod operand;
 
 pub use declaration::write_return_types;
 pub use literal::{write_f32, write_f64, write_u32, write_untyped};
-pub use operand::{mask_letters, write_operand, write_register, write_selection};
+pub use operand::{
+    mask_letters, write_hints, write_operand, write_operand_as, write_register, write_selection,
+};
 
 use crate::ir::*;
 use crate::Dxbc;
+use implied::Role;
 use std::fmt::Write;
 
 /// Disassembles a read container: header comments, then the program (if any).
@@ -31,11 +35,18 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
 }
 
 /// The program's text: the version line, then one line per declaration or instruction.
+///
+/// An instruction whose length is not what its encoding needs (fxc pads `samplepos` with
+/// one zero dword, and only that) ends with `{length=N}`.
 pub fn program_text(program: &Program) -> String {
     let mut out = String::with_capacity(program.instructions.len() * 40 + 16);
     let _ = writeln!(out, "{}", program.model);
-    for instruction in &program.instructions {
+    let lengths = implied::lengths_to_show(program);
+    for (i, instruction) in program.instructions.iter().enumerate() {
         write_instruction(&mut out, program, instruction);
+        if let Some(Some(length)) = lengths.get(i) {
+            let _ = write!(out, " {{length={length}}}");
+        }
         out.push('\n');
     }
     out
@@ -53,7 +64,12 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
         let operands = program.operands_of(instruction);
         for (i, operand) in operands.iter().enumerate() {
             out.push_str(if i == 0 { " " } else { ", " });
-            write_operand(out, program, operand);
+            let role = if i < instruction.dst_count as usize {
+                Role::Destination
+            } else {
+                Role::Source
+            };
+            write_operand_as(out, program, operand, role);
         }
         if let Some(index) = instruction.call_index {
             let _ = write!(out, ", {index}");

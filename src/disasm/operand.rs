@@ -1,13 +1,20 @@
 //! Text of operands: registers with their indices, component selection and modifiers.
 
+use super::implied::{self, Role};
 use super::literal;
 use crate::ir::*;
 use std::fmt::Write;
 
 const COMPONENTS: [char; 4] = ['x', 'y', 'z', 'w'];
 
-/// Writes an operand as fxc prints it (`-|r0.xyzw|`, `cb0[1].x`, `l(1.000000, 0, 0, 0)`).
+/// Writes a source operand as fxc prints it (`-|r0.xyzw|`, `cb0[1].x`, `l(1.000000, 0, 0, 0)`).
 pub fn write_operand(out: &mut String, program: &Program, operand: &Operand) {
+    write_operand_as(out, program, operand, Role::Source);
+}
+
+/// Writes an operand in a role (destination, source or declared register), with the
+/// annotation its encoding needs when the text would imply another (see [`implied`]).
+pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, role: Role) {
     let (open, close) = match operand.modifier {
         Modifier::None => ("", ""),
         Modifier::Neg => ("-", ""),
@@ -16,14 +23,30 @@ pub fn write_operand(out: &mut String, program: &Program, operand: &Operand) {
     };
     out.push_str(open);
     match operand.kind {
-        RegisterKind::Immediate32 => write_immediate32(out, operand),
-        RegisterKind::Immediate64 => write_immediate64(out, operand),
+        RegisterKind::Immediate32 | RegisterKind::Immediate64 => {
+            if operand.kind == RegisterKind::Immediate32 {
+                write_immediate32(out, operand);
+            } else {
+                write_immediate64(out, operand);
+            }
+            // fxc never gives an immediate indices, but the format can: keep them.
+            for index in operand.indices() {
+                write_bracketed(out, program, *index);
+            }
+        }
         _ => {
-            write_register(out, program, operand);
+            let normalised = matches!(role, Role::Destination | Role::Source);
+            write_register_in(out, program, operand, normalised);
             write_selection(out, operand);
         }
     }
     out.push_str(close);
+    implied::write_annotation(out, program.model, role, operand);
+    write_hints(out, operand);
+}
+
+/// Writes the ` {min16f}` and ` {nonuniform}` hints of an operand's extended token.
+pub fn write_hints(out: &mut String, operand: &Operand) {
     if operand.min_precision != MinPrecision::Default {
         let _ = write!(out, " {{{}}}", operand.min_precision.name());
     }
@@ -66,12 +89,19 @@ fn brackets_first_index(operand: &Operand) -> bool {
     }
 }
 
-/// Writes a register name and its indices, without component selection.
+/// Writes a register name and its indices, without component selection, for an instruction
+/// operand (resource operands are held in SM5.1 form).
 pub fn write_register(out: &mut String, program: &Program, operand: &Operand) {
+    write_register_in(out, program, operand, true);
+}
+
+/// Writes a register name and its indices; `normalised` when the operand is an instruction
+/// operand whose resource indices are in SM5.1 form (declared registers are not).
+fn write_register_in(out: &mut String, program: &Program, operand: &Operand, normalised: bool) {
     out.push_str(operand.kind.name());
     let mut indices = operand.indices();
     // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`.
-    if operand.kind.is_resource_range() && !program.model.has_resource_ranges() {
+    if normalised && operand.kind.is_resource_range() && !program.model.has_resource_ranges() {
         if let [id, _, rest @ ..] = indices {
             write_index(out, program, *id);
             for index in rest {

@@ -52,6 +52,7 @@ pub const STAGES: &[Stage] = &[
     stage("read", read),
     stage("disassemble", disassemble),
     stage("reencode", reencode),
+    stage("roundtrip", roundtrip),
 ];
 
 /// Builds a table row (keeps each row on one line after rustfmt).
@@ -83,6 +84,39 @@ fn reencode(blob: &mut Blob<'_>) -> Result<()> {
     };
     let words = dxbc2spirv::tpf::encode_words(program)?;
     first_difference(chunk.data, &words)
+}
+
+/// Prints the program, assembles the text again and encodes it: the tokens must equal the
+/// original chunk's, and printing the assembled program must give the same text.
+fn roundtrip(blob: &mut Blob<'_>) -> Result<()> {
+    let dxbc = blob.dxbc()?;
+    let (Some(program), Some(chunk)) = (&dxbc.program, dxbc.container.program()) else {
+        return Ok(());
+    };
+    let text = disasm::program_text(program);
+    let parsed = dxbc2spirv::asm::parse_program(&text)?;
+    let words = dxbc2spirv::tpf::encode_words(&parsed)?;
+    first_difference(chunk.data, &words)?;
+    let again = disasm::program_text(&parsed);
+    first_line_difference(&text, &again)
+}
+
+/// Compares two texts; the error shows the first differing line of both.
+fn first_line_difference(expected: &str, actual: &str) -> Result<()> {
+    let mut left = expected.lines();
+    let mut right = actual.lines();
+    for number in 1.. {
+        match (left.next(), right.next()) {
+            (None, None) => break,
+            (a, b) if a == b => {}
+            (a, b) => bail!(
+                "printing the assembled program differs at line {number}: {:?} became {:?}",
+                a.unwrap_or("<end>"),
+                b.unwrap_or("<end>")
+            ),
+        }
+    }
+    Ok(())
 }
 
 /// Compares chunk bytes with encoded dwords; the error names the first differing dword.

@@ -1,0 +1,352 @@
+//! The assembler: fxc-style assembly text (what [`crate::disasm`] prints) into an
+//! [`ir::Program`](crate::ir::Program).
+//!
+//! The text is the listing format: `//` comments (skipped; the header tables are read
+//! elsewhere), the version line (`ps_5_0`), then one declaration or instruction per line
+//! (`dcl_immediateConstantBuffer` and `dcl_customdata` blocks may span lines). Names come
+//! from the opcode table ([`crate::tpf::opcodes`]) and the IR's enumerations, so a new
+//! opcode needs no change here.
+//!
+//! The program is built as the decoder builds it: operand value types from the opcode
+//! table (relative addresses `I32`, declared registers `None`), resource operands in SM5.1
+//! form for every model, operands in the same arena order, and each instruction's dword
+//! offset and length. Where the text does not show an encoding choice, the assembler makes
+//! fxc's (see [`crate::disasm::implied`]): encoding the parsed program gives back the bytes
+//! the text was printed from. fxc pads `samplepos` with one zero dword; so does the
+//! assembler, and `{length=N}` after an instruction sets any other length.
+//!
+//! Errors name the line and column and what was expected; no input panics, and relative
+//! addresses nest at most four deep.
+
+mod container;
+mod data;
+mod declaration;
+mod instruction;
+mod layout;
+mod lexer;
+mod mnemonic;
+mod number;
+mod operand;
+mod range;
+
+#[cfg(test)]
+mod error_tests;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Location, Result};
+use crate::ir::{self, Program, ShaderModel, Stage};
+use crate::tpf::opcodes::Opcode;
+use lexer::{Kind, Token};
+
+pub use container::assemble;
+
+/// Parses assembly text into a program and checks it with [`ir::validate`]; every error
+/// names a line and column.
+pub fn parse_program(text: &str) -> Result<Program> {
+    let (program, positions) = parse_located(text)?;
+    ir::validate(&program).map_err(|e| relocate(e, &positions))?;
+    Ok(program)
+}
+
+/// Parses assembly text into a program without [`ir::validate`] (for programs that are
+/// meant to be malformed, such as tests of later stages).
+pub fn parse_program_unchecked(text: &str) -> Result<Program> {
+    parse_located(text).map(|(program, _)| program)
+}
+
+/// Moves an instruction-located error to the instruction's line and column.
+fn relocate(error: Error, positions: &[(u32, u32)]) -> Error {
+    match error.location {
+        Location::Instruction { index, .. } => {
+            let (line, column) = positions.get(index as usize).copied().unwrap_or((1, 1));
+            Error::text(line, column, error.message)
+        }
+        _ => error,
+    }
+}
+
+fn parse_located(text: &str) -> Result<(Program, Vec<(u32, u32)>)> {
+    let tokens = lexer::tokenize(text);
+    let mut parser = Parser {
+        eof: tokens.last().copied().unwrap_or(Token {
+            kind: Kind::Eof,
+            text: "",
+            line: 1,
+            column: 1,
+            spaced: true,
+        }),
+        tokens,
+        pos: 0,
+        program: Program::new(ShaderModel {
+            stage: Stage::Pixel,
+            major: 4,
+            minor: 0,
+        }),
+        positions: Vec::new(),
+        lengths: Vec::new(),
+    };
+    parser.program()?;
+    parser.layout()?;
+    Ok((parser.program, parser.positions))
+}
+
+/// The parser's state: the tokens, a cursor, and the program built so far.
+struct Parser<'a> {
+    tokens: Vec<Token<'a>>,
+    /// The last token (end of text), returned when peeking past the end.
+    eof: Token<'a>,
+    pos: usize,
+    program: Program,
+    /// Line and column of each instruction's first token.
+    positions: Vec<(u32, u32)>,
+    /// Each instruction's length as given by `{length=N}`.
+    lengths: Vec<Option<u32>>,
+}
+
+impl<'a> Parser<'a> {
+    /// The next token.
+    fn peek(&self) -> Token<'a> {
+        self.peek_at(0)
+    }
+
+    /// The token `n` places after the next one.
+    fn peek_at(&self, n: usize) -> Token<'a> {
+        self.pos
+            .checked_add(n)
+            .and_then(|i| self.tokens.get(i))
+            .copied()
+            .unwrap_or(self.eof)
+    }
+
+    /// Takes the next token.
+    fn advance(&mut self) -> Token<'a> {
+        let token = self.peek();
+        if self.pos < self.tokens.len() {
+            self.pos += 1;
+        }
+        token
+    }
+
+    /// An error at a token.
+    fn error_at(&self, token: Token<'_>, message: impl Into<String>) -> Error {
+        Error::text(token.line, token.column, message)
+    }
+
+    /// "expected …, found …" at the next token.
+    fn expected(&self, what: &str) -> Error {
+        let found = self.peek();
+        self.error_at(
+            found,
+            format!("expected {what}, found {}", found.describe()),
+        )
+    }
+
+    /// Takes the punctuation `c`, or fails with "expected '<c>' <context>".
+    fn expect_punct(&mut self, c: char, context: &str) -> Result<Token<'a>> {
+        if self.peek().is(c) {
+            Ok(self.advance())
+        } else {
+            Err(self.expected(&format!("'{c}' {context}")))
+        }
+    }
+
+    /// Takes the punctuation `c` if it is next.
+    fn eat(&mut self, c: char) -> bool {
+        let found = self.peek().is(c);
+        if found {
+            self.advance();
+        }
+        found
+    }
+
+    /// Takes the punctuation `c` if it is next with no space before it.
+    fn eat_unspaced(&mut self, c: char) -> bool {
+        let next = self.peek();
+        let found = next.is(c) && !next.spaced;
+        if found {
+            self.advance();
+        }
+        found
+    }
+
+    /// Takes a name.
+    fn ident(&mut self, what: &str) -> Result<Token<'a>> {
+        if self.peek().kind == Kind::Ident {
+            Ok(self.advance())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    /// Takes the name `word`.
+    fn keyword(&mut self, word: &str, context: &str) -> Result<()> {
+        let next = self.peek();
+        if next.kind == Kind::Ident && next.text == word {
+            self.advance();
+            Ok(())
+        } else {
+            Err(self.expected(&format!("'{word}' {context}")))
+        }
+    }
+
+    /// Takes an unsigned 32-bit number (decimal or `0x` hexadecimal).
+    fn number_u32(&mut self, what: &str) -> Result<u32> {
+        let token = self.peek();
+        if token.kind != Kind::Number {
+            return Err(self.expected(what));
+        }
+        self.advance();
+        number::parse_u32(token.text).ok_or_else(|| {
+            self.error_at(
+                token,
+                format!(
+                    "{} is not {what} (an unsigned 32-bit number)",
+                    token.describe()
+                ),
+            )
+        })
+    }
+
+    /// Takes an unsigned number no larger than `max`.
+    fn number_at_most(&mut self, what: &str, max: u32) -> Result<u32> {
+        let token = self.peek();
+        let value = self.number_u32(what)?;
+        if value > max {
+            return Err(self.error_at(
+                token,
+                format!("{what} {value} is out of range (at most {max})"),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// Takes an optional `-` and a number token: (negative, token).
+    fn signed_number(&mut self, what: &str) -> Result<(bool, Token<'a>)> {
+        let negative = self.eat('-');
+        let token = self.peek();
+        if token.kind != Kind::Number {
+            return Err(self.expected(what));
+        }
+        self.advance();
+        Ok((negative, token))
+    }
+
+    /// Skips line ends.
+    fn skip_newlines(&mut self) {
+        while self.peek().kind == Kind::Newline {
+            self.advance();
+        }
+    }
+
+    /// Requires the end of the statement.
+    fn end_of_line(&mut self, context: &str) -> Result<()> {
+        if self.peek().ends_line() {
+            Ok(())
+        } else {
+            Err(self.expected(&format!("the end of the line {context}")))
+        }
+    }
+
+    /// Parses the whole text.
+    fn program(&mut self) -> Result<()> {
+        self.skip_newlines();
+        self.version()?;
+        self.end_of_line("after the version")?;
+        loop {
+            self.skip_newlines();
+            let start = self.peek();
+            match start.kind {
+                Kind::Eof => return Ok(()),
+                Kind::Ident => {}
+                _ => return Err(self.expected("an instruction or a declaration")),
+            }
+            self.positions.push((start.line, start.column));
+            let mut instruction = if declaration::is_declaration(start.text) {
+                self.declaration()?
+            } else {
+                self.instruction()?
+            };
+            let length = self.statement_annotations(&mut instruction)?;
+            self.end_of_line(&format!("after {}", start.describe()))?;
+            self.program.instructions.push(instruction);
+            self.lengths.push(length);
+        }
+    }
+
+    /// Reads the version line (`ps_5_0`).
+    fn version(&mut self) -> Result<()> {
+        let token = self.ident("the version (e.g. ps_5_0)")?;
+        let bad = |message: String| Err(self.error_at(token, message));
+        let mut parts = token.text.split('_');
+        let (Some(prefix), Some(major), Some(minor), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return bad(format!(
+                "expected the version (e.g. ps_5_0), found {}",
+                token.describe()
+            ));
+        };
+        let Some(stage) = (0..6)
+            .filter_map(Stage::from_program_type)
+            .find(|s| s.prefix() == prefix)
+        else {
+            return bad(format!(
+                "unknown shader stage '{prefix}' (expected ps, vs, gs, hs, ds or cs)"
+            ));
+        };
+        let model = match (major, minor) {
+            ("4", "0") | ("4", "1") | ("5", "0") | ("5", "1") => ShaderModel {
+                stage,
+                major: major.parse().unwrap_or(4),
+                minor: minor.parse().unwrap_or(0),
+            },
+            _ => return bad(format!("shader model {major}.{minor} is not SM4.0–5.1")),
+        };
+        if matches!(stage, Stage::Hull | Stage::Domain) && model.major < 5 {
+            return bad(format!("{prefix} programs need shader model 5"));
+        }
+        self.program = Program::new(model);
+        Ok(())
+    }
+
+    /// Reads the `{unused_control=0x…}` and `{length=N}` annotations at the end of a
+    /// statement; returns the length, if given.
+    fn statement_annotations(&mut self, instruction: &mut ir::Instruction) -> Result<Option<u32>> {
+        let mut length = None;
+        while self.peek().is('{') {
+            let open = self.advance();
+            let key = self.ident("'unused_control' or 'length' after '{'")?;
+            if !matches!(key.text, "unused_control" | "length") {
+                return Err(self.error_at(
+                    key,
+                    format!(
+                        "unknown annotation {} (expected unused_control or length)",
+                        key.describe()
+                    ),
+                ));
+            }
+            self.expect_punct('=', &format!("after '{}'", key.text))?;
+            match key.text {
+                "unused_control" => {
+                    let value = self.number_u32("the control bits")?;
+                    if value & !0x00ff_f800 != 0 {
+                        return Err(self.error_at(
+                            open,
+                            format!("unused control bits {value:#x} lie outside bits 11–23"),
+                        ));
+                    }
+                    if instruction.opcode == Opcode::CustomData {
+                        return Err(self.error_at(open, "custom-data blocks have no control bits"));
+                    }
+                    instruction.unused_control = value;
+                }
+                _ => {
+                    length = Some(self.number_at_most("the instruction length", 127)?);
+                }
+            }
+            self.expect_punct('}', "to close the annotation")?;
+        }
+        Ok(length)
+    }
+}
