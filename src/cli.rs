@@ -38,13 +38,19 @@ enum Command {
     },
     /// Assemble fxc-style assembly text into a DXBC container.
     ///
-    /// Example: dxbc2spirv asm shaders/seeds/store_raw.asm -o store_raw.dxbc
+    /// The input is a listing, or a .shader_test file whose `[... shader asm]` section
+    /// (the first, or the one --section names) is assembled.
+    ///
+    /// Example: dxbc2spirv asm shaders/seeds/store_raw.shader_test -o store_raw.dxbc
     Asm {
-        /// The assembly text, or - for standard input.
+        /// The assembly text or .shader_test file, or - for standard input.
         input: PathBuf,
         /// Where to write the container (- for standard output).
         #[arg(short, long)]
         output: PathBuf,
+        /// Which assembly section of a .shader_test file to assemble (1 = the first).
+        #[arg(long, default_value_t = 1)]
+        section: usize,
     },
 }
 
@@ -81,12 +87,37 @@ fn execute(command: Command) -> Result<()> {
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
             write_output(output.as_deref(), text.as_bytes())
         }
-        Command::Asm { input, output } => {
+        Command::Asm {
+            input,
+            output,
+            section,
+        } => {
             let bytes = read_input(&input)?;
             let text = String::from_utf8(bytes)
                 .with_context(|| format!("{}: not UTF-8 text", input.display()))?;
-            let container =
-                dxbc2spirv::asm::assemble(&text).with_context(|| format!("{}", input.display()))?;
+            let sections = dxbc2spirv::asm::asm_sections(&text);
+            let (listing, place) = if sections.is_empty() {
+                (text.as_str(), input.display().to_string())
+            } else {
+                let chosen = section
+                    .checked_sub(1)
+                    .and_then(|i| sections.get(i))
+                    .with_context(|| {
+                        format!(
+                            "{}: --section {section}: the file has {} assembly section(s)",
+                            input.display(),
+                            sections.len()
+                        )
+                    })?;
+                let place = format!(
+                    "{} {} (line {})",
+                    input.display(),
+                    chosen.header,
+                    chosen.line
+                );
+                (chosen.text.as_str(), place)
+            };
+            let container = dxbc2spirv::asm::assemble(listing).context(place)?;
             write_output(Some(&output), &container)
         }
     }

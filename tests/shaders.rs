@@ -25,33 +25,19 @@ fn shader_test_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The `[… shader asm]` sections of a file, with the line of each header.
+/// The `[… shader asm]` sections of a file.
 fn asm_sections(file: &Path) -> Vec<Section> {
     let text = std::fs::read_to_string(file)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
-    let mut sections = Vec::new();
-    let mut current: Option<Section> = None;
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with('[') {
-            sections.extend(current.take());
-            let header = line.trim().to_string();
-            if header.ends_with(" asm]") && header.contains("shader") {
-                current = Some(Section {
-                    file: file.to_path_buf(),
-                    line: i + 1,
-                    header,
-                    text: String::new(),
-                });
-            }
-        } else if let Some(section) = current.as_mut() {
-            if !line.starts_with('%') {
-                section.text.push_str(line);
-                section.text.push('\n');
-            }
-        }
-    }
-    sections.extend(current);
-    sections
+    dxbc2spirv::asm::asm_sections(&text)
+        .into_iter()
+        .map(|s| Section {
+            file: file.to_path_buf(),
+            line: s.line,
+            header: s.header,
+            text: s.text,
+        })
+        .collect()
 }
 
 fn all_sections() -> Vec<Section> {

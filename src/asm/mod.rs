@@ -28,6 +28,7 @@ mod mnemonic;
 mod number;
 mod operand;
 mod range;
+mod shader_test;
 
 #[cfg(test)]
 mod error_tests;
@@ -40,6 +41,7 @@ use crate::tpf::opcodes::Opcode;
 use lexer::{Kind, Token};
 
 pub use container::assemble;
+pub use shader_test::{asm_sections, AsmSection};
 
 /// Parses assembly text into a program and checks it with [`ir::validate`]; every error
 /// names a line and column.

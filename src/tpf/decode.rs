@@ -600,6 +600,19 @@ impl Decoder<'_> {
         }
     }
 
+    /// Reads a `width`-bit enumeration at `shift` of `token`; unknown codes are errors.
+    fn field_enum<T>(
+        &self,
+        token: u32,
+        shift: u32,
+        width: u32,
+        from_code: fn(u32) -> Option<T>,
+        what: &str,
+    ) -> Result<T> {
+        let code = field(token, shift, width);
+        self.coded(from_code(code), what, code)
+    }
+
     fn coded<T>(&self, value: Option<T>, what: &str, code: u32) -> Result<T> {
         value.ok_or_else(|| self.err(format!("unknown {what} {code}")))
     }
@@ -613,11 +626,12 @@ impl Decoder<'_> {
         let sm51 = self.program.model.has_resource_ranges();
         let declaration = match opcode {
             O::DclResource => {
-                let code = field(token, 11, 5);
-                let dimension = self.coded(
-                    ResourceDimension::from_code(code),
+                let dimension = self.field_enum(
+                    token,
+                    11,
+                    5,
+                    ResourceDimension::from_code,
                     "resource dimension",
-                    code,
                 )?;
                 let (operand, range, extra) = self.resource_decl(instruction, 1)?;
                 Declaration::Resource {
@@ -641,11 +655,12 @@ impl Decoder<'_> {
                 }
             }
             O::DclUavTyped => {
-                let code = field(token, 11, 5);
-                let dimension = self.coded(
-                    ResourceDimension::from_code(code),
+                let dimension = self.field_enum(
+                    token,
+                    11,
+                    5,
+                    ResourceDimension::from_code,
                     "resource dimension",
-                    code,
                 )?;
                 let (operand, range, extra) = self.resource_decl(instruction, 1)?;
                 Declaration::UavTyped {
@@ -695,8 +710,7 @@ impl Decoder<'_> {
                 }
             }
             O::DclSampler => {
-                let code = field(token, 11, 4);
-                let mode = self.coded(SamplerMode::from_code(code), "sampler mode", code)?;
+                let mode = self.field_enum(token, 11, 4, SamplerMode::from_code, "sampler mode")?;
                 let (operand, range, _) = self.resource_decl(instruction, 0)?;
                 Declaration::Sampler {
                     operand,
@@ -711,14 +725,13 @@ impl Decoder<'_> {
                     count: self.next()?,
                 }
             }
-            O::DclGsOutputPrimitiveTopology => {
-                let code = field(token, 11, 6);
-                Declaration::GsOutputTopology(self.coded(
-                    PrimitiveTopology::from_code(code),
-                    "output topology",
-                    code,
-                )?)
-            }
+            O::DclGsOutputPrimitiveTopology => Declaration::GsOutputTopology(self.field_enum(
+                token,
+                11,
+                6,
+                PrimitiveTopology::from_code,
+                "output topology",
+            )?),
             O::DclGsInputPrimitive => {
                 let code = field(token, 11, 6);
                 let primitive = InputPrimitive(code);
@@ -745,9 +758,8 @@ impl Decoder<'_> {
                 }
             }
             O::DclInputPs | O::DclInputPsSgv | O::DclInputPsSiv => {
-                let code = field(token, 11, 4);
                 let interpolation =
-                    self.coded(Interpolation::from_code(code), "interpolation mode", code)?;
+                    self.field_enum(token, 11, 4, Interpolation::from_code, "interpolation mode")?;
                 let (operand, _) = self.decl_operand(instruction)?;
                 let system_value = if opcode == O::DclInputPs {
                     None
@@ -798,30 +810,27 @@ impl Decoder<'_> {
             O::DclOutputControlPointCount => {
                 Declaration::OutputControlPointCount(field(token, 11, 6))
             }
-            O::DclTessDomain => {
-                let code = field(token, 11, 2);
-                Declaration::TessDomain(self.coded(
-                    TessDomain::from_code(code),
-                    "tessellator domain",
-                    code,
-                )?)
-            }
-            O::DclTessPartitioning => {
-                let code = field(token, 11, 3);
-                Declaration::TessPartitioning(self.coded(
-                    TessPartitioning::from_code(code),
-                    "tessellator partitioning",
-                    code,
-                )?)
-            }
-            O::DclTessOutputPrimitive => {
-                let code = field(token, 11, 3);
-                Declaration::TessOutputPrimitive(self.coded(
-                    TessOutputPrimitive::from_code(code),
-                    "tessellator output primitive",
-                    code,
-                )?)
-            }
+            O::DclTessDomain => Declaration::TessDomain(self.field_enum(
+                token,
+                11,
+                2,
+                TessDomain::from_code,
+                "tessellator domain",
+            )?),
+            O::DclTessPartitioning => Declaration::TessPartitioning(self.field_enum(
+                token,
+                11,
+                3,
+                TessPartitioning::from_code,
+                "tessellator partitioning",
+            )?),
+            O::DclTessOutputPrimitive => Declaration::TessOutputPrimitive(self.field_enum(
+                token,
+                11,
+                3,
+                TessOutputPrimitive::from_code,
+                "tessellator output primitive",
+            )?),
             O::DclHsMaxTessFactor => Declaration::HsMaxTessFactor(self.next()?),
             O::DclHsForkPhaseInstanceCount => Declaration::HsForkPhaseInstanceCount(self.next()?),
             O::DclHsJoinPhaseInstanceCount => Declaration::HsJoinPhaseInstanceCount(self.next()?),
