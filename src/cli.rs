@@ -36,6 +36,31 @@ enum Command {
         #[arg(long)]
         ignore_checksum: bool,
     },
+    /// Translate a DXBC container into SPIR-V.
+    ///
+    /// Example: dxbc2spirv translate shader.dxbc -o shader.spv --validate
+    Translate {
+        /// The DXBC file, or - for standard input.
+        input: PathBuf,
+        /// Where to write the SPIR-V (default: standard output; - for standard output).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Write a SPIR-V disassembly instead of the binary.
+        #[arg(long)]
+        text: bool,
+        /// Run spirv-val on the result; a validation failure is an error.
+        #[arg(long)]
+        validate: bool,
+        /// The Vulkan version to target: vulkan1.1, vulkan1.2 or vulkan1.3.
+        #[arg(long, default_value = "vulkan1.3")]
+        target_env: String,
+        /// Leave out debug names.
+        #[arg(long)]
+        strip_debug: bool,
+        /// Accept a container whose checksum does not match.
+        #[arg(long)]
+        ignore_checksum: bool,
+    },
     /// Assemble fxc-style assembly text into a DXBC container.
     ///
     /// The input is a listing, or a .shader_test file whose `[... shader asm]` section
@@ -86,6 +111,43 @@ fn execute(command: Command) -> Result<()> {
                 .with_context(|| format!("{}", input.display()))?;
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
             write_output(output.as_deref(), text.as_bytes())
+        }
+        Command::Translate {
+            input,
+            output,
+            text,
+            validate,
+            target_env,
+            strip_debug,
+            ignore_checksum,
+        } => {
+            let target =
+                dxbc2spirv::spirv::TargetEnv::from_name(&target_env).with_context(|| {
+                    format!("--target-env {target_env}: expected vulkan1.1, vulkan1.2 or vulkan1.3")
+                })?;
+            let bytes = read_input(&input)?;
+            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions { ignore_checksum })
+                .with_context(|| format!("{}", input.display()))?;
+            let options = dxbc2spirv::spirv::Options {
+                target,
+                debug_names: !strip_debug,
+            };
+            let words = dxbc2spirv::translate(&dxbc, &options)
+                .with_context(|| format!("{}", input.display()))?;
+            if validate {
+                validate_spirv(&words, target.name()).with_context(|| {
+                    format!("{}: spirv-val rejected the module", input.display())
+                })?;
+            }
+            let binary: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            if text {
+                let module = rspirv::dr::load_words(&words)
+                    .map_err(|e| anyhow::anyhow!("cannot parse the emitted module: {e}"))?;
+                use rspirv::binary::Disassemble;
+                write_output(output.as_deref(), module.disassemble().as_bytes())
+            } else {
+                write_output(output.as_deref(), &binary)
+            }
         }
         Command::Asm {
             input,
@@ -143,5 +205,24 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         _ => std::io::stdout()
             .write_all(bytes)
             .context("writing standard output"),
+    }
+}
+
+/// Runs `spirv-val` on a module.
+fn validate_spirv(words: &[u32], target_env: &str) -> Result<()> {
+    let path = std::env::temp_dir().join(format!("dxbc2spirv-{}.spv", std::process::id()));
+    let binary: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, binary).context("writing a temporary file for spirv-val")?;
+    let output = std::process::Command::new("spirv-val")
+        .arg("--target-env")
+        .arg(target_env)
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let output = output.context("running spirv-val (install spirv-tools)")?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        anyhow::bail!("{}", String::from_utf8_lossy(&output.stderr).trim())
     }
 }

@@ -41,6 +41,17 @@ pub enum Location {
     },
 }
 
+/// What kind of failure an [`Error`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ErrorKind {
+    /// The input is malformed or breaks a rule of the format.
+    #[default]
+    Invalid,
+    /// The input is valid but uses something the translator does not handle (yet); the
+    /// message names the feature.
+    Unsupported,
+}
+
 /// An error from reading, checking or translating a shader.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
@@ -48,6 +59,8 @@ pub struct Error {
     pub location: Location,
     /// What is wrong, in one sentence without a trailing full stop.
     pub message: String,
+    /// Malformed input or an unsupported feature.
+    pub kind: ErrorKind,
 }
 
 /// The library's result type.
@@ -59,6 +72,16 @@ impl Error {
         Error {
             location,
             message: message.into(),
+            kind: ErrorKind::Invalid,
+        }
+    }
+
+    /// An error for a valid input that uses a feature the translator does not handle.
+    pub fn unsupported(location: Location, message: impl Into<String>) -> Self {
+        Error {
+            location,
+            message: message.into(),
+            kind: ErrorKind::Unsupported,
         }
     }
 

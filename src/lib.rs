@@ -11,9 +11,11 @@ pub mod container;
 pub mod disasm;
 pub mod error;
 pub mod ir;
+pub mod passes;
+pub mod spirv;
 pub mod tpf;
 
-pub use error::{Error, Location, Result};
+pub use error::{Error, ErrorKind, Location, Result};
 
 /// Options for reading a DXBC container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -63,4 +65,20 @@ pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
         reflection,
         program,
     })
+}
+
+/// Translates a read container's program into SPIR-V words.
+pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> {
+    let program = dxbc.program.as_ref().ok_or_else(|| {
+        Error::new(
+            Location::None,
+            if dxbc.is_root_signature() {
+                "the container holds a root signature, not a shader"
+            } else {
+                "the container holds no shader program (no SHDR or SHEX chunk)"
+            },
+        )
+    })?;
+    ir::validate_control_flow(program)?;
+    spirv::translate(program, &dxbc.reflection, options)
 }

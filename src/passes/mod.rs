@@ -1,0 +1,3 @@
+//! Analyses and transformations of the IR, one file per pass, each with its own tests.
+
+pub mod temp_types;

@@ -1,0 +1,112 @@
+//! Type inference for temp registers: which scalar type each component of each `r#` holds.
+//!
+//! DXBC temps are untyped 32-bit registers; the opcode decides how bits are read. Each
+//! component of each temp gets the type most of its reads and writes use (float, int or
+//! uint), so that the emitter stores values in that type and only casts where the program
+//! really reinterprets bits. Untyped moves (`mov`, `movc`, loads) do not vote; a component
+//! with no votes is `uint`.
+
+use crate::ir::{ComponentCount, Index, Operand, Program, RegisterKind, Selection, ValueType};
+use std::collections::HashMap;
+
+/// The inferred type of every temp component that the program uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TempTypes {
+    votes: HashMap<(u32, u8), [u32; 3]>,
+}
+
+/// The type a temp component holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TempType {
+    /// 32-bit float.
+    Float,
+    /// 32-bit signed integer.
+    Int,
+    /// 32-bit unsigned integer (also the type of components no typed instruction touches).
+    Uint,
+}
+
+impl TempTypes {
+    /// The type of component `component` (0–3) of `r{register}`.
+    pub fn get(&self, register: u32, component: u8) -> TempType {
+        match self.votes.get(&(register, component)) {
+            Some([f, i, u]) if f >= i && f >= u && *f > 0 => TempType::Float,
+            Some([_, i, u]) if i > u => TempType::Int,
+            _ => TempType::Uint,
+        }
+    }
+
+    fn vote(&mut self, operand: &Operand, value_type: ValueType) {
+        let slot = match value_type {
+            ValueType::F32 => 0,
+            ValueType::I32 => 1,
+            ValueType::U32 => 2,
+            _ => return,
+        };
+        let Some(register) = operand.indices[0].as_imm32() else {
+            return;
+        };
+        if operand.kind != RegisterKind::Temp || operand.index_count != 1 {
+            return;
+        }
+        for component in components(operand) {
+            self.votes.entry((register, component)).or_default()[slot] += 1;
+        }
+    }
+}
+
+/// The components of an operand that are read or written.
+fn components(operand: &Operand) -> Vec<u8> {
+    match (operand.components, operand.selection) {
+        (ComponentCount::Four, Selection::Mask(mask)) => {
+            (0..4).filter(|c| mask & (1 << c) != 0).collect()
+        }
+        (ComponentCount::Four, Selection::Swizzle(s)) => {
+            let mut v = s.to_vec();
+            v.sort_unstable();
+            v.dedup();
+            v
+        }
+        (ComponentCount::Four, Selection::Select1(c)) => vec![c],
+        _ => vec![0],
+    }
+}
+
+/// Infers the temp types of a program.
+pub fn infer_temp_types(program: &Program) -> TempTypes {
+    let mut types = TempTypes::default();
+    for operand in &program.operands {
+        types.vote(operand, operand.value_type);
+        for index in operand.indices() {
+            if let Index::Relative(id)
+            | Index::Imm32PlusRelative(_, id)
+            | Index::Imm64PlusRelative(_, id) = index
+            {
+                let inner = program.operand(*id);
+                types.vote(inner, ValueType::I32);
+            }
+        }
+    }
+    types
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn majority_type_wins_and_untyped_components_are_uint() {
+        let text = "ps_4_0\ndcl_temps 2\nadd r0.xy, r0.xyxx, r0.xyxx\niadd r0.z, r0.z, l(1)\nmov r1.x, r0.x\nftou r0.w, r0.x\nret\n";
+        let program = crate::asm::parse_program(text).expect("test program assembles");
+        let types = infer_temp_types(&program);
+        assert_eq!(
+            types.get(0, 0),
+            TempType::Float,
+            "r0.x: add reads and writes float"
+        );
+        assert_eq!(types.get(0, 1), TempType::Float, "r0.y");
+        assert_eq!(types.get(0, 2), TempType::Int, "r0.z: iadd");
+        assert_eq!(types.get(0, 3), TempType::Uint, "r0.w: ftou writes uint");
+        assert_eq!(types.get(1, 0), TempType::Uint, "r1.x: only moved");
+    }
+}

@@ -1,0 +1,365 @@
+//! The emitter: module set-up, the walk over declarations and instructions, functions for
+//! subroutines, and the entry point.
+
+use rspirv::dr::Operand as SpvOperand;
+use spirv::{AddressingModel, ExecutionMode, ExecutionModel, MemoryModel, StorageClass, Word};
+use std::collections::HashMap;
+
+use super::flow::Construct;
+use super::module::{built, Module, Scalar};
+use super::Options;
+use crate::container::Reflection;
+use crate::error::{Error, Location, Result};
+use crate::ir::{Declaration, Instruction, Operand, Program, RegisterKind, Stage};
+use crate::passes::temp_types::{infer_temp_types, TempTypes};
+use crate::tpf::opcodes::Opcode;
+
+/// A value in the emitted code: a scalar or a vector of `count` components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Val {
+    /// The SPIR-V id.
+    pub id: Word,
+    /// The component type.
+    pub scalar: Scalar,
+    /// The number of components (1 = scalar).
+    pub count: u32,
+}
+
+/// An indexable temp `x#`: a private array of vectors.
+#[derive(Debug, Clone, Copy)]
+pub struct IndexableTemp {
+    /// The variable.
+    pub var: Word,
+    /// Elements.
+    pub size: u32,
+}
+
+/// The emitter's state.
+pub struct Emitter<'a> {
+    /// The module under construction.
+    pub m: Module,
+    /// The program being translated.
+    pub program: &'a Program,
+    /// Signatures and resource definitions of the container.
+    pub reflection: &'a Reflection,
+    /// Back-end options.
+    pub options: &'a Options,
+    /// Index and dword of the instruction being translated (for errors).
+    pub at: (u32, u32),
+    /// Inferred component types of the temps.
+    pub temp_types: TempTypes,
+    /// Private variables of temp components, created on first use.
+    pub temps: HashMap<(u32, u8), Word>,
+    /// Indexable temps by register.
+    pub indexable: HashMap<u32, IndexableTemp>,
+    /// Module-scope variables, for the entry point's interface.
+    pub globals: Vec<(Word, StorageClass)>,
+    /// Functions of subroutine labels.
+    pub labels: HashMap<u32, Word>,
+    /// The open control-flow constructs of the current function.
+    pub flow: Vec<Construct>,
+    /// Whether the selected block is still open (not terminated).
+    pub block_open: bool,
+    /// Execution modes to declare on the entry point.
+    pub modes: Vec<(ExecutionMode, Vec<u32>)>,
+    /// State of the I/O lowering.
+    pub io: super::io::IoState,
+    /// State of the resource lowering.
+    pub res: super::resources::ResourceState,
+}
+
+impl<'a> Emitter<'a> {
+    /// Translates a whole program.
+    pub fn run(
+        program: &'a Program,
+        reflection: &'a Reflection,
+        options: &'a Options,
+    ) -> Result<Vec<u32>> {
+        let stage = program.model.stage;
+        if matches!(stage, Stage::Geometry | Stage::Hull | Stage::Domain) {
+            return Err(Error::unsupported(
+                Location::None,
+                format!(
+                    "{} shaders are not translated yet (geometry and tessellation support)",
+                    stage.prefix()
+                ),
+            ));
+        }
+        let mut e = Emitter {
+            m: Module::new(),
+            program,
+            reflection,
+            options,
+            at: (0, 0),
+            temp_types: infer_temp_types(program),
+            temps: HashMap::new(),
+            indexable: HashMap::new(),
+            globals: Vec::new(),
+            labels: HashMap::new(),
+            flow: Vec::new(),
+            block_open: false,
+            modes: Vec::new(),
+            io: Default::default(),
+            res: Default::default(),
+        };
+        let (major, minor) = options.target.spirv_version();
+        e.m.b.set_version(major, minor);
+        e.m.capability(spirv::Capability::Shader);
+        e.declarations()?;
+        let entry = e.functions()?;
+        e.entry_point(entry)?;
+        e.m.finish_header();
+        let module = std::mem::take(&mut e.m).b.module();
+        use rspirv::binary::Assemble;
+        Ok(module.assemble())
+    }
+
+    /// An error at the current instruction.
+    pub fn err(&self, message: impl Into<String>) -> Error {
+        Error::instruction(self.at.0, self.at.1, message)
+    }
+
+    /// An "unsupported" error at the current instruction.
+    pub fn unsupported(&self, message: impl Into<String>) -> Error {
+        Error::unsupported(
+            Location::Instruction {
+                index: self.at.0,
+                dword: self.at.1,
+            },
+            message,
+        )
+    }
+
+    /// Records a module-scope variable.
+    pub fn global(&mut self, pointee: Word, class: StorageClass, name: Option<String>) -> Word {
+        let id = self.m.global_variable(pointee, class);
+        self.globals.push((id, class));
+        if let (Some(name), true) = (name, self.options.debug_names) {
+            self.m.b.name(id, name);
+        }
+        id
+    }
+
+    fn set_at(&mut self, index: usize, instruction: &Instruction) {
+        self.at = (index as u32, instruction.dword);
+    }
+
+    /// Processes every declaration before any code is emitted.
+    fn declarations(&mut self) -> Result<()> {
+        for (index, instruction) in self.program.instructions.iter().enumerate() {
+            let Some(declaration) = &instruction.declaration else {
+                continue;
+            };
+            self.set_at(index, instruction);
+            self.declaration(instruction, declaration)?;
+        }
+        Ok(())
+    }
+
+    fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
+        match declaration {
+            Declaration::GlobalFlags(_) | Declaration::Temps(_) => Ok(()),
+            Declaration::IndexableTemp {
+                register,
+                size,
+                components,
+            } => self.declare_indexable(*register, *size, *components),
+            Declaration::ThreadGroup([x, y, z]) => {
+                self.modes
+                    .push((ExecutionMode::LocalSize, vec![*x, *y, *z]));
+                Ok(())
+            }
+            Declaration::Signature { .. } | Declaration::IndexRange { .. } => {
+                self.declare_io(instruction, declaration)
+            }
+            _ => self.declare_resource(instruction, declaration),
+        }
+    }
+
+    /// Emits the main function and one function per subroutine label; returns the main
+    /// function's id.
+    fn functions(&mut self) -> Result<Word> {
+        let void = self.m.void();
+        let fn_type = self.m.void_function();
+        for instruction in &self.program.instructions {
+            if instruction.opcode == Opcode::Label {
+                let label = self.label_of(instruction)?;
+                let id = self.m.b.id();
+                self.labels.insert(label, id);
+            }
+        }
+        let main = built(self.m.b.begin_function(
+            void,
+            None,
+            spirv::FunctionControl::NONE,
+            fn_type,
+        ))?;
+        built(self.m.b.begin_block(None))?;
+        self.block_open = true;
+        self.io_prologue()?;
+        for (index, instruction) in self.program.instructions.iter().enumerate() {
+            if instruction.declaration.is_some() {
+                continue;
+            }
+            self.set_at(index, instruction);
+            if instruction.opcode == Opcode::Label {
+                self.end_function()?;
+                let label = self.label_of(instruction)?;
+                let id = self.labels.get(&label).copied();
+                built(
+                    self.m
+                        .b
+                        .begin_function(void, id, spirv::FunctionControl::NONE, fn_type),
+                )?;
+                built(self.m.b.begin_block(None))?;
+                self.block_open = true;
+                continue;
+            }
+            self.instruction(instruction)?;
+        }
+        self.end_function()?;
+        Ok(main)
+    }
+
+    fn label_of(&self, instruction: &Instruction) -> Result<u32> {
+        self.program
+            .srcs(instruction)
+            .first()
+            .and_then(|o| o.indices[0].as_imm32())
+            .ok_or_else(|| self.err("a label needs an immediate label number"))
+    }
+
+    fn end_function(&mut self) -> Result<()> {
+        if !self.flow.is_empty() {
+            return Err(self.err("a function ends inside an open if, loop or switch"));
+        }
+        if self.block_open {
+            self.function_exit()?;
+            built(self.m.b.ret())?;
+            self.block_open = false;
+        }
+        built(self.m.b.end_function())
+    }
+
+    /// Emits one instruction.
+    fn instruction(&mut self, instruction: &Instruction) -> Result<()> {
+        let structural = matches!(
+            instruction.opcode,
+            Opcode::Case
+                | Opcode::Default
+                | Opcode::Else
+                | Opcode::EndIf
+                | Opcode::EndLoop
+                | Opcode::EndSwitch
+        );
+        if !structural {
+            self.ensure_block()?;
+            self.note_case_code();
+        }
+        if self.flow_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.alu_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.resource_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.io_instruction(instruction)? {
+            return Ok(());
+        }
+        Err(self.unsupported(format!(
+            "{} is not translated yet",
+            instruction.opcode.name()
+        )))
+    }
+
+    /// Starts a fresh block when the previous one was terminated (code after `ret`,
+    /// `break` or `continue` is unreachable but must still sit in a block).
+    pub fn ensure_block(&mut self) -> Result<()> {
+        if !self.block_open {
+            built(self.m.b.begin_block(None))?;
+            self.block_open = true;
+        }
+        Ok(())
+    }
+
+    fn entry_point(&mut self, main: Word) -> Result<()> {
+        let model = match self.program.model.stage {
+            Stage::Vertex => ExecutionModel::Vertex,
+            Stage::Pixel => ExecutionModel::Fragment,
+            Stage::Compute => ExecutionModel::GLCompute,
+            other => {
+                return Err(Error::unsupported(
+                    Location::None,
+                    format!("{} shaders are not translated yet", other.prefix()),
+                ))
+            }
+        };
+        if model == ExecutionModel::Fragment {
+            self.modes.push((ExecutionMode::OriginUpperLeft, vec![]));
+        }
+        if model == ExecutionModel::GLCompute
+            && !self
+                .modes
+                .iter()
+                .any(|(m, _)| *m == ExecutionMode::LocalSize)
+        {
+            return Err(Error::new(
+                Location::None,
+                "a compute shader needs dcl_thread_group",
+            ));
+        }
+        let (major, minor) = self.options.target.spirv_version();
+        let all_globals = (major, minor) >= (1, 4);
+        let interface: Vec<Word> = self
+            .globals
+            .iter()
+            .filter(|(_, class)| {
+                all_globals || matches!(class, StorageClass::Input | StorageClass::Output)
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        self.m
+            .b
+            .memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
+        self.m.b.entry_point(model, main, "main", interface);
+        for (mode, operands) in std::mem::take(&mut self.modes) {
+            self.m.b.execution_mode(main, mode, operands);
+        }
+        Ok(())
+    }
+
+    /// The operand arena entry for a declaration's operand.
+    pub fn operand(&self, id: crate::ir::OperandId) -> &'a Operand {
+        self.program.operand(id)
+    }
+
+    /// Decorates an id.
+    pub fn decorate(&mut self, id: Word, decoration: spirv::Decoration, operands: &[u32]) {
+        self.m.b.decorate(
+            id,
+            decoration,
+            operands.iter().map(|&v| SpvOperand::LiteralBit32(v)),
+        );
+    }
+
+    /// Returns whether a register kind is one the I/O lowering owns.
+    pub fn is_io_register(kind: RegisterKind) -> bool {
+        !matches!(
+            kind,
+            RegisterKind::Temp
+                | RegisterKind::IndexableTemp
+                | RegisterKind::Immediate32
+                | RegisterKind::Immediate64
+                | RegisterKind::ConstantBuffer
+                | RegisterKind::ImmediateConstantBuffer
+                | RegisterKind::Resource
+                | RegisterKind::Sampler
+                | RegisterKind::UnorderedAccessView
+                | RegisterKind::ThreadGroupSharedMemory
+                | RegisterKind::Null
+                | RegisterKind::Label
+        )
+    }
+}

@@ -1,0 +1,316 @@
+//! The SPIR-V module under construction: rspirv's builder plus caches of types and constants,
+//! and the capabilities and extensions the module turns out to use.
+
+use rspirv::dr::{Builder, Operand as SpvOperand};
+use spirv::{Capability, StorageClass, Word};
+use std::collections::{BTreeSet, HashMap};
+
+use crate::error::{Error, Location, Result};
+
+/// A scalar type of the emitted code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scalar {
+    /// 32-bit float.
+    F32,
+    /// 32-bit signed integer.
+    I32,
+    /// 32-bit unsigned integer.
+    U32,
+    /// Boolean.
+    Bool,
+    /// 64-bit float.
+    F64,
+}
+
+/// A type key for the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum TypeKey {
+    Void,
+    Scalar(Scalar),
+    Vector(Scalar, u32),
+    Pointer(u32, Word),
+    Function(Word),
+    Array(Word, u32),
+    RuntimeArray(Word),
+}
+
+/// The module under construction.
+pub struct Module {
+    /// rspirv's builder; instructions go into its selected block.
+    pub b: Builder,
+    types: HashMap<TypeKey, Word>,
+    constants: HashMap<(Word, u64), Word>,
+    composites: HashMap<(Word, Vec<Word>), Word>,
+    capabilities: BTreeSet<u32>,
+    extensions: BTreeSet<String>,
+    glsl: Option<Word>,
+    /// Array types decorated with an ArrayStride.
+    strided: BTreeSet<Word>,
+    /// Block structs by (member type, read-only).
+    blocks: HashMap<(Word, bool), Word>,
+}
+
+/// Converts an rspirv builder error into an internal error.
+pub fn built<T>(result: std::result::Result<T, rspirv::dr::Error>) -> Result<T> {
+    result.map_err(|e| {
+        Error::new(
+            Location::None,
+            format!("internal SPIR-V builder error: {e}"),
+        )
+    })
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Self {
+        Module {
+            b: Builder::new(),
+            types: HashMap::new(),
+            constants: HashMap::new(),
+            composites: HashMap::new(),
+            capabilities: BTreeSet::new(),
+            extensions: BTreeSet::new(),
+            glsl: None,
+            strided: BTreeSet::new(),
+            blocks: HashMap::new(),
+        }
+    }
+
+    /// Declares that the module uses a capability.
+    pub fn capability(&mut self, capability: Capability) {
+        self.capabilities.insert(capability as u32);
+    }
+
+    /// Declares that the module uses an extension.
+    pub fn extension(&mut self, name: &str) {
+        self.extensions.insert(name.to_string());
+    }
+
+    /// The capabilities and extensions used, to be written into the module header.
+    pub fn finish_header(&mut self) {
+        let capabilities: Vec<u32> = self.capabilities.iter().copied().collect();
+        for code in capabilities {
+            if let Some(capability) = Capability::from_u32(code) {
+                self.b.capability(capability);
+            }
+        }
+        let extensions: Vec<String> = self.extensions.iter().cloned().collect();
+        for name in extensions {
+            self.b.extension(name);
+        }
+    }
+
+    /// The GLSL.std.450 extended instruction set.
+    pub fn glsl(&mut self) -> Word {
+        match self.glsl {
+            Some(id) => id,
+            None => {
+                let id = self.b.ext_inst_import("GLSL.std.450");
+                self.glsl = Some(id);
+                id
+            }
+        }
+    }
+
+    fn cached(&mut self, key: TypeKey, make: impl FnOnce(&mut Builder) -> Word) -> Word {
+        if let Some(&id) = self.types.get(&key) {
+            return id;
+        }
+        let id = make(&mut self.b);
+        self.types.insert(key, id);
+        id
+    }
+
+    /// `void`.
+    pub fn void(&mut self) -> Word {
+        self.cached(TypeKey::Void, |b| b.type_void())
+    }
+
+    /// A scalar type.
+    pub fn scalar(&mut self, scalar: Scalar) -> Word {
+        if scalar == Scalar::F64 {
+            self.capability(Capability::Float64);
+        }
+        self.cached(TypeKey::Scalar(scalar), |b| match scalar {
+            Scalar::F32 => b.type_float(32, None),
+            Scalar::F64 => b.type_float(64, None),
+            Scalar::I32 => b.type_int(32, 1),
+            Scalar::U32 => b.type_int(32, 0),
+            Scalar::Bool => b.type_bool(),
+        })
+    }
+
+    /// A scalar (`count` = 1) or vector type.
+    pub fn vector(&mut self, scalar: Scalar, count: u32) -> Word {
+        let element = self.scalar(scalar);
+        if count <= 1 {
+            return element;
+        }
+        self.cached(TypeKey::Vector(scalar, count), |b| {
+            b.type_vector(element, count)
+        })
+    }
+
+    /// A pointer type.
+    pub fn pointer(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.cached(TypeKey::Pointer(class as u32, pointee), |b| {
+            b.type_pointer(None, class, pointee)
+        })
+    }
+
+    /// A function type returning void with no parameters.
+    pub fn void_function(&mut self) -> Word {
+        let void = self.void();
+        self.cached(TypeKey::Function(void), |b| b.type_function(void, []))
+    }
+
+    /// A fixed-size array type (`length` elements).
+    pub fn array(&mut self, element: Word, length: u32) -> Word {
+        let length_id = self.constant_u32(length);
+        self.cached(TypeKey::Array(element, length), |b| {
+            b.type_array(element, length_id)
+        })
+    }
+
+    /// A fixed-size array type with an ArrayStride decoration (for buffer blocks).
+    pub fn strided_array(&mut self, element: Word, length: u32, stride: u32) -> Word {
+        // Strided arrays get their own ids so that unstrided uses of the same shape
+        // (private arrays) stay undecorated.
+        let length_id = self.constant_u32(length);
+        let key = TypeKey::Array(element, length | 0x8000_0000);
+        let id = self.cached(key, |b| b.type_array(element, length_id));
+        self.decorate_stride(id, stride);
+        id
+    }
+
+    /// A runtime array type with an ArrayStride decoration.
+    pub fn runtime_array(&mut self, element: Word, stride: u32) -> Word {
+        let id = self.cached(TypeKey::RuntimeArray(element), |b| {
+            b.type_runtime_array(element)
+        });
+        self.decorate_stride(id, stride);
+        id
+    }
+
+    fn decorate_stride(&mut self, id: Word, stride: u32) {
+        if self.strided.insert(id) {
+            self.b.decorate(
+                id,
+                spirv::Decoration::ArrayStride,
+                [SpvOperand::LiteralBit32(stride)],
+            );
+        }
+    }
+
+    /// A `Block` struct with one member at offset 0 (`NonWritable` when `readonly`). Each
+    /// (member, read-only) pair gets its own struct so decorations never clash.
+    pub fn block(&mut self, member: Word, readonly: bool) -> Word {
+        if let Some(&id) = self.blocks.get(&(member, readonly)) {
+            return id;
+        }
+        let id = self.b.id();
+        self.b.type_struct_id(Some(id), [member]);
+        self.b.decorate(id, spirv::Decoration::Block, []);
+        self.b.member_decorate(
+            id,
+            0,
+            spirv::Decoration::Offset,
+            [SpvOperand::LiteralBit32(0)],
+        );
+        if readonly {
+            self.b
+                .member_decorate(id, 0, spirv::Decoration::NonWritable, []);
+        }
+        self.blocks.insert((member, readonly), id);
+        id
+    }
+
+    /// A 32-bit constant of a scalar type, by bits.
+    pub fn constant_bits(&mut self, scalar: Scalar, bits: u32) -> Word {
+        let ty = self.scalar(scalar);
+        if scalar == Scalar::Bool {
+            let key = (ty, (bits != 0) as u64);
+            if let Some(&id) = self.constants.get(&key) {
+                return id;
+            }
+            let id = if bits != 0 {
+                self.b.constant_true(ty)
+            } else {
+                self.b.constant_false(ty)
+            };
+            self.constants.insert(key, id);
+            return id;
+        }
+        if scalar == Scalar::F64 {
+            return self.constant_f64_bits(bits as u64);
+        }
+        let key = (ty, bits as u64);
+        if let Some(&id) = self.constants.get(&key) {
+            return id;
+        }
+        let id = self.b.constant_bit32(ty, bits);
+        self.constants.insert(key, id);
+        id
+    }
+
+    /// A 64-bit float constant, by bits.
+    pub fn constant_f64_bits(&mut self, bits: u64) -> Word {
+        let ty = self.scalar(Scalar::F64);
+        if let Some(&id) = self.constants.get(&(ty, bits)) {
+            return id;
+        }
+        let id = self.b.constant_bit64(ty, bits);
+        self.constants.insert((ty, bits), id);
+        id
+    }
+
+    /// A `uint` constant.
+    pub fn constant_u32(&mut self, value: u32) -> Word {
+        self.constant_bits(Scalar::U32, value)
+    }
+
+    /// A constant vector (or scalar when there is one part) of 32-bit bit patterns.
+    pub fn constant_vector(&mut self, scalar: Scalar, bits: &[u32]) -> Word {
+        let parts: Vec<Word> = bits
+            .iter()
+            .map(|&b| self.constant_bits(scalar, b))
+            .collect();
+        self.constant_composite_of(scalar, parts)
+    }
+
+    /// A constant vector whose parts are constant ids (a scalar when there is one part).
+    pub fn constant_composite_of(&mut self, scalar: Scalar, parts: Vec<Word>) -> Word {
+        if parts.len() == 1 {
+            return parts[0];
+        }
+        let ty = self.vector(scalar, parts.len() as u32);
+        let key = (ty, parts.clone());
+        if let Some(&id) = self.composites.get(&key) {
+            return id;
+        }
+        let id = self.b.constant_composite(ty, parts);
+        self.composites.insert(key, id);
+        id
+    }
+
+    /// A module-scope variable (`OpVariable` among the global values, whatever block is
+    /// selected).
+    pub fn global_variable(&mut self, pointee: Word, class: StorageClass) -> Word {
+        let pointer = self.pointer(class, pointee);
+        let id = self.b.id();
+        let inst = rspirv::dr::Instruction::new(
+            spirv::Op::Variable,
+            Some(pointer),
+            Some(id),
+            vec![SpvOperand::StorageClass(class)],
+        );
+        self.b.module_mut().types_global_values.push(inst);
+        id
+    }
+}
+
+impl Default for Module {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,417 @@
+//! Reading and writing operands: component selection, source modifiers, saturation, casts
+//! between the scalar types, temps and indexable temps, and relative addresses.
+
+use spirv::{StorageClass, Word};
+
+use super::emitter::{Emitter, IndexableTemp, Val};
+use super::module::{built, Scalar};
+use crate::error::Result;
+use crate::ir::{ComponentCount, Index, Modifier, Operand, RegisterKind, Selection};
+use crate::passes::temp_types::TempType;
+
+/// GLSL.std.450 instruction numbers used here.
+pub mod glsl {
+    /// FAbs
+    pub const FABS: u32 = 4;
+    /// SAbs
+    pub const SABS: u32 = 5;
+    /// NMin
+    pub const NMIN: u32 = 79;
+    /// NMax
+    pub const NMAX: u32 = 80;
+}
+
+/// The components a destination mask selects, in order.
+pub fn mask_components(mask: u8) -> impl Iterator<Item = u8> {
+    (0..4u8).filter(move |c| mask & (1 << c) != 0)
+}
+
+impl Emitter<'_> {
+    /// The scalar type of a temp component.
+    fn temp_scalar(&self, register: u32, component: u8) -> Scalar {
+        match self.temp_types.get(register, component) {
+            TempType::Float => Scalar::F32,
+            TempType::Int => Scalar::I32,
+            TempType::Uint => Scalar::U32,
+        }
+    }
+
+    /// The private variable of a temp component.
+    fn temp_variable(&mut self, register: u32, component: u8) -> (Word, Scalar) {
+        let scalar = self.temp_scalar(register, component);
+        if let Some(&var) = self.temps.get(&(register, component)) {
+            return (var, scalar);
+        }
+        let ty = self.m.scalar(scalar);
+        let name = format!(
+            "r{register}.{}",
+            ['x', 'y', 'z', 'w'][component as usize & 3]
+        );
+        let var = self.global(ty, StorageClass::Private, Some(name));
+        self.temps.insert((register, component), var);
+        (var, scalar)
+    }
+
+    /// Declares `x#[size]` with `components` components per element.
+    pub fn declare_indexable(&mut self, register: u32, size: u32, components: u32) -> Result<()> {
+        if size == 0 || !(1..=4).contains(&components) {
+            return Err(self.err(format!(
+                "dcl_indexableTemp x{register}[{size}], {components} is not a valid size"
+            )));
+        }
+        let element = self.m.vector(Scalar::U32, 4);
+        let array = self.m.array(element, size);
+        let var = self.global(array, StorageClass::Private, Some(format!("x{register}")));
+        self.indexable.insert(register, IndexableTemp { var, size });
+        Ok(())
+    }
+
+    /// Converts a value between scalar types: bitcasts between the 32-bit types, booleans to
+    /// and from D3D's all-ones/zero masks.
+    pub fn cast(&mut self, value: Val, to: Scalar) -> Result<Val> {
+        if value.scalar == to {
+            return Ok(value);
+        }
+        let ty = self.m.vector(to, value.count);
+        let id = match (value.scalar, to) {
+            (Scalar::Bool, _) => {
+                let ones = self.splat_bits(to, u32::MAX, value.count);
+                let zero = self.splat_bits(to, 0, value.count);
+                built(self.m.b.select(ty, None, value.id, ones, zero))?
+            }
+            (_, Scalar::Bool) => {
+                let as_uint = self.cast(value, Scalar::U32)?;
+                let zero = self.splat_bits(Scalar::U32, 0, value.count);
+                built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
+            }
+            (Scalar::F64, _) | (_, Scalar::F64) => {
+                return Err(self.unsupported("double-precision values are not translated yet"))
+            }
+            _ => built(self.m.b.bitcast(ty, None, value.id))?,
+        };
+        Ok(Val {
+            id,
+            scalar: to,
+            count: value.count,
+        })
+    }
+
+    /// A constant with every component set to the same bits.
+    pub fn splat_bits(&mut self, scalar: Scalar, bits: u32, count: u32) -> Word {
+        let parts = vec![bits; count as usize];
+        self.m.constant_vector(scalar, &parts)
+    }
+
+    /// Builds a vector from scalars of one type (or returns the scalar).
+    pub fn compose(&mut self, scalar: Scalar, parts: &[Word]) -> Result<Val> {
+        let count = parts.len() as u32;
+        if count == 1 {
+            return Ok(Val {
+                id: parts[0],
+                scalar,
+                count,
+            });
+        }
+        let ty = self.m.vector(scalar, count);
+        let id = built(
+            self.m
+                .b
+                .composite_construct(ty, None, parts.iter().copied()),
+        )?;
+        Ok(Val { id, scalar, count })
+    }
+
+    /// Component `i` of a value (the value itself when it is a scalar).
+    pub fn extract(&mut self, value: Val, i: u32) -> Result<Val> {
+        if value.count == 1 {
+            return Ok(value);
+        }
+        let ty = self.m.scalar(value.scalar);
+        let id = built(self.m.b.composite_extract(ty, None, value.id, [i]))?;
+        Ok(Val {
+            id,
+            scalar: value.scalar,
+            count: 1,
+        })
+    }
+
+    /// The operand component read for result component `i`.
+    fn selected(operand: &Operand, component: u8) -> u8 {
+        match (operand.components, operand.selection) {
+            (ComponentCount::Four, Selection::Swizzle(s)) => s[component as usize & 3],
+            (ComponentCount::Four, Selection::Select1(c)) => c,
+            (ComponentCount::Four, Selection::Mask(_)) => component,
+            _ => 0,
+        }
+    }
+
+    /// Reads a source operand as `scalar`, one result component per set bit of `mask`
+    /// (the destination's write mask), with swizzle and modifiers applied.
+    pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
+        let mut parts = Vec::with_capacity(4);
+        for component in mask_components(mask) {
+            let from = Self::selected(operand, component);
+            let raw = self.load_component(operand, from)?;
+            let value = self.cast(raw, scalar)?;
+            parts.push(value.id);
+        }
+        if parts.is_empty() {
+            return Err(self.err("an operand is read with an empty mask"));
+        }
+        let value = self.compose(scalar, &parts)?;
+        self.modify(value, operand.modifier)
+    }
+
+    /// Reads component `component` of a source operand, with its modifier, as `scalar`.
+    pub fn load_scalar(&mut self, operand: &Operand, scalar: Scalar) -> Result<Val> {
+        self.load(operand, scalar, 1)
+    }
+
+    /// Applies a source modifier.
+    pub fn modify(&mut self, value: Val, modifier: Modifier) -> Result<Val> {
+        if modifier == Modifier::None {
+            return Ok(value);
+        }
+        let ty = self.m.vector(value.scalar, value.count);
+        let glsl = self.m.glsl();
+        let (abs, neg) = match modifier {
+            Modifier::None => (false, false),
+            Modifier::Neg => (false, true),
+            Modifier::Abs => (true, false),
+            Modifier::AbsNeg => (true, true),
+        };
+        let mut id = value.id;
+        match value.scalar {
+            Scalar::F32 | Scalar::F64 => {
+                if abs {
+                    id = built(self.m.b.ext_inst(
+                        ty,
+                        None,
+                        glsl,
+                        glsl::FABS,
+                        [rspirv::dr::Operand::IdRef(id)],
+                    ))?;
+                }
+                if neg {
+                    id = built(self.m.b.f_negate(ty, None, id))?;
+                }
+            }
+            Scalar::I32 | Scalar::U32 => {
+                if abs {
+                    id = built(self.m.b.ext_inst(
+                        ty,
+                        None,
+                        glsl,
+                        glsl::SABS,
+                        [rspirv::dr::Operand::IdRef(id)],
+                    ))?;
+                }
+                if neg {
+                    id = built(self.m.b.s_negate(ty, None, id))?;
+                }
+            }
+            Scalar::Bool => return Err(self.err("a modifier on a boolean value")),
+        }
+        Ok(Val { id, ..value })
+    }
+
+    /// Reads one component of a register, in the register's own type.
+    pub fn load_component(&mut self, operand: &Operand, component: u8) -> Result<Val> {
+        match operand.kind {
+            RegisterKind::Immediate32 => {
+                let bits = match operand.components {
+                    ComponentCount::One => operand.values[0],
+                    _ => operand.values[component as usize & 3],
+                };
+                let id = self.m.constant_bits(Scalar::U32, bits);
+                Ok(Val {
+                    id,
+                    scalar: Scalar::U32,
+                    count: 1,
+                })
+            }
+            RegisterKind::Temp => {
+                let register = self.immediate_index(operand, 0)?;
+                let (var, scalar) = self.temp_variable(register, component);
+                let ty = self.m.scalar(scalar);
+                let id = built(self.m.b.load(ty, None, var, None, []))?;
+                Ok(Val {
+                    id,
+                    scalar,
+                    count: 1,
+                })
+            }
+            RegisterKind::IndexableTemp => self.load_indexable(operand, component),
+            RegisterKind::Immediate64 => {
+                Err(self.unsupported("double-precision immediates are not translated yet"))
+            }
+            RegisterKind::ConstantBuffer | RegisterKind::ImmediateConstantBuffer => {
+                self.load_buffer_component(operand, component)
+            }
+            kind if Self::is_io_register(kind) => self.load_io_component(operand, component),
+            kind => Err(self.err(format!("{} cannot be read as a value", kind.name()))),
+        }
+    }
+
+    /// Writes a value into a destination operand's masked components (in order); `_sat`
+    /// clamps floats to [0, 1] with NaN becoming 0.
+    pub fn store(&mut self, operand: &Operand, value: Val, saturate: bool) -> Result<()> {
+        if operand.kind == RegisterKind::Null {
+            return Ok(());
+        }
+        let value = if saturate {
+            self.saturate(value)?
+        } else {
+            value
+        };
+        let mask = operand.mask();
+        for (i, component) in mask_components(mask).enumerate() {
+            let part = self.extract(value, (i as u32).min(value.count - 1))?;
+            self.store_component(operand, component, part)?;
+        }
+        Ok(())
+    }
+
+    /// Clamps floats to [0, 1]; NaN becomes 0 (`NMin(NMax(x, 0), 1)`).
+    pub fn saturate(&mut self, value: Val) -> Result<Val> {
+        if value.scalar != Scalar::F32 {
+            return Ok(value);
+        }
+        let ty = self.m.vector(Scalar::F32, value.count);
+        let zero = self.splat_bits(Scalar::F32, 0, value.count);
+        let one = self.splat_bits(Scalar::F32, 1.0f32.to_bits(), value.count);
+        let glsl = self.m.glsl();
+        use rspirv::dr::Operand::IdRef;
+        let low =
+            built(
+                self.m
+                    .b
+                    .ext_inst(ty, None, glsl, glsl::NMAX, [IdRef(value.id), IdRef(zero)]),
+            )?;
+        let id = built(
+            self.m
+                .b
+                .ext_inst(ty, None, glsl, glsl::NMIN, [IdRef(low), IdRef(one)]),
+        )?;
+        Ok(Val { id, ..value })
+    }
+
+    /// Writes one component of a register.
+    pub fn store_component(&mut self, operand: &Operand, component: u8, value: Val) -> Result<()> {
+        match operand.kind {
+            RegisterKind::Temp => {
+                let register = self.immediate_index(operand, 0)?;
+                let (var, scalar) = self.temp_variable(register, component);
+                let value = self.cast(value, scalar)?;
+                built(self.m.b.store(var, value.id, None, []))
+            }
+            RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
+            RegisterKind::Null => Ok(()),
+            kind if Self::is_io_register(kind) => {
+                self.store_io_component(operand, component, value)
+            }
+            kind => Err(self.err(format!("{} cannot be written", kind.name()))),
+        }
+    }
+
+    /// The immediate value of index `i` of an operand (an error when it is relative).
+    pub fn immediate_index(&self, operand: &Operand, i: usize) -> Result<u32> {
+        operand
+            .indices()
+            .get(i)
+            .and_then(|index| index.as_imm32())
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{} needs an immediate index here",
+                    operand.kind.name()
+                ))
+            })
+    }
+
+    /// Evaluates an index (immediate, relative, or both) as a `uint` value.
+    pub fn index_value(&mut self, index: Index) -> Result<Word> {
+        let relative = match index.relative() {
+            Some(id) => {
+                let operand = *self.program.operand(id);
+                Some(self.load_scalar(&operand, Scalar::U32)?.id)
+            }
+            None => None,
+        };
+        let immediate = index.immediate();
+        if immediate > u32::MAX as u64 {
+            return Err(self.err("a 64-bit register index does not fit 32 bits"));
+        }
+        let constant = self.m.constant_u32(immediate as u32);
+        match relative {
+            None => Ok(constant),
+            Some(r) if immediate == 0 => Ok(r),
+            Some(r) => {
+                let ty = self.m.scalar(Scalar::U32);
+                built(self.m.b.i_add(ty, None, r, constant))
+            }
+        }
+    }
+
+    fn indexable_of(&self, operand: &Operand) -> Result<IndexableTemp> {
+        let register = self.immediate_index(operand, 0)?;
+        self.indexable
+            .get(&register)
+            .copied()
+            .ok_or_else(|| self.err(format!("x{register} is not declared")))
+    }
+
+    /// The element pointer of `x#[i]` with the index clamped into range, and whether the
+    /// original index was in range (a bool id), for bounds-checked access.
+    fn indexable_element(&mut self, operand: &Operand) -> Result<(Word, Word, IndexableTemp)> {
+        let temp = self.indexable_of(operand)?;
+        let index = operand
+            .indices()
+            .get(1)
+            .copied()
+            .ok_or_else(|| self.err("x# needs an element index"))?;
+        let index = self.index_value(index)?;
+        let uint = self.m.scalar(Scalar::U32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let size = self.m.constant_u32(temp.size);
+        let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
+        let zero = self.m.constant_u32(0);
+        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let element = self.m.vector(Scalar::U32, 4);
+        let pointer = self.m.pointer(StorageClass::Private, element);
+        let ptr = built(self.m.b.access_chain(pointer, None, temp.var, [clamped]))?;
+        Ok((ptr, in_range, temp))
+    }
+
+    /// Reads one component of `x#[i]`; out-of-range elements read as 0.
+    fn load_indexable(&mut self, operand: &Operand, component: u8) -> Result<Val> {
+        let (ptr, in_range, _) = self.indexable_element(operand)?;
+        let uint = self.m.scalar(Scalar::U32);
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let element = built(self.m.b.load(vec4, None, ptr, None, []))?;
+        let value = built(
+            self.m
+                .b
+                .composite_extract(uint, None, element, [component as u32 & 3]),
+        )?;
+        let zero = self.m.constant_u32(0);
+        let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+        Ok(Val {
+            id,
+            scalar: Scalar::U32,
+            count: 1,
+        })
+    }
+
+    /// Writes one component of `x#[i]`; out-of-range writes write nothing.
+    fn store_indexable(&mut self, operand: &Operand, component: u8, value: Val) -> Result<()> {
+        let (ptr, in_range, _) = self.indexable_element(operand)?;
+        let value = self.cast(value, Scalar::U32)?;
+        let uint = self.m.scalar(Scalar::U32);
+        let pointer = self.m.pointer(StorageClass::Private, uint);
+        let index = self.m.constant_u32(component as u32 & 3);
+        self.guarded(in_range, |e| {
+            let slot = built(e.m.b.access_chain(pointer, None, ptr, [index]))?;
+            built(e.m.b.store(slot, value.id, None, []))
+        })
+    }
+}

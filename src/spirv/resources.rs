@@ -1,0 +1,683 @@
+//! Resources: constant buffers, the immediate constant buffer, raw and structured buffers
+//! (SRVs and UAVs), group-shared memory, their loads, stores and atomics, and `sync`.
+//!
+//! Default descriptor bindings (until the SM5.1 binding work replaces them): descriptor set =
+//! register space; binding = lower bound + 0 for constant buffers, + 16 for samplers, + 32 for
+//! shader resources, + 160 for UAVs (D3D11's limits: 14 constant buffers, 16 samplers, 128
+//! SRVs, 64 UAVs).
+//!
+//! D3D's bounds rules are explicit: out-of-bounds reads of buffers and group-shared memory
+//! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
+//! own), and out-of-bounds atomics neither write nor return anything meaningful (0 here).
+
+use rspirv::dr::Operand as SpvOperand;
+use spirv::{Decoration, MemorySemantics, Scope, StorageClass, Word};
+use std::collections::HashMap;
+
+use super::emitter::{Emitter, Val};
+use super::module::{built, Scalar};
+use super::operands::mask_components;
+use crate::error::Result;
+use crate::ir::{CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange};
+use crate::tpf::opcodes::Opcode;
+
+/// Binding offsets of the default layout, by descriptor class.
+pub const CBV_BINDING_BASE: u32 = 0;
+/// Shader resource views start at binding 32.
+pub const SRV_BINDING_BASE: u32 = 32;
+/// UAVs start at binding 160.
+pub const UAV_BINDING_BASE: u32 = 160;
+
+/// How a buffer-like resource is addressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferKind {
+    /// Byte-addressed (`raw`).
+    Raw,
+    /// Structured with a stride in bytes.
+    Structured(u32),
+}
+
+/// A buffer of dwords: a raw or structured SRV/UAV, or group-shared memory.
+#[derive(Debug, Clone, Copy)]
+pub struct DwordBuffer {
+    /// The variable (a block with one runtime array member, or a workgroup array).
+    pub var: Word,
+    /// StorageBuffer or Workgroup.
+    pub class: StorageClass,
+    /// Raw or structured.
+    pub kind: BufferKind,
+    /// For group-shared memory: its length in dwords (buffers ask OpArrayLength).
+    pub fixed_length: Option<u32>,
+}
+
+/// A constant buffer.
+#[derive(Debug, Clone, Copy)]
+pub struct ConstantBuffer {
+    /// The Uniform block variable.
+    pub var: Word,
+}
+
+/// State of the resource lowering.
+#[derive(Debug, Default)]
+pub struct ResourceState {
+    /// Constant buffers by range id.
+    pub cbuffers: HashMap<u32, ConstantBuffer>,
+    /// Raw/structured buffers and group-shared memory by (register kind code, id).
+    pub buffers: HashMap<(u8, u32), DwordBuffer>,
+    /// The immediate constant buffer: (private variable, length in vectors).
+    pub icb: Option<(Word, u32)>,
+}
+
+impl Emitter<'_> {
+    /// Sets descriptor set and binding for a range in the default layout.
+    fn bind(&mut self, var: Word, range: &ResourceRange, base: u32) -> Result<()> {
+        if range.upper != Some(range.lower) {
+            return Err(self.unsupported(
+                "resource arrays (SM5.1 ranges of more than one register) are not translated yet",
+            ));
+        }
+        self.decorate(var, Decoration::DescriptorSet, &[range.space]);
+        self.decorate(var, Decoration::Binding, &[base + range.lower]);
+        Ok(())
+    }
+
+    /// A `StorageBuffer` block of one runtime array of dwords.
+    fn dword_block(&mut self, readonly: bool, name: String) -> Word {
+        let uint = self.m.scalar(Scalar::U32);
+        let array = self.m.runtime_array(uint, 4);
+        let block = self.m.block(array, readonly);
+        self.global(block, StorageClass::StorageBuffer, Some(name))
+    }
+
+    /// Handles resource declarations.
+    pub fn declare_resource(
+        &mut self,
+        _instruction: &Instruction,
+        declaration: &Declaration,
+    ) -> Result<()> {
+        match declaration {
+            Declaration::ConstantBuffer { range, size, .. } => {
+                let vec4 = self.m.vector(Scalar::U32, 4);
+                let length = (*size).max(1);
+                let array = self.m.strided_array(vec4, length, 16);
+                let block = self.m.block(array, false);
+                let var = self.global(
+                    block,
+                    StorageClass::Uniform,
+                    Some(format!("cb{}", range.id)),
+                );
+                self.bind(var, range, CBV_BINDING_BASE)?;
+                self.res.cbuffers.insert(range.id, ConstantBuffer { var });
+            }
+            Declaration::ResourceRaw { range, .. }
+            | Declaration::ResourceStructured { range, .. } => {
+                let kind = match declaration {
+                    Declaration::ResourceStructured { stride, .. } => {
+                        BufferKind::Structured(*stride)
+                    }
+                    _ => BufferKind::Raw,
+                };
+                let var = self.dword_block(true, format!("t{}", range.id));
+                self.bind(var, range, SRV_BINDING_BASE)?;
+                self.res.buffers.insert(
+                    (RegisterKind::Resource as u8, range.id),
+                    DwordBuffer {
+                        var,
+                        class: StorageClass::StorageBuffer,
+                        kind,
+                        fixed_length: None,
+                    },
+                );
+            }
+            Declaration::UavRaw { range, flags, .. }
+            | Declaration::UavStructured { range, flags, .. } => {
+                if flags.rasterizer_ordered {
+                    return Err(self.unsupported("rasterizer-ordered views are not translated yet"));
+                }
+                let kind = match declaration {
+                    Declaration::UavStructured { stride, .. } => BufferKind::Structured(*stride),
+                    _ => BufferKind::Raw,
+                };
+                let var = self.dword_block(false, format!("u{}", range.id));
+                if flags.globally_coherent {
+                    self.decorate(var, Decoration::Coherent, &[]);
+                }
+                self.bind(var, range, UAV_BINDING_BASE)?;
+                self.res.buffers.insert(
+                    (RegisterKind::UnorderedAccessView as u8, range.id),
+                    DwordBuffer {
+                        var,
+                        class: StorageClass::StorageBuffer,
+                        kind,
+                        fixed_length: None,
+                    },
+                );
+            }
+            Declaration::TgsmRaw {
+                operand,
+                byte_count,
+            } => {
+                let register = self.immediate_index(self.operand(*operand), 0)?;
+                self.declare_tgsm(register, BufferKind::Raw, byte_count / 4)?;
+            }
+            Declaration::TgsmStructured {
+                operand,
+                stride,
+                count,
+            } => {
+                let register = self.immediate_index(self.operand(*operand), 0)?;
+                let dwords = (*stride as u64 * *count as u64) / 4;
+                let dwords =
+                    u32::try_from(dwords).map_err(|_| self.err("group-shared memory too large"))?;
+                self.declare_tgsm(register, BufferKind::Structured(*stride), dwords)?;
+            }
+            Declaration::CustomData { class, data } => {
+                if *class == CustomDataClass::ImmediateConstantBuffer {
+                    self.declare_icb(self.program.data_slice(*data))?;
+                }
+            }
+            _ => {
+                return Err(self.unsupported(format!(
+                    "{} is not translated yet",
+                    self.program
+                        .instructions
+                        .get(self.at.0 as usize)
+                        .map_or("this declaration", |i| i.opcode.name())
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_tgsm(&mut self, register: u32, kind: BufferKind, dwords: u32) -> Result<()> {
+        if dwords == 0 {
+            return Err(self.err("group-shared memory of zero dwords"));
+        }
+        let uint = self.m.scalar(Scalar::U32);
+        let array = self.m.array(uint, dwords);
+        let var = self.global(array, StorageClass::Workgroup, Some(format!("g{register}")));
+        self.res.buffers.insert(
+            (RegisterKind::ThreadGroupSharedMemory as u8, register),
+            DwordBuffer {
+                var,
+                class: StorageClass::Workgroup,
+                kind,
+                fixed_length: Some(dwords),
+            },
+        );
+        Ok(())
+    }
+
+    fn declare_icb(&mut self, data: &[u32]) -> Result<()> {
+        let vectors = data.len().div_ceil(4).max(1) as u32;
+        let mut elements = Vec::with_capacity(vectors as usize);
+        for chunk in 0..vectors as usize {
+            let mut bits = [0u32; 4];
+            for (i, slot) in bits.iter_mut().enumerate() {
+                *slot = data.get(chunk * 4 + i).copied().unwrap_or(0);
+            }
+            elements.push(self.m.constant_vector(Scalar::U32, &bits));
+        }
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let array = self.m.array(vec4, vectors);
+        let init = self.m.b.constant_composite(array, elements);
+        let pointer = self.m.pointer(StorageClass::Private, array);
+        let id = self.m.b.id();
+        let inst = rspirv::dr::Instruction::new(
+            spirv::Op::Variable,
+            Some(pointer),
+            Some(id),
+            vec![
+                SpvOperand::StorageClass(StorageClass::Private),
+                SpvOperand::IdRef(init),
+            ],
+        );
+        self.m.b.module_mut().types_global_values.push(inst);
+        self.globals.push((id, StorageClass::Private));
+        self.res.icb = Some((id, vectors));
+        Ok(())
+    }
+
+    /// Reads one component of `cb#[i]` or `icb[i]` (as uint).
+    pub fn load_buffer_component(&mut self, operand: &Operand, component: u8) -> Result<Val> {
+        let uint = self.m.scalar(Scalar::U32);
+        let component_id = self.m.constant_u32(component as u32 & 3);
+        let id = match operand.kind {
+            RegisterKind::ConstantBuffer => {
+                let range = self.immediate_index(operand, 0)?;
+                let cb = self
+                    .res
+                    .cbuffers
+                    .get(&range)
+                    .copied()
+                    .ok_or_else(|| self.err(format!("cb{range} is not declared")))?;
+                let element =
+                    operand.indices().get(2).copied().ok_or_else(|| {
+                        self.err("a constant buffer operand needs an element index")
+                    })?;
+                let element = self.index_value(element)?;
+                let zero = self.m.constant_u32(0);
+                let pointer = self.m.pointer(StorageClass::Uniform, uint);
+                let ptr = built(self.m.b.access_chain(
+                    pointer,
+                    None,
+                    cb.var,
+                    [zero, element, component_id],
+                ))?;
+                built(self.m.b.load(uint, None, ptr, None, []))?
+            }
+            _ => {
+                let (var, length) = self.res.icb.ok_or_else(|| {
+                    self.err("icb is used but there is no immediate constant buffer")
+                })?;
+                let index = operand
+                    .indices()
+                    .first()
+                    .copied()
+                    .ok_or_else(|| self.err("icb needs an index"))?;
+                let index = self.index_value(index)?;
+                let boolean = self.m.scalar(Scalar::Bool);
+                let limit = self.m.constant_u32(length);
+                let in_range = built(self.m.b.u_less_than(boolean, None, index, limit))?;
+                let zero = self.m.constant_u32(0);
+                let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+                let pointer = self.m.pointer(StorageClass::Private, uint);
+                let ptr = built(self.m.b.access_chain(
+                    pointer,
+                    None,
+                    var,
+                    [clamped, component_id],
+                ))?;
+                let value = built(self.m.b.load(uint, None, ptr, None, []))?;
+                built(self.m.b.select(uint, None, in_range, value, zero))?
+            }
+        };
+        Ok(Val {
+            id,
+            scalar: Scalar::U32,
+            count: 1,
+        })
+    }
+
+    /// Resource instructions; returns false for other opcodes.
+    pub fn resource_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
+        let operands = self.program.operands_of(instruction);
+        match instruction.opcode {
+            Opcode::LdRaw | Opcode::LdStructured => {
+                let (dst, address, resource) = match operands {
+                    [dst, offset, resource] => {
+                        (*dst, self.raw_address(&[*offset], None)?, *resource)
+                    }
+                    [dst, index, offset, resource] => {
+                        let buffer = self.buffer_of(resource)?;
+                        (
+                            *dst,
+                            self.raw_address(&[*index, *offset], Some(buffer.kind))?,
+                            *resource,
+                        )
+                    }
+                    _ => return Err(self.err("wrong operand count")),
+                };
+                let buffer = self.buffer_of(&resource)?;
+                let mut parts = Vec::new();
+                for component in mask_components(dst.mask()) {
+                    let from = match resource.selection {
+                        crate::ir::Selection::Swizzle(s) => s[component as usize],
+                        crate::ir::Selection::Select1(c) => c,
+                        crate::ir::Selection::Mask(_) => component,
+                    };
+                    let value = self.buffer_load(&buffer, address, from as u32)?;
+                    parts.push(value);
+                }
+                let value = self.compose(Scalar::U32, &parts)?;
+                self.store(&dst, value, instruction.saturate)?;
+            }
+            Opcode::StoreRaw | Opcode::StoreStructured => {
+                let (dst, address, value) = match operands {
+                    [dst, offset, value] => (*dst, self.raw_address(&[*offset], None)?, *value),
+                    [dst, index, offset, value] => {
+                        let buffer = self.buffer_of(dst)?;
+                        (
+                            *dst,
+                            self.raw_address(&[*index, *offset], Some(buffer.kind))?,
+                            *value,
+                        )
+                    }
+                    _ => return Err(self.err("wrong operand count")),
+                };
+                let buffer = self.buffer_of(&dst)?;
+                let mask = dst.mask();
+                let data = self.load(&value, Scalar::U32, mask)?;
+                for (i, _) in mask_components(mask).enumerate() {
+                    let part = self.extract(data, i as u32)?;
+                    self.buffer_store(&buffer, address, i as u32, part.id)?;
+                }
+            }
+            Opcode::Sync => self.sync(instruction)?,
+            op if atomic_op(op).is_some() => self.atomic(instruction)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn buffer_of(&self, operand: &Operand) -> Result<DwordBuffer> {
+        let id = self.immediate_index(operand, 0)?;
+        self.res
+            .buffers
+            .get(&(operand.kind as u8, id))
+            .copied()
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{}{id} is not a raw or structured buffer this translator knows",
+                    operand.kind.name()
+                ))
+            })
+    }
+
+    /// The dword index of an address: `offset / 4` (raw) or `(index * stride + offset) / 4`
+    /// (structured).
+    fn raw_address(&mut self, parts: &[Operand], kind: Option<BufferKind>) -> Result<Word> {
+        let uint = self.m.scalar(Scalar::U32);
+        let two = self.m.constant_u32(2);
+        let bytes = match (parts, kind) {
+            ([offset], _) => self.load_scalar(offset, Scalar::U32)?.id,
+            ([index, offset], Some(BufferKind::Structured(stride))) => {
+                let index = self.load_scalar(index, Scalar::U32)?.id;
+                let offset = self.load_scalar(offset, Scalar::U32)?.id;
+                let stride = self.m.constant_u32(stride);
+                let base = built(self.m.b.i_mul(uint, None, index, stride))?;
+                built(self.m.b.i_add(uint, None, base, offset))?
+            }
+            _ => return Err(self.err("a structured access to a buffer that is not structured")),
+        };
+        built(self.m.b.shift_right_logical(uint, None, bytes, two))
+    }
+
+    /// The address operand of an atomic on a raw/structured buffer or group-shared memory.
+    fn atomic_address(&mut self, address: &Operand, buffer: &DwordBuffer) -> Result<Word> {
+        let uint = self.m.scalar(Scalar::U32);
+        let two = self.m.constant_u32(2);
+        let bytes = match buffer.kind {
+            BufferKind::Raw => self.load(address, Scalar::U32, 1)?.id,
+            BufferKind::Structured(stride) => {
+                let both = self.load(address, Scalar::U32, 0b11)?;
+                let index = self.extract(both, 0)?.id;
+                let offset = self.extract(both, 1)?.id;
+                let stride = self.m.constant_u32(stride);
+                let base = built(self.m.b.i_mul(uint, None, index, stride))?;
+                built(self.m.b.i_add(uint, None, base, offset))?
+            }
+        };
+        built(self.m.b.shift_right_logical(uint, None, bytes, two))
+    }
+
+    /// The length of a dword buffer, in dwords.
+    fn buffer_length(&mut self, buffer: &DwordBuffer) -> Result<Word> {
+        match buffer.fixed_length {
+            Some(n) => Ok(self.m.constant_u32(n)),
+            None => {
+                let uint = self.m.scalar(Scalar::U32);
+                built(self.m.b.array_length(uint, None, buffer.var, 0))
+            }
+        }
+    }
+
+    /// A pointer to dword `address + offset`, the in-range condition, and the clamped index.
+    fn dword_pointer(
+        &mut self,
+        buffer: &DwordBuffer,
+        address: Word,
+        offset: u32,
+    ) -> Result<(Word, Word)> {
+        let uint = self.m.scalar(Scalar::U32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let index = if offset == 0 {
+            address
+        } else {
+            let offset = self.m.constant_u32(offset);
+            built(self.m.b.i_add(uint, None, address, offset))?
+        };
+        let length = self.buffer_length(buffer)?;
+        let in_range = built(self.m.b.u_less_than(boolean, None, index, length))?;
+        let pointer = self.m.pointer(buffer.class, uint);
+        let ptr = match buffer.class {
+            StorageClass::Workgroup => {
+                let zero = self.m.constant_u32(0);
+                let safe = built(self.m.b.select(uint, None, in_range, index, zero))?;
+                built(self.m.b.access_chain(pointer, None, buffer.var, [safe]))?
+            }
+            _ => {
+                let member = self.m.constant_u32(0);
+                built(
+                    self.m
+                        .b
+                        .access_chain(pointer, None, buffer.var, [member, index]),
+                )?
+            }
+        };
+        Ok((ptr, in_range))
+    }
+
+    /// Reads dword `address + offset`; out of bounds reads 0.
+    fn buffer_load(&mut self, buffer: &DwordBuffer, address: Word, offset: u32) -> Result<Word> {
+        let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
+        let uint = self.m.scalar(Scalar::U32);
+        let zero = self.m.constant_u32(0);
+        self.guarded_value(in_range, uint, zero, |e| {
+            built(e.m.b.load(uint, None, ptr, None, []))
+        })
+    }
+
+    /// Writes dword `address + offset`; out of bounds writes nothing.
+    fn buffer_store(
+        &mut self,
+        buffer: &DwordBuffer,
+        address: Word,
+        offset: u32,
+        value: Word,
+    ) -> Result<()> {
+        let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
+        self.guarded(in_range, |e| built(e.m.b.store(ptr, value, None, [])))
+    }
+
+    /// The label of the selected block.
+    fn current_label(&self) -> Result<Word> {
+        let module = self.m.b.module_ref();
+        let function = self
+            .m
+            .b
+            .selected_function()
+            .and_then(|f| module.functions.get(f));
+        let block = self
+            .m
+            .b
+            .selected_block()
+            .and_then(|b| function.and_then(|f| f.blocks.get(b)));
+        block
+            .and_then(|b| b.label.as_ref())
+            .and_then(|l| l.result_id)
+            .ok_or_else(|| self.err("internal: no block is selected"))
+    }
+
+    /// Runs `body` only when `condition` holds and returns its value, or `otherwise`.
+    pub fn guarded_value(
+        &mut self,
+        condition: Word,
+        ty: Word,
+        otherwise: Word,
+        body: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<Word> {
+        let header = self.current_label()?;
+        let then_label = self.m.b.id();
+        let merge = self.m.b.id();
+        built(
+            self.m
+                .b
+                .selection_merge(merge, spirv::SelectionControl::NONE),
+        )?;
+        built(
+            self.m
+                .b
+                .branch_conditional(condition, then_label, merge, []),
+        )?;
+        built(self.m.b.begin_block(Some(then_label)))?;
+        let value = body(self)?;
+        let end = self.current_label()?;
+        built(self.m.b.branch(merge))?;
+        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.b.phi(ty, None, [(value, end), (otherwise, header)]))
+    }
+
+    fn sync(&mut self, instruction: &Instruction) -> Result<()> {
+        let flags = instruction.sync;
+        let mut semantics = MemorySemantics::ACQUIRE_RELEASE;
+        if flags.group_shared_memory {
+            semantics |= MemorySemantics::WORKGROUP_MEMORY;
+        }
+        if flags.uav_group || flags.uav_global {
+            semantics |= MemorySemantics::UNIFORM_MEMORY | MemorySemantics::IMAGE_MEMORY;
+        }
+        let memory_scope = if flags.uav_global {
+            Scope::Device
+        } else {
+            Scope::Workgroup
+        };
+        let memory = self.m.constant_u32(memory_scope as u32);
+        let semantics = self.m.constant_u32(semantics.bits());
+        if flags.threads_in_group {
+            let execution = self.m.constant_u32(Scope::Workgroup as u32);
+            built(self.m.b.control_barrier(execution, memory, semantics))
+        } else {
+            built(self.m.b.memory_barrier(memory, semantics))
+        }
+    }
+
+    fn atomic(&mut self, instruction: &Instruction) -> Result<()> {
+        let opcode = instruction.opcode;
+        let (kind, immediate) = atomic_op(opcode).ok_or_else(|| self.err("not an atomic"))?;
+        let operands = self.program.operands_of(instruction);
+        let (result, resource, rest) = if immediate {
+            match operands {
+                [result, resource, rest @ ..] => (Some(*result), *resource, rest),
+                _ => return Err(self.err("wrong operand count")),
+            }
+        } else {
+            match operands {
+                [resource, rest @ ..] => (None, *resource, rest),
+                _ => return Err(self.err("wrong operand count")),
+            }
+        };
+        let buffer = self
+            .buffer_of(&resource)
+            .map_err(|_| self.unsupported("atomics on typed UAVs are not translated yet"))?;
+        let (address, values) = match (kind, rest) {
+            (AtomicKind::Alloc | AtomicKind::Consume, _) => {
+                return Err(self.unsupported("UAV counters are not translated yet"))
+            }
+            (_, [address, values @ ..]) => (*address, values),
+            _ => return Err(self.err("wrong operand count")),
+        };
+        // Buffers hold uint; signed operations differ only in the opcode.
+        let scalar = Scalar::U32;
+        let mut args = Vec::new();
+        for value in values {
+            args.push(self.load_scalar(value, scalar)?);
+        }
+        let dword = self.atomic_address(&address, &buffer)?;
+        let (ptr, in_range) = self.dword_pointer(&buffer, dword, 0)?;
+        let ty = self.m.scalar(scalar);
+        let scope = if buffer.class == StorageClass::Workgroup {
+            Scope::Workgroup
+        } else {
+            Scope::Device
+        };
+        let scope = self.m.constant_u32(scope as u32);
+        let relaxed = self.m.constant_u32(0);
+        let zero = self.m.constant_bits(scalar, 0);
+        let old = self.guarded_value(in_range, ty, zero, |e| {
+            let b = &mut e.m.b;
+            let arg = |i: usize| args.get(i).map(|v| v.id).unwrap_or(zero);
+            built(match kind {
+                AtomicKind::And => b.atomic_and(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::Or => b.atomic_or(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::Xor => b.atomic_xor(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::IAdd => b.atomic_i_add(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::IMax => b.atomic_s_max(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::IMin => b.atomic_s_min(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::UMax => b.atomic_u_max(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::UMin => b.atomic_u_min(ty, None, ptr, scope, relaxed, arg(0)),
+                AtomicKind::Exchange => b.atomic_exchange(ty, None, ptr, scope, relaxed, arg(0)),
+                // cmp_store/cmp_exch: (compare, value); SPIR-V takes (value, comparator).
+                AtomicKind::CompareExchange => b.atomic_compare_exchange(
+                    ty,
+                    None,
+                    ptr,
+                    scope,
+                    relaxed,
+                    relaxed,
+                    arg(1),
+                    arg(0),
+                ),
+                AtomicKind::Alloc | AtomicKind::Consume => {
+                    b.atomic_i_increment(ty, None, ptr, scope, relaxed)
+                }
+            })
+        })?;
+        if let Some(result) = result {
+            let value = Val {
+                id: old,
+                scalar,
+                count: 1,
+            };
+            self.store(&result, value, false)?;
+        }
+        Ok(())
+    }
+}
+
+/// The kinds of atomic operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AtomicKind {
+    And,
+    Or,
+    Xor,
+    IAdd,
+    IMax,
+    IMin,
+    UMax,
+    UMin,
+    Exchange,
+    CompareExchange,
+    Alloc,
+    Consume,
+}
+
+/// The atomic kind of an opcode and whether it returns the previous value.
+fn atomic_op(opcode: Opcode) -> Option<(AtomicKind, bool)> {
+    use AtomicKind as K;
+    use Opcode as O;
+    Some(match opcode {
+        O::AtomicAnd => (K::And, false),
+        O::AtomicOr => (K::Or, false),
+        O::AtomicXor => (K::Xor, false),
+        O::AtomicCmpStore => (K::CompareExchange, false),
+        O::AtomicIadd => (K::IAdd, false),
+        O::AtomicImax => (K::IMax, false),
+        O::AtomicImin => (K::IMin, false),
+        O::AtomicUmax => (K::UMax, false),
+        O::AtomicUmin => (K::UMin, false),
+        O::ImmAtomicAlloc => (K::Alloc, true),
+        O::ImmAtomicConsume => (K::Consume, true),
+        O::ImmAtomicIadd => (K::IAdd, true),
+        O::ImmAtomicAnd => (K::And, true),
+        O::ImmAtomicOr => (K::Or, true),
+        O::ImmAtomicXor => (K::Xor, true),
+        O::ImmAtomicExch => (K::Exchange, true),
+        O::ImmAtomicCmpExch => (K::CompareExchange, true),
+        O::ImmAtomicImax => (K::IMax, true),
+        O::ImmAtomicImin => (K::IMin, true),
+        O::ImmAtomicUmax => (K::UMax, true),
+        O::ImmAtomicUmin => (K::UMin, true),
+        _ => return None,
+    })
+}
