@@ -1,5 +1,5 @@
 //! Instructions: the mnemonic, then the destinations and sources the opcode table lists
-//! (with their value types), then `fcall`'s function index.
+//! (with their value types); `fcall`'s call site is the last index of its interface.
 
 use super::Parser;
 use crate::disasm::implied::Role;
@@ -50,8 +50,30 @@ impl Parser<'_> {
             }
         }
         if info.layout == Layout::InterfaceCall {
-            self.expect_punct(',', "before the function index")?;
-            instruction.call_index = Some(self.number_u32("the function index")?);
+            // `fcall fp0[0][1]`: the last index of the interface is the call site; an
+            // interface with three indices of its own takes it after a comma instead.
+            if self.peek().is(',') {
+                self.expect_punct(',', "before the call site")?;
+                instruction.call_index = Some(self.number_u32("the call site")?);
+            } else {
+                let interface = operands.first_mut().filter(|o| o.index_count > 0);
+                let Some(interface) = interface else {
+                    return Err(self.error_at(
+                        self.peek(),
+                        "fcall needs the call site as the last index of its interface operand",
+                    ));
+                };
+                let last = interface.index_count as usize - 1;
+                let site = interface.indices.get(last).and_then(|i| i.as_imm32());
+                let Some(site) = site else {
+                    return Err(self.error_at(
+                        self.peek(),
+                        "the call site of fcall must be an immediate index",
+                    ));
+                };
+                interface.index_count -= 1;
+                instruction.call_index = Some(site);
+            }
         }
         if self.peek().is(',') {
             return Err(self.error_at(

@@ -69,10 +69,26 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
             } else {
                 Role::Source
             };
-            write_operand_as(out, program, operand, role);
-        }
-        if let Some(index) = instruction.call_index {
-            let _ = write!(out, ", {index}");
+            match instruction.call_index {
+                // fxc prints the call site as a last index of the interface: `fp0[0][1]`
+                // (after a comma when the interface already has three indices).
+                Some(site) if operand.index_count >= 3 => {
+                    write_operand_as(out, program, operand, role);
+                    let _ = write!(out, ", {site}");
+                }
+                Some(site) => {
+                    let mut text = String::new();
+                    write_operand_as(&mut text, program, operand, role);
+                    let mut register = String::new();
+                    operand::write_register_in(&mut register, program, operand, true);
+                    let at = text
+                        .find(&register)
+                        .map_or(text.len(), |p| p + register.len());
+                    text.insert_str(at, &format!("[{site}]"));
+                    out.push_str(&text);
+                }
+                None => write_operand_as(out, program, operand, role),
+            }
         }
     }
     if instruction.unused_control != 0 {

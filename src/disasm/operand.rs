@@ -97,7 +97,12 @@ pub fn write_register(out: &mut String, program: &Program, operand: &Operand) {
 
 /// Writes a register name and its indices; `normalised` when the operand is an instruction
 /// operand whose resource indices are in SM5.1 form (declared registers are not).
-fn write_register_in(out: &mut String, program: &Program, operand: &Operand, normalised: bool) {
+pub(super) fn write_register_in(
+    out: &mut String,
+    program: &Program,
+    operand: &Operand,
+    normalised: bool,
+) {
     out.push_str(operand.kind.name());
     let mut indices = operand.indices();
     // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`.

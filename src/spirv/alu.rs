@@ -1,6 +1,18 @@
-//! Arithmetic, logic, comparison and conversion instructions, with D3D's semantics:
-//! NaN-aware min/max, masked shift counts, saturating float-to-integer conversion with NaN
-//! giving 0, all-ones/zero comparison results.
+//! Arithmetic, logic, bit, comparison and conversion instructions, with D3D's semantics:
+//! NaN-aware min/max, masked shift counts and bit-field widths, saturating float-to-integer
+//! conversion with NaN giving 0, all-ones/zero comparison results, all-ones results of
+//! `udiv` by zero, and `0xffffffff` from the `firstbit_*` family when no bit is found.
+//!
+//! Every instruction reads all of its sources before it writes any destination, so that
+//! `sincos r0.x, r1.x, r0.x` or `udiv r0.x, r1.x, r0.x, r1.x` see the old values.
+//!
+//! Minimum-precision hints (`{min16f}`, `{min16i}`, …) are honoured by computing at full
+//! 32-bit precision, which the hints allow (they set a minimum). Doubles are not handled
+//! here: their opcodes fall through to the caller's "not translated yet" error.
+//!
+//! `f32tof16` uses GLSL.std.450 `PackHalf2x16` on `(x, 0)` and keeps the low 16 bits; the
+//! rounding of that conversion is the implementation's (Vulkan drivers round to nearest
+//! even in practice, which is what D3D asks for, but SPIR-V does not promise it).
 
 use rspirv::dr::Operand::IdRef;
 use spirv::Word;
@@ -9,7 +21,7 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::glsl;
 use crate::error::Result;
-use crate::ir::{Instruction, Operand};
+use crate::ir::{Instruction, Modifier, Operand, RegisterKind, Stage};
 use crate::tpf::opcodes::Opcode;
 
 /// GLSL.std.450 numbers used by the ALU.
@@ -25,7 +37,15 @@ mod ext {
     pub const LOG2: u32 = 30;
     pub const SQRT: u32 = 31;
     pub const INVERSE_SQRT: u32 = 32;
-    pub const FMA: u32 = 50;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const PACK_HALF_2X16: u32 = 58;
+    pub const UNPACK_HALF_2X16: u32 = 62;
+    pub const FIND_I_LSB: u32 = 73;
+    pub const FIND_S_MSB: u32 = 74;
+    pub const FIND_U_MSB: u32 = 75;
 }
 
 /// How a binary operation is formed.
@@ -55,132 +75,183 @@ enum Compare {
     UGreaterThanEqual,
 }
 
+/// The operations with two results (`dst0`, `dst1`) from two integer sources.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pair {
+    /// `imul`: high, low.
+    SMul,
+    /// `umul`: high, low.
+    UMul,
+    /// `udiv`: quotient, remainder.
+    UDiv,
+    /// `uaddc`: sum, carry.
+    AddCarry,
+    /// `usubb`: difference, borrow.
+    SubBorrow,
+}
+
+/// Which derivative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Derivative {
+    X,
+    Y,
+    XCoarse,
+    XFine,
+    YCoarse,
+    YFine,
+}
+
 impl Emitter<'_> {
     /// ALU instructions; returns false for other opcodes.
     pub fn alu_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
         use Opcode as O;
+        if !is_alu(instruction.opcode) {
+            return Ok(false);
+        }
         let dsts = self.program.dsts(instruction);
-        let srcs = self.program.srcs(instruction);
-        let sat = instruction.saturate;
+        if !dsts.is_empty() && dsts.iter().all(|d| d.kind == RegisterKind::Null) {
+            // Every result is discarded and ALU instructions have no side effects.
+            return Ok(true);
+        }
+        let (f, i, u) = (Scalar::F32, Scalar::I32, Scalar::U32);
         match instruction.opcode {
-            O::Mov => {
-                let dst = first(dsts)?;
-                let scalar = if sat || srcs.iter().any(|s| s.modifier != crate::ir::Modifier::None)
-                {
-                    Scalar::F32
-                } else {
-                    self.natural_scalar(&dst)
+            O::Mov => self.alu_mov(instruction)?,
+            O::Movc => self.alu_movc(instruction)?,
+            O::Swapc => self.alu_swapc(instruction)?,
+            O::Add => self.binary(instruction, f, Binary::FAdd)?,
+            O::Mul => self.binary(instruction, f, Binary::FMul)?,
+            O::Div => self.binary(instruction, f, Binary::FDiv)?,
+            O::Iadd => self.binary(instruction, i, Binary::IAdd)?,
+            O::And => self.binary(instruction, u, Binary::BitAnd)?,
+            O::Or => self.binary(instruction, u, Binary::BitOr)?,
+            O::Xor => self.binary(instruction, u, Binary::BitXor)?,
+            O::Mad | O::Imad | O::Umad => {
+                let scalar = match instruction.opcode {
+                    O::Mad => f,
+                    O::Imad => i,
+                    _ => u,
                 };
-                let value = self.load(&srcs[0], scalar, dst.mask())?;
-                self.store(&dst, value, sat)?;
-            }
-            O::Movc => {
-                let dst = first(dsts)?;
-                let mask = dst.mask();
-                let scalar = if sat {
-                    Scalar::F32
-                } else {
-                    self.natural_scalar(&dst)
-                };
-                let condition = self.load(&srcs[0], Scalar::Bool, mask)?;
-                let a = self.load(&srcs[1], scalar, mask)?;
-                let b = self.load(&srcs[2], scalar, mask)?;
-                let ty = self.m.vector(scalar, a.count);
-                let id = built(self.m.b.select(ty, None, condition.id, a.id, b.id))?;
-                self.store(&dst, Val { id, ..a }, sat)?;
-            }
-            O::Add => self.binary(instruction, Scalar::F32, Binary::FAdd)?,
-            O::Mul => self.binary(instruction, Scalar::F32, Binary::FMul)?,
-            O::Div => self.binary(instruction, Scalar::F32, Binary::FDiv)?,
-            O::Iadd => self.binary(instruction, Scalar::I32, Binary::IAdd)?,
-            O::And => self.binary(instruction, Scalar::U32, Binary::BitAnd)?,
-            O::Or => self.binary(instruction, Scalar::U32, Binary::BitOr)?,
-            O::Xor => self.binary(instruction, Scalar::U32, Binary::BitXor)?,
-            O::Mad => {
-                let dst = first(dsts)?;
-                let mask = dst.mask();
-                let a = self.load(&srcs[0], Scalar::F32, mask)?;
-                let b = self.load(&srcs[1], Scalar::F32, mask)?;
-                let c = self.load(&srcs[2], Scalar::F32, mask)?;
-                let ty = self.m.vector(Scalar::F32, a.count);
-                let product = built(self.m.b.f_mul(ty, None, a.id, b.id))?;
-                let id = built(self.m.b.f_add(ty, None, product, c.id))?;
-                self.precise(instruction, &[product, id]);
-                self.store(&dst, Val { id, ..a }, sat)?;
-            }
-            O::Dp2 | O::Dp3 | O::Dp4 => {
-                let dst = first(dsts)?;
-                let width = match instruction.opcode {
-                    O::Dp2 => 0b11,
-                    O::Dp3 => 0b111,
-                    _ => 0b1111,
-                };
-                let a = self.load(&srcs[0], Scalar::F32, width)?;
-                let b = self.load(&srcs[1], Scalar::F32, width)?;
-                let float = self.m.scalar(Scalar::F32);
-                let id = built(self.m.b.dot(float, None, a.id, b.id))?;
-                self.precise(instruction, &[id]);
-                let value = self.splat(
-                    Val {
-                        id,
-                        scalar: Scalar::F32,
-                        count: 1,
-                    },
-                    dst.mask(),
-                )?;
-                self.store(&dst, value, sat)?;
-            }
-            O::Min | O::Max => {
-                // D3D: if one operand is NaN the other is returned (NMin/NMax).
-                let which = if instruction.opcode == O::Min {
-                    glsl::NMIN
-                } else {
-                    glsl::NMAX
-                };
-                self.ext_binary(instruction, Scalar::F32, which)?;
-            }
-            O::Eq => self.compare(instruction, Scalar::F32, Compare::FOrdEqual)?,
-            O::Ne => self.compare(instruction, Scalar::F32, Compare::FUnordNotEqual)?,
-            O::Lt => self.compare(instruction, Scalar::F32, Compare::FOrdLessThan)?,
-            O::Ge => self.compare(instruction, Scalar::F32, Compare::FOrdGreaterThanEqual)?,
-            O::Ieq => self.compare(instruction, Scalar::I32, Compare::IEqual)?,
-            O::Ine => self.compare(instruction, Scalar::I32, Compare::INotEqual)?,
-            O::Ilt => self.compare(instruction, Scalar::I32, Compare::SLessThan)?,
-            O::Ige => self.compare(instruction, Scalar::I32, Compare::SGreaterThanEqual)?,
-            O::Ult => self.compare(instruction, Scalar::U32, Compare::ULessThan)?,
-            O::Uge => self.compare(instruction, Scalar::U32, Compare::UGreaterThanEqual)?,
-            O::Ishl | O::Ishr | O::Ushr => {
-                let dst = first(dsts)?;
-                let mask = dst.mask();
-                let scalar = if instruction.opcode == O::Ushr {
-                    Scalar::U32
-                } else {
-                    Scalar::I32
-                };
-                let value = self.load(&srcs[0], scalar, mask)?;
-                let count = self.load(&srcs[1], Scalar::U32, mask)?;
-                // Only the low five bits of the shift count are used.
-                let uint = self.m.vector(Scalar::U32, count.count);
-                let five = self.splat_bits(Scalar::U32, 31, count.count);
-                let count = built(self.m.b.bitwise_and(uint, None, count.id, five))?;
-                let ty = self.m.vector(scalar, value.count);
-                let id = built(match instruction.opcode {
-                    O::Ishl => self.m.b.shift_left_logical(ty, None, value.id, count),
-                    O::Ishr => self.m.b.shift_right_arithmetic(ty, None, value.id, count),
-                    _ => self.m.b.shift_right_logical(ty, None, value.id, count),
+                self.alu_op(instruction, &[scalar; 3], scalar, |e, ty, a| {
+                    let (x, y, z) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
+                    let (product, sum) = if scalar == Scalar::F32 {
+                        let p = built(e.m.b.f_mul(ty, None, x, y))?;
+                        (p, built(e.m.b.f_add(ty, None, p, z))?)
+                    } else {
+                        let p = built(e.m.b.i_mul(ty, None, x, y))?;
+                        (p, built(e.m.b.i_add(ty, None, p, z))?)
+                    };
+                    e.precise(instruction, &[product]);
+                    Ok(sum)
                 })?;
-                self.store(&dst, Val { id, ..value }, sat)?;
             }
-            O::Not => self.unary(instruction, Scalar::U32, |e, ty, x| {
-                built(e.m.b.not(ty, None, x.id))
+            O::Dp2 | O::Dp3 | O::Dp4 => self.alu_dot(instruction)?,
+            // D3D: if one operand is NaN the other is returned (NMin/NMax).
+            O::Min => self.ext_binary(instruction, f, glsl::NMIN)?,
+            O::Max => self.ext_binary(instruction, f, glsl::NMAX)?,
+            O::Imin => self.ext_binary(instruction, i, ext::SMIN)?,
+            O::Imax => self.ext_binary(instruction, i, ext::SMAX)?,
+            O::Umin => self.ext_binary(instruction, u, ext::UMIN)?,
+            O::Umax => self.ext_binary(instruction, u, ext::UMAX)?,
+            O::Eq => self.compare(instruction, f, Compare::FOrdEqual)?,
+            O::Ne => self.compare(instruction, f, Compare::FUnordNotEqual)?,
+            O::Lt => self.compare(instruction, f, Compare::FOrdLessThan)?,
+            O::Ge => self.compare(instruction, f, Compare::FOrdGreaterThanEqual)?,
+            O::Ieq => self.compare(instruction, i, Compare::IEqual)?,
+            O::Ine => self.compare(instruction, i, Compare::INotEqual)?,
+            O::Ilt => self.compare(instruction, i, Compare::SLessThan)?,
+            O::Ige => self.compare(instruction, i, Compare::SGreaterThanEqual)?,
+            O::Ult => self.compare(instruction, u, Compare::ULessThan)?,
+            O::Uge => self.compare(instruction, u, Compare::UGreaterThanEqual)?,
+            O::Ishl | O::Ishr | O::Ushr => {
+                let opcode = instruction.opcode;
+                let scalar = if opcode == O::Ushr { u } else { i };
+                self.alu_op(instruction, &[scalar, u], scalar, |e, ty, a| {
+                    let (value, count) = (arg(a, 0)?, arg(a, 1)?);
+                    // Only the low five bits of the shift count are used.
+                    let count = e.low_five_bits(count, a)?;
+                    built(match opcode {
+                        O::Ishl => e.m.b.shift_left_logical(ty, None, value, count),
+                        O::Ishr => e.m.b.shift_right_arithmetic(ty, None, value, count),
+                        _ => e.m.b.shift_right_logical(ty, None, value, count),
+                    })
+                })?;
+            }
+            O::Not => self.alu_op(instruction, &[u], u, |e, ty, a| {
+                built(e.m.b.not(ty, None, arg(a, 0)?))
             })?,
-            O::Ineg => self.unary(instruction, Scalar::I32, |e, ty, x| {
-                built(e.m.b.s_negate(ty, None, x.id))
+            O::Ineg => self.alu_op(instruction, &[i], i, |e, ty, a| {
+                built(e.m.b.s_negate(ty, None, arg(a, 0)?))
             })?,
-            O::Itof => self.convert(instruction, Scalar::I32, Scalar::F32)?,
-            O::Utof => self.convert(instruction, Scalar::U32, Scalar::F32)?,
-            O::Ftoi => self.float_to_int(instruction, Scalar::I32)?,
-            O::Ftou => self.float_to_int(instruction, Scalar::U32)?,
+            O::Countbits => self.alu_op(instruction, &[u], u, |e, ty, a| {
+                built(e.m.b.bit_count(ty, None, arg(a, 0)?))
+            })?,
+            O::Bfrev => self.alu_op(instruction, &[u], u, |e, ty, a| {
+                built(e.m.b.bit_reverse(ty, None, arg(a, 0)?))
+            })?,
+            O::FirstbitLo => self.alu_op(instruction, &[u], u, |e, _, a| {
+                // FindILsb already gives -1 (0xffffffff) for 0.
+                e.ext(arg_val(a, 0)?, ext::FIND_I_LSB, &[arg(a, 0)?])
+            })?,
+            O::FirstbitHi | O::FirstbitShi => {
+                let which = if instruction.opcode == O::FirstbitHi {
+                    ext::FIND_U_MSB
+                } else {
+                    ext::FIND_S_MSB
+                };
+                // Read as uint: FindSMsb reads the bits as signed whatever the type, and a
+                // source modifier gives the same bits either way.
+                self.alu_op(instruction, &[u], u, |e, ty, a| {
+                    let x = arg_val(a, 0)?;
+                    let msb = e.ext(x, which, &[x.id])?;
+                    e.index_from_msb(ty, msb, x.count)
+                })?;
+            }
+            O::Ubfe | O::Ibfe => self.alu_bitfield_extract(instruction)?,
+            O::Bfi => self.alu_bitfield_insert(instruction)?,
+            O::Msad => self.alu_msad(instruction)?,
+            O::Imul => self.alu_pair(instruction, Pair::SMul)?,
+            O::Umul => self.alu_pair(instruction, Pair::UMul)?,
+            O::Udiv => self.alu_pair(instruction, Pair::UDiv)?,
+            O::Uaddc => self.alu_pair(instruction, Pair::AddCarry)?,
+            O::Usubb => self.alu_pair(instruction, Pair::SubBorrow)?,
+            O::Itof => self.alu_op(instruction, &[i], f, |e, ty, a| {
+                built(e.m.b.convert_s_to_f(ty, None, arg(a, 0)?))
+            })?,
+            O::Utof => self.alu_op(instruction, &[u], f, |e, ty, a| {
+                built(e.m.b.convert_u_to_f(ty, None, arg(a, 0)?))
+            })?,
+            O::Ftoi => self.float_to_int(instruction, i)?,
+            O::Ftou => self.float_to_int(instruction, u)?,
+            O::F32ToF16 => self.alu_op(instruction, &[f], u, |e, _, a| {
+                let x = arg_val(a, 0)?;
+                e.per_component(&[x], u, |e, c| {
+                    let x = word(c, 0)?;
+                    let vec2 = e.m.vector(Scalar::F32, 2);
+                    let zero = e.m.constant_bits(Scalar::F32, 0);
+                    let pair = built(e.m.b.composite_construct(vec2, None, [x, zero]))?;
+                    let like = Val {
+                        id: pair,
+                        scalar: Scalar::U32,
+                        count: 1,
+                    };
+                    e.ext(like, ext::PACK_HALF_2X16, &[pair])
+                })
+            })?,
+            O::F16ToF32 => self.alu_op(instruction, &[u], f, |e, _, a| {
+                let x = arg_val(a, 0)?;
+                e.per_component(&[x], f, |e, c| {
+                    let x = word(c, 0)?;
+                    // UnpackHalf2x16 reads the low 16 bits into the first component.
+                    let like = Val {
+                        id: x,
+                        scalar: Scalar::F32,
+                        count: 2,
+                    };
+                    let pair = e.ext(like, ext::UNPACK_HALF_2X16, &[x])?;
+                    let float = e.m.scalar(Scalar::F32);
+                    built(e.m.b.composite_extract(float, None, pair, [0]))
+                })
+            })?,
             O::Frc => self.ext_unary(instruction, ext::FRACT)?,
             O::RoundNe => self.ext_unary(instruction, ext::ROUND_EVEN)?,
             O::RoundNi => self.ext_unary(instruction, ext::FLOOR)?,
@@ -190,32 +261,56 @@ impl Emitter<'_> {
             O::Rsq => self.ext_unary(instruction, ext::INVERSE_SQRT)?,
             O::Exp => self.ext_unary(instruction, ext::EXP2)?,
             O::Log => self.ext_unary(instruction, ext::LOG2)?,
-            O::Rcp => {
-                self.unary(instruction, Scalar::F32, |e, ty, x| {
-                    let one = e.splat_bits(Scalar::F32, 1.0f32.to_bits(), x.count);
-                    built(e.m.b.f_div(ty, None, one, x.id))
-                })?;
+            O::Rcp => self.alu_op(instruction, &[f], f, |e, ty, a| {
+                let x = arg_val(a, 0)?;
+                let one = e.splat_bits(Scalar::F32, 1.0f32.to_bits(), x.count);
+                built(e.m.b.f_div(ty, None, one, x.id))
+            })?,
+            O::Sincos => self.alu_sincos(instruction)?,
+            O::DerivRtx => self.alu_derivative(instruction, Derivative::X)?,
+            O::DerivRty => self.alu_derivative(instruction, Derivative::Y)?,
+            O::DerivRtxCoarse => self.alu_derivative(instruction, Derivative::XCoarse)?,
+            O::DerivRtxFine => self.alu_derivative(instruction, Derivative::XFine)?,
+            O::DerivRtyCoarse => self.alu_derivative(instruction, Derivative::YCoarse)?,
+            O::DerivRtyFine => self.alu_derivative(instruction, Derivative::YFine)?,
+            other => {
+                return Err(self.unsupported(format!("{} is not translated yet", other.name())))
             }
-            O::Sincos => {
-                for (i, which) in [ext::SIN, ext::COS].into_iter().enumerate() {
-                    let dst = dsts[i];
-                    if dst.kind == crate::ir::RegisterKind::Null {
-                        continue;
-                    }
-                    let x = self.load(&srcs[0], Scalar::F32, dst.mask())?;
-                    let id = self.ext(x, which, &[x.id])?;
-                    self.store(&dst, Val { id, ..x }, sat)?;
-                }
-            }
-            _ => return Ok(false),
         }
-        let _ = ext::FMA;
         Ok(true)
+    }
+
+    /// Source operand `i` of an instruction.
+    fn alu_src(&self, instruction: &Instruction, i: usize) -> Result<Operand> {
+        self.program
+            .srcs(instruction)
+            .get(i)
+            .copied()
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{} is missing source operand {i}",
+                    instruction.opcode.name()
+                ))
+            })
+    }
+
+    /// Destination operand `i` of an instruction.
+    fn alu_dst(&self, instruction: &Instruction, i: usize) -> Result<Operand> {
+        self.program
+            .dsts(instruction)
+            .get(i)
+            .copied()
+            .ok_or_else(|| {
+                self.err(format!(
+                    "{} is missing destination operand {i}",
+                    instruction.opcode.name()
+                ))
+            })
     }
 
     /// The type a destination naturally holds (a temp's inferred type, else uint).
     fn natural_scalar(&self, dst: &Operand) -> Scalar {
-        if dst.kind == crate::ir::RegisterKind::Temp {
+        if dst.kind == RegisterKind::Temp {
             if let Some(register) = dst.indices[0].as_imm32() {
                 let component = super::operands::mask_components(dst.mask())
                     .next()
@@ -228,6 +323,109 @@ impl Emitter<'_> {
             }
         }
         Scalar::U32
+    }
+
+    /// The type the untyped moves (`mov`, `movc`, `swapc`) copy `dst`'s value in.
+    ///
+    /// - `_sat` or a source modifier on a copied source: float (the modifiers of these
+    ///   instructions are float modifiers, and `_sat` clamps floats), whatever the
+    ///   minimum-precision hint says;
+    /// - otherwise the destination's natural type, so that a plain copy of bits never goes
+    ///   through a float (which could flush denormals or quiet NaNs). Minimum-precision
+    ///   hints need nothing: values are kept at 32 bits.
+    fn move_scalar(&self, instruction: &Instruction, dst: &Operand, copied: &[Operand]) -> Scalar {
+        if instruction.saturate || copied.iter().any(|s| s.modifier != Modifier::None) {
+            Scalar::F32
+        } else {
+            self.natural_scalar(dst)
+        }
+    }
+
+    /// Reads a `movc`/`swapc` condition: true where the source is non-zero.
+    fn alu_condition(&mut self, operand: &Operand, mask: u8) -> Result<Val> {
+        let bits = self.load(operand, Scalar::U32, mask)?;
+        self.cast(bits, Scalar::Bool)
+    }
+
+    fn alu_mov(&mut self, instruction: &Instruction) -> Result<()> {
+        let dst = self.alu_dst(instruction, 0)?;
+        let src = self.alu_src(instruction, 0)?;
+        let scalar = self.move_scalar(instruction, &dst, &[src]);
+        let value = self.load(&src, scalar, dst.mask())?;
+        self.store(&dst, value, instruction.saturate)
+    }
+
+    fn alu_movc(&mut self, instruction: &Instruction) -> Result<()> {
+        let dst = self.alu_dst(instruction, 0)?;
+        let (c, a, b) = (
+            self.alu_src(instruction, 0)?,
+            self.alu_src(instruction, 1)?,
+            self.alu_src(instruction, 2)?,
+        );
+        let mask = dst.mask();
+        let scalar = self.move_scalar(instruction, &dst, &[a, b]);
+        let condition = self.alu_condition(&c, mask)?;
+        let a = self.load(&a, scalar, mask)?;
+        let b = self.load(&b, scalar, mask)?;
+        let ty = self.m.vector(scalar, a.count);
+        let id = built(self.m.b.select(ty, None, condition.id, a.id, b.id))?;
+        self.store(&dst, Val { id, ..a }, instruction.saturate)
+    }
+
+    /// `swapc`: `dst0 = cond ? src2 : src1`, `dst1 = cond ? src1 : src2`, per component.
+    fn alu_swapc(&mut self, instruction: &Instruction) -> Result<()> {
+        let (c, a, b) = (
+            self.alu_src(instruction, 0)?,
+            self.alu_src(instruction, 1)?,
+            self.alu_src(instruction, 2)?,
+        );
+        let mut results = Vec::with_capacity(2);
+        for which in 0..2 {
+            let dst = self.alu_dst(instruction, which)?;
+            if dst.kind == RegisterKind::Null {
+                continue;
+            }
+            let mask = dst.mask();
+            let scalar = self.move_scalar(instruction, &dst, &[a, b]);
+            let condition = self.alu_condition(&c, mask)?;
+            let x = self.load(&a, scalar, mask)?;
+            let y = self.load(&b, scalar, mask)?;
+            let (on_true, on_false) = if which == 0 { (y, x) } else { (x, y) };
+            let ty = self.m.vector(scalar, x.count);
+            let id = built(
+                self.m
+                    .b
+                    .select(ty, None, condition.id, on_true.id, on_false.id),
+            )?;
+            results.push((dst, Val { id, ..x }));
+        }
+        for (dst, value) in results {
+            self.store(&dst, value, instruction.saturate)?;
+        }
+        Ok(())
+    }
+
+    fn alu_dot(&mut self, instruction: &Instruction) -> Result<()> {
+        let dst = self.alu_dst(instruction, 0)?;
+        let width = match instruction.opcode {
+            Opcode::Dp2 => 0b11,
+            Opcode::Dp3 => 0b111,
+            _ => 0b1111,
+        };
+        let a = self.load(&self.alu_src(instruction, 0)?, Scalar::F32, width)?;
+        let b = self.load(&self.alu_src(instruction, 1)?, Scalar::F32, width)?;
+        let float = self.m.scalar(Scalar::F32);
+        let id = built(self.m.b.dot(float, None, a.id, b.id))?;
+        self.precise(instruction, &[id]);
+        let value = self.splat(
+            Val {
+                id,
+                scalar: Scalar::F32,
+                count: 1,
+            },
+            dst.mask(),
+        )?;
+        self.store(&dst, value, instruction.saturate)
     }
 
     /// Replicates a scalar into as many components as `mask` has.
@@ -249,42 +447,95 @@ impl Emitter<'_> {
         }
     }
 
-    fn binary(&mut self, instruction: &Instruction, scalar: Scalar, op: Binary) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let srcs = self.program.srcs(instruction);
-        let mask = dst.mask();
-        let a = self.load(&srcs[0], scalar, mask)?;
-        let b = self.load(&srcs[1], scalar, mask)?;
-        let ty = self.m.vector(scalar, a.count);
-        let id = built(match op {
-            Binary::FAdd => self.m.b.f_add(ty, None, a.id, b.id),
-            Binary::FMul => self.m.b.f_mul(ty, None, a.id, b.id),
-            Binary::FDiv => self.m.b.f_div(ty, None, a.id, b.id),
-            Binary::IAdd => self.m.b.i_add(ty, None, a.id, b.id),
-            Binary::BitAnd => self.m.b.bitwise_and(ty, None, a.id, b.id),
-            Binary::BitOr => self.m.b.bitwise_or(ty, None, a.id, b.id),
-            Binary::BitXor => self.m.b.bitwise_xor(ty, None, a.id, b.id),
-        })?;
-        if scalar == Scalar::F32 {
-            self.precise(instruction, &[id]);
-        }
-        self.store(&dst, Val { id, ..a }, instruction.saturate)
-    }
-
-    fn unary(
+    /// The common shape of a one-result instruction: reads source `i` as `scalars[i]` (one
+    /// component per bit of the destination mask), builds the result of type `result` with
+    /// `op` (given the result type and the sources), marks it `precise` if asked and stores
+    /// it (with `_sat` for float results).
+    fn alu_op(
         &mut self,
         instruction: &Instruction,
-        scalar: Scalar,
-        op: impl FnOnce(&mut Self, Word, Val) -> Result<Word>,
+        scalars: &[Scalar],
+        result: Scalar,
+        op: impl FnOnce(&mut Self, Word, &[Val]) -> Result<Word>,
     ) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let src = self.program.srcs(instruction)[0];
-        let x = self.load(&src, scalar, dst.mask())?;
-        let ty = self.m.vector(scalar, x.count);
-        let id = op(self, ty, x)?;
-        self.store(&dst, Val { id, ..x }, instruction.saturate)
+        let dst = self.alu_dst(instruction, 0)?;
+        let mask = dst.mask();
+        let mut args = Vec::with_capacity(scalars.len());
+        for (i, &scalar) in scalars.iter().enumerate() {
+            let src = self.alu_src(instruction, i)?;
+            args.push(self.load(&src, scalar, mask)?);
+        }
+        let count = mask.count_ones().max(1);
+        let ty = self.m.vector(result, count);
+        let id = op(self, ty, &args)?;
+        self.precise(instruction, &[id]);
+        self.store(
+            &dst,
+            Val {
+                id,
+                scalar: result,
+                count,
+            },
+            instruction.saturate,
+        )
     }
 
+    /// Applies `op` to each component of `args` (all of one count) and composes the
+    /// results (of type `result`).
+    fn per_component(
+        &mut self,
+        args: &[Val],
+        result: Scalar,
+        mut op: impl FnMut(&mut Self, &[Word]) -> Result<Word>,
+    ) -> Result<Word> {
+        let count = args.first().map_or(1, |a| a.count);
+        let mut parts = Vec::with_capacity(count as usize);
+        for i in 0..count {
+            let mut components = Vec::with_capacity(args.len());
+            for &value in args {
+                components.push(self.extract(value, i)?.id);
+            }
+            parts.push(op(self, &components)?);
+        }
+        Ok(self.compose(result, &parts)?.id)
+    }
+
+    /// `value & 31` (for shift counts and bit-field widths and offsets), `like` giving the
+    /// component count.
+    fn low_five_bits(&mut self, value: Word, like: &[Val]) -> Result<Word> {
+        let count = like.first().map_or(1, |v| v.count);
+        let uint = self.m.vector(Scalar::U32, count);
+        let mask = self.splat_bits(Scalar::U32, 31, count);
+        built(self.m.b.bitwise_and(uint, None, value, mask))
+    }
+
+    /// `firstbit_hi`/`firstbit_shi`: `31 - msb`, or 0xffffffff when `msb` is -1 (no bit).
+    fn index_from_msb(&mut self, ty: Word, msb: Word, count: u32) -> Result<Word> {
+        let ones = self.splat_bits(Scalar::U32, u32::MAX, count);
+        let thirty_one = self.splat_bits(Scalar::U32, 31, count);
+        let boolean = self.m.vector(Scalar::Bool, count);
+        let none = built(self.m.b.i_equal(boolean, None, msb, ones))?;
+        let index = built(self.m.b.i_sub(ty, None, thirty_one, msb))?;
+        built(self.m.b.select(ty, None, none, ones, index))
+    }
+
+    fn binary(&mut self, instruction: &Instruction, scalar: Scalar, op: Binary) -> Result<()> {
+        self.alu_op(instruction, &[scalar, scalar], scalar, |e, ty, a| {
+            let (x, y) = (arg(a, 0)?, arg(a, 1)?);
+            let b = &mut e.m.b;
+            built(match op {
+                Binary::FAdd => b.f_add(ty, None, x, y),
+                Binary::FMul => b.f_mul(ty, None, x, y),
+                Binary::FDiv => b.f_div(ty, None, x, y),
+                Binary::IAdd => b.i_add(ty, None, x, y),
+                Binary::BitAnd => b.bitwise_and(ty, None, x, y),
+                Binary::BitOr => b.bitwise_or(ty, None, x, y),
+                Binary::BitXor => b.bitwise_xor(ty, None, x, y),
+            })
+        })
+    }
+
+    /// A GLSL.std.450 instruction whose result has the type and count of `like`.
     fn ext(&mut self, like: Val, which: u32, args: &[Word]) -> Result<Word> {
         let ty = self.m.vector(like.scalar, like.count);
         let glsl = self.m.glsl();
@@ -296,28 +547,23 @@ impl Emitter<'_> {
     }
 
     fn ext_unary(&mut self, instruction: &Instruction, which: u32) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let src = self.program.srcs(instruction)[0];
-        let x = self.load(&src, Scalar::F32, dst.mask())?;
-        let id = self.ext(x, which, &[x.id])?;
-        self.precise(instruction, &[id]);
-        self.store(&dst, Val { id, ..x }, instruction.saturate)
+        self.alu_op(instruction, &[Scalar::F32], Scalar::F32, |e, _, a| {
+            let x = arg_val(a, 0)?;
+            e.ext(x, which, &[x.id])
+        })
     }
 
     fn ext_binary(&mut self, instruction: &Instruction, scalar: Scalar, which: u32) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let srcs = self.program.srcs(instruction);
-        let a = self.load(&srcs[0], scalar, dst.mask())?;
-        let b = self.load(&srcs[1], scalar, dst.mask())?;
-        let id = self.ext(a, which, &[a.id, b.id])?;
-        self.store(&dst, Val { id, ..a }, instruction.saturate)
+        self.alu_op(instruction, &[scalar, scalar], scalar, |e, _, a| {
+            let x = arg_val(a, 0)?;
+            e.ext(x, which, &[x.id, arg(a, 1)?])
+        })
     }
 
     fn compare(&mut self, instruction: &Instruction, scalar: Scalar, op: Compare) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let srcs = self.program.srcs(instruction);
-        let a = self.load(&srcs[0], scalar, dst.mask())?;
-        let b = self.load(&srcs[1], scalar, dst.mask())?;
+        let dst = self.alu_dst(instruction, 0)?;
+        let a = self.load(&self.alu_src(instruction, 0)?, scalar, dst.mask())?;
+        let b = self.load(&self.alu_src(instruction, 1)?, scalar, dst.mask())?;
         let ty = self.m.vector(Scalar::Bool, a.count);
         let b_ = &mut self.m.b;
         let id = built(match op {
@@ -343,96 +589,361 @@ impl Emitter<'_> {
         self.store(&dst, mask, false)
     }
 
-    fn convert(&mut self, instruction: &Instruction, from: Scalar, to: Scalar) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let src = self.program.srcs(instruction)[0];
-        let x = self.load(&src, from, dst.mask())?;
-        let ty = self.m.vector(to, x.count);
-        let id = built(match from {
-            Scalar::I32 => self.m.b.convert_s_to_f(ty, None, x.id),
-            _ => self.m.b.convert_u_to_f(ty, None, x.id),
-        })?;
-        self.store(
-            &dst,
-            Val {
-                id,
-                scalar: to,
-                count: x.count,
-            },
-            instruction.saturate,
-        )
-    }
-
     /// `ftoi`/`ftou`: saturate to the integer range, NaN gives 0.
     fn float_to_int(&mut self, instruction: &Instruction, to: Scalar) -> Result<()> {
-        let dst = first(self.program.dsts(instruction))?;
-        let src = self.program.srcs(instruction)[0];
-        let x = self.load(&src, Scalar::F32, dst.mask())?;
-        let n = x.count;
-        let float = self.m.vector(Scalar::F32, n);
-        // [low, high] is the range that converts exactly; from `limit` on the result
-        // saturates to `high_int`.
-        let (low, high, limit, high_int) = match to {
-            Scalar::I32 => (
-                -2147483648.0f32,
-                2147483520.0f32,
-                2147483648.0f32,
-                i32::MAX as u32,
-            ),
-            _ => (0.0f32, 4294967040.0f32, 4294967296.0f32, u32::MAX),
+        self.alu_op(instruction, &[Scalar::F32], to, |e, ty, a| {
+            let x = arg_val(a, 0)?;
+            let n = x.count;
+            let float = e.m.vector(Scalar::F32, n);
+            // [low, high] is the range that converts exactly; from `limit` on the result
+            // saturates to `high_int`.
+            let (low, high, limit, high_int) = match to {
+                Scalar::I32 => (
+                    -2147483648.0f32,
+                    2147483520.0f32,
+                    2147483648.0f32,
+                    i32::MAX as u32,
+                ),
+                _ => (0.0f32, 4294967040.0f32, 4294967296.0f32, u32::MAX),
+            };
+            let low_c = e.splat_bits(Scalar::F32, low.to_bits(), n);
+            let high_c = e.splat_bits(Scalar::F32, high.to_bits(), n);
+            let glsl = e.m.glsl();
+            // NMax/NMin turn NaN into the bound; NaN must give 0, handled below.
+            let clamped_low =
+                built(
+                    e.m.b
+                        .ext_inst(float, None, glsl, glsl::NMAX, [IdRef(x.id), IdRef(low_c)]),
+                )?;
+            let clamped = built(e.m.b.ext_inst(
+                float,
+                None,
+                glsl,
+                glsl::NMIN,
+                [IdRef(clamped_low), IdRef(high_c)],
+            ))?;
+            let converted = built(match to {
+                Scalar::I32 => e.m.b.convert_f_to_s(ty, None, clamped),
+                _ => e.m.b.convert_f_to_u(ty, None, clamped),
+            })?;
+            let boolean = e.m.vector(Scalar::Bool, n);
+            let limit_c = e.splat_bits(Scalar::F32, limit.to_bits(), n);
+            let too_big = built(e.m.b.f_ord_greater_than_equal(boolean, None, x.id, limit_c))?;
+            let max = e.splat_bits(to, high_int, n);
+            let saturated = built(e.m.b.select(ty, None, too_big, max, converted))?;
+            let is_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
+            let zero = e.splat_bits(to, 0, n);
+            built(e.m.b.select(ty, None, is_nan, zero, saturated))
+        })
+    }
+
+    /// `sincos dst_sin, dst_cos, src`: both results are computed before either is written.
+    fn alu_sincos(&mut self, instruction: &Instruction) -> Result<()> {
+        let src = self.alu_src(instruction, 0)?;
+        let mut results = Vec::with_capacity(2);
+        for (i, which) in [ext::SIN, ext::COS].into_iter().enumerate() {
+            let dst = self.alu_dst(instruction, i)?;
+            if dst.kind == RegisterKind::Null {
+                continue;
+            }
+            let x = self.load(&src, Scalar::F32, dst.mask())?;
+            let id = self.ext(x, which, &[x.id])?;
+            self.precise(instruction, &[id]);
+            results.push((dst, Val { id, ..x }));
+        }
+        for (dst, value) in results {
+            self.store(&dst, value, instruction.saturate)?;
+        }
+        Ok(())
+    }
+
+    /// The two-result integer instructions. Each non-null destination gets its result
+    /// computed with its own mask; both are computed before either is written.
+    fn alu_pair(&mut self, instruction: &Instruction, pair: Pair) -> Result<()> {
+        let scalar = if pair == Pair::SMul {
+            Scalar::I32
+        } else {
+            Scalar::U32
         };
-        let low_c = self.splat_bits(Scalar::F32, low.to_bits(), n);
-        let high_c = self.splat_bits(Scalar::F32, high.to_bits(), n);
-        let glsl = self.m.glsl();
-        // NMax/NMin turn NaN into the bound; NaN must give 0, handled below.
-        let clamped_low =
-            built(
-                self.m
-                    .b
-                    .ext_inst(float, None, glsl, glsl::NMAX, [IdRef(x.id), IdRef(low_c)]),
-            )?;
-        let clamped = built(self.m.b.ext_inst(
-            float,
-            None,
-            glsl,
-            glsl::NMIN,
-            [IdRef(clamped_low), IdRef(high_c)],
-        ))?;
-        let ty = self.m.vector(to, n);
-        let converted = built(match to {
-            Scalar::I32 => self.m.b.convert_f_to_s(ty, None, clamped),
-            _ => self.m.b.convert_f_to_u(ty, None, clamped),
-        })?;
+        let (a, b) = (self.alu_src(instruction, 0)?, self.alu_src(instruction, 1)?);
+        let mut results = Vec::with_capacity(2);
+        for which in 0..2u32 {
+            let dst = self.alu_dst(instruction, which as usize)?;
+            if dst.kind == RegisterKind::Null {
+                continue;
+            }
+            let mask = dst.mask();
+            let x = self.load(&a, scalar, mask)?;
+            let y = self.load(&b, scalar, mask)?;
+            let ty = self.m.vector(scalar, x.count);
+            let id = match pair {
+                Pair::UDiv => self.unsigned_divide(x, y, which == 0)?,
+                _ => {
+                    let pair_ty = self.m.b.type_struct([ty, ty]);
+                    let both = built(match pair {
+                        Pair::SMul => self.m.b.s_mul_extended(pair_ty, None, x.id, y.id),
+                        Pair::UMul => self.m.b.u_mul_extended(pair_ty, None, x.id, y.id),
+                        Pair::AddCarry => self.m.b.i_add_carry(pair_ty, None, x.id, y.id),
+                        _ => self.m.b.i_sub_borrow(pair_ty, None, x.id, y.id),
+                    })?;
+                    // Member 0 is the low half / sum / difference, member 1 the high half
+                    // / carry / borrow. imul and umul put the high half in dst0.
+                    let member = match (pair, which) {
+                        (Pair::SMul | Pair::UMul, 0) => 1,
+                        (Pair::SMul | Pair::UMul, _) => 0,
+                        (_, w) => w,
+                    };
+                    built(self.m.b.composite_extract(ty, None, both, [member]))?
+                }
+            };
+            self.precise(instruction, &[id]);
+            results.push((dst, Val { id, ..x }));
+        }
+        for (dst, value) in results {
+            self.store(&dst, value, instruction.saturate)?;
+        }
+        Ok(())
+    }
+
+    /// `udiv`'s quotient (or remainder); division by zero gives 0xffffffff in both.
+    fn unsigned_divide(&mut self, x: Val, y: Val, quotient: bool) -> Result<Word> {
+        let n = x.count;
+        let ty = self.m.vector(Scalar::U32, n);
         let boolean = self.m.vector(Scalar::Bool, n);
-        let limit_c = self.splat_bits(Scalar::F32, limit.to_bits(), n);
-        let too_big = built(
-            self.m
-                .b
-                .f_ord_greater_than_equal(boolean, None, x.id, limit_c),
-        )?;
-        let max = self.splat_bits(to, high_int, n);
-        let saturated = built(self.m.b.select(ty, None, too_big, max, converted))?;
-        let is_nan = built(self.m.b.is_nan(boolean, None, x.id))?;
-        let zero = self.splat_bits(to, 0, n);
-        let id = built(self.m.b.select(ty, None, is_nan, zero, saturated))?;
-        self.store(
-            &dst,
-            Val {
-                id,
-                scalar: to,
-                count: n,
-            },
-            false,
-        )
+        let zero = self.splat_bits(Scalar::U32, 0, n);
+        let one = self.splat_bits(Scalar::U32, 1, n);
+        let ones = self.splat_bits(Scalar::U32, u32::MAX, n);
+        let by_zero = built(self.m.b.i_equal(boolean, None, y.id, zero))?;
+        // Divide by 1 instead of 0 so that no undefined value is ever computed.
+        let divisor = built(self.m.b.select(ty, None, by_zero, one, y.id))?;
+        let result = built(if quotient {
+            self.m.b.u_div(ty, None, x.id, divisor)
+        } else {
+            self.m.b.u_mod(ty, None, x.id, divisor)
+        })?;
+        built(self.m.b.select(ty, None, by_zero, ones, result))
+    }
+
+    /// `ubfe`/`ibfe dst, width, offset, value` with D3D's rules: width and offset use their
+    /// low five bits; width 0 gives 0; when `width + offset < 32` the field is extracted,
+    /// else the value is shifted right by `offset` (logically for `ubfe`, arithmetically
+    /// for `ibfe`). Extracting `min(width, 32 - offset)` bits gives exactly that, and keeps
+    /// SPIR-V's `offset + count <= 32` rule.
+    fn alu_bitfield_extract(&mut self, instruction: &Instruction) -> Result<()> {
+        let signed = instruction.opcode == Opcode::Ibfe;
+        let value_scalar = if signed { Scalar::I32 } else { Scalar::U32 };
+        let scalars = [Scalar::U32, Scalar::U32, value_scalar];
+        self.alu_op(instruction, &scalars, value_scalar, |e, _, a| {
+            let width = e.low_five_bits(arg(a, 0)?, a)?;
+            let offset = e.low_five_bits(arg(a, 1)?, a)?;
+            let count = arg_val(a, 0)?.count;
+            let uint = e.m.vector(Scalar::U32, count);
+            let thirty_two = e.splat_bits(Scalar::U32, 32, count);
+            let room = built(e.m.b.i_sub(uint, None, thirty_two, offset))?;
+            let like = Val {
+                id: width,
+                scalar: Scalar::U32,
+                count,
+            };
+            let bits = e.ext(like, ext::UMIN, &[width, room])?;
+            let bits = Val { id: bits, ..like };
+            let offset = Val { id: offset, ..like };
+            let value = arg_val(a, 2)?;
+            // Offset and Count of OpBitField*Extract are scalars: one extract per component.
+            e.per_component(&[value, offset, bits], value_scalar, |e, c| {
+                let (v, o, n) = (word(c, 0)?, word(c, 1)?, word(c, 2)?);
+                let ty = e.m.scalar(value_scalar);
+                built(if signed {
+                    e.m.b.bit_field_s_extract(ty, None, v, o, n)
+                } else {
+                    e.m.b.bit_field_u_extract(ty, None, v, o, n)
+                })
+            })
+        })
+    }
+
+    /// `bfi dst, width, offset, insert, base` with D3D's definition:
+    /// `mask = ((1 << (width & 31)) - 1) << (offset & 31)`,
+    /// `dst = ((insert << offset) & mask) | (base & ~mask)`.
+    fn alu_bitfield_insert(&mut self, instruction: &Instruction) -> Result<()> {
+        let u = Scalar::U32;
+        self.alu_op(instruction, &[u, u, u, u], u, |e, ty, a| {
+            let count = arg_val(a, 0)?.count;
+            let width = e.low_five_bits(arg(a, 0)?, a)?;
+            let offset = e.low_five_bits(arg(a, 1)?, a)?;
+            let one = e.splat_bits(u, 1, count);
+            let b = &mut e.m.b;
+            let top = built(b.shift_left_logical(ty, None, one, width))?;
+            let low_mask = built(b.i_sub(ty, None, top, one))?;
+            let mask = built(b.shift_left_logical(ty, None, low_mask, offset))?;
+            let shifted = built(b.shift_left_logical(ty, None, arg(a, 2)?, offset))?;
+            let inserted = built(b.bitwise_and(ty, None, shifted, mask))?;
+            let keep = built(b.not(ty, None, mask))?;
+            let kept = built(b.bitwise_and(ty, None, arg(a, 3)?, keep))?;
+            built(b.bitwise_or(ty, None, inserted, kept))
+        })
+    }
+
+    /// `msad dst, ref, src, accum`: the masked sum of absolute differences. For each byte
+    /// `i` of `ref` that is not 0, `|ref.byte[i] - src.byte[i]|` is added to `accum`
+    /// (wrapping); bytes where `ref` is 0 are skipped.
+    fn alu_msad(&mut self, instruction: &Instruction) -> Result<()> {
+        let u = Scalar::U32;
+        self.alu_op(instruction, &[u, u, u], u, |e, ty, a| {
+            let count = arg_val(a, 0)?.count;
+            let (reference, source) = (arg(a, 0)?, arg(a, 1)?);
+            let boolean = e.m.vector(Scalar::Bool, count);
+            let byte = e.splat_bits(u, 0xff, count);
+            let zero = e.splat_bits(u, 0, count);
+            let mut sum = arg(a, 2)?;
+            for i in 0..4u32 {
+                let shift = e.splat_bits(u, 8 * i, count);
+                let b = &mut e.m.b;
+                let r = built(b.shift_right_logical(ty, None, reference, shift))?;
+                let r = built(b.bitwise_and(ty, None, r, byte))?;
+                let s = built(b.shift_right_logical(ty, None, source, shift))?;
+                let s = built(b.bitwise_and(ty, None, s, byte))?;
+                let r_minus_s = built(b.i_sub(ty, None, r, s))?;
+                let s_minus_r = built(b.i_sub(ty, None, s, r))?;
+                let r_bigger = built(b.u_greater_than(boolean, None, r, s))?;
+                let difference = built(b.select(ty, None, r_bigger, r_minus_s, s_minus_r))?;
+                let masked = built(b.i_equal(boolean, None, r, zero))?;
+                let difference = built(b.select(ty, None, masked, zero, difference))?;
+                sum = built(b.i_add(ty, None, sum, difference))?;
+            }
+            Ok(sum)
+        })
+    }
+
+    /// `deriv_rt{x,y}[_coarse|_fine]`: screen-space derivatives, fragment shaders only.
+    fn alu_derivative(&mut self, instruction: &Instruction, which: Derivative) -> Result<()> {
+        if self.program.model.stage != Stage::Pixel {
+            return Err(self.unsupported(format!(
+                "{} outside a pixel shader is not translated yet (derivatives need quads)",
+                instruction.opcode.name()
+            )));
+        }
+        if !matches!(which, Derivative::X | Derivative::Y) {
+            self.m.capability(spirv::Capability::DerivativeControl);
+        }
+        self.alu_op(instruction, &[Scalar::F32], Scalar::F32, |e, ty, a| {
+            let x = arg(a, 0)?;
+            let b = &mut e.m.b;
+            built(match which {
+                Derivative::X => b.d_pdx(ty, None, x),
+                Derivative::Y => b.d_pdy(ty, None, x),
+                Derivative::XCoarse => b.d_pdx_coarse(ty, None, x),
+                Derivative::XFine => b.d_pdx_fine(ty, None, x),
+                Derivative::YCoarse => b.d_pdy_coarse(ty, None, x),
+                Derivative::YFine => b.d_pdy_fine(ty, None, x),
+            })
+        })
     }
 }
 
-/// The first destination.
-fn first(dsts: &[Operand]) -> Result<Operand> {
-    dsts.first().copied().ok_or_else(|| {
+/// The id of source value `i`.
+fn arg(args: &[Val], i: usize) -> Result<Word> {
+    arg_val(args, i).map(|v| v.id)
+}
+
+/// Component id `i` of a per-component operation.
+fn word(components: &[Word], i: usize) -> Result<Word> {
+    components.get(i).copied().ok_or_else(|| {
         crate::error::Error::new(
             crate::error::Location::None,
-            "an instruction without a destination",
+            format!("internal error: ALU component source {i} is missing"),
         )
     })
+}
+
+/// Source value `i`.
+fn arg_val(args: &[Val], i: usize) -> Result<Val> {
+    args.get(i).copied().ok_or_else(|| {
+        crate::error::Error::new(
+            crate::error::Location::None,
+            format!("internal error: ALU source {i} is missing"),
+        )
+    })
+}
+
+/// The opcodes this file translates (doubles are not among them yet).
+fn is_alu(opcode: Opcode) -> bool {
+    use Opcode as O;
+    matches!(
+        opcode,
+        O::Mov
+            | O::Movc
+            | O::Swapc
+            | O::Add
+            | O::Mul
+            | O::Div
+            | O::Iadd
+            | O::And
+            | O::Or
+            | O::Xor
+            | O::Mad
+            | O::Imad
+            | O::Umad
+            | O::Dp2
+            | O::Dp3
+            | O::Dp4
+            | O::Min
+            | O::Max
+            | O::Imin
+            | O::Imax
+            | O::Umin
+            | O::Umax
+            | O::Eq
+            | O::Ne
+            | O::Lt
+            | O::Ge
+            | O::Ieq
+            | O::Ine
+            | O::Ilt
+            | O::Ige
+            | O::Ult
+            | O::Uge
+            | O::Ishl
+            | O::Ishr
+            | O::Ushr
+            | O::Not
+            | O::Ineg
+            | O::Countbits
+            | O::Bfrev
+            | O::FirstbitLo
+            | O::FirstbitHi
+            | O::FirstbitShi
+            | O::Ubfe
+            | O::Ibfe
+            | O::Bfi
+            | O::Msad
+            | O::Imul
+            | O::Umul
+            | O::Udiv
+            | O::Uaddc
+            | O::Usubb
+            | O::Itof
+            | O::Utof
+            | O::Ftoi
+            | O::Ftou
+            | O::F32ToF16
+            | O::F16ToF32
+            | O::Frc
+            | O::RoundNe
+            | O::RoundNi
+            | O::RoundPi
+            | O::RoundZ
+            | O::Sqrt
+            | O::Rsq
+            | O::Exp
+            | O::Log
+            | O::Rcp
+            | O::Sincos
+            | O::DerivRtx
+            | O::DerivRty
+            | O::DerivRtxCoarse
+            | O::DerivRtxFine
+            | O::DerivRtyCoarse
+            | O::DerivRtyFine
+    )
 }

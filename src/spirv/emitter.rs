@@ -158,7 +158,8 @@ impl<'a> Emitter<'a> {
 
     fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
         match declaration {
-            Declaration::GlobalFlags(_) | Declaration::Temps(_) => Ok(()),
+            Declaration::GlobalFlags(flags) => self.io_global_flags(*flags),
+            Declaration::Temps(_) => Ok(()),
             Declaration::IndexableTemp {
                 register,
                 size,

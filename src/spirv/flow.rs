@@ -324,7 +324,15 @@ impl Emitter<'_> {
         }
         self.m
             .capability(spirv::Capability::DemoteToHelperInvocation);
-        built(self.m.b.demote_to_helper_invocation())
+        // rspirv's builder treats OpDemoteToHelperInvocation as a block terminator; it is
+        // not one, so the instruction is inserted by hand and the block stays open.
+        let inst =
+            rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
+        built(
+            self.m
+                .b
+                .insert_into_block(rspirv::dr::InsertPoint::End, inst),
+        )
     }
 
     fn case_label(&mut self, instruction: &Instruction) -> Result<()> {

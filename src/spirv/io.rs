@@ -1,48 +1,98 @@
 //! Inputs, outputs and system values: `dcl_input*`/`dcl_output*` into Input/Output
 //! variables with locations or built-ins, and the registers that name system values
 //! (`vThreadID`, `vPrim`, `oDepth`, …).
+//!
+//! Every readable or writable register component maps to a [`Slot`]: a variable (Input,
+//! Output, or a Private copy filled at the start of the entry function) and, for vectors
+//! and arrays, the index of the component inside it. This lets one register mix ordinary
+//! values and system values, and lets several registers share one built-in array.
+//!
+//! D3D semantics honoured here:
+//!
+//! - `SV_VertexID` counts from 0 whatever `StartVertexLocation` (non-indexed draws) or
+//!   `BaseVertexLocation` (indexed draws) is: for indexed draws it is the value read from the
+//!   index buffer. Vulkan's `VertexIndex` includes `firstVertex` / `vertexOffset`, and
+//!   `BaseVertex` is exactly that value, so `SV_VertexID = VertexIndex - BaseVertex`.
+//!   Likewise `SV_InstanceID = InstanceIndex - BaseInstance` (D3D's instance id ignores
+//!   `StartInstanceLocation`). `BaseVertex`/`BaseInstance` need the `DrawParameters`
+//!   capability (core since SPIR-V 1.3, the `SPV_KHR_shader_draw_parameters` extension
+//!   before; the device needs the `shaderDrawParameters` feature).
+//! - A pixel shader's `SV_Position.w` is the interpolated clip-space w, while `FragCoord.w`
+//!   is 1/w: the w component is read as `1 / FragCoord.w`.
+//! - `SV_IsFrontFace` is a D3D boolean: `0xffffffff` or 0.
+//! - Clip and cull distances of all registers are gathered, in signature order, into the
+//!   `ClipDistance` and `CullDistance` arrays.
 
-use spirv::{BuiltIn, Decoration, StorageClass, Word};
+use rspirv::dr::Operand as SpvOperand;
+use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
 use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
-use crate::container::{ComponentType, Signature};
+use super::operands::mask_components;
+use crate::container::{ComponentType, Signature, SystemValue as SigValue};
 use crate::error::Result;
 use crate::ir::{
     Declaration, Instruction, Interpolation, Operand, RegisterKind, Stage, SystemValue,
 };
+use crate::tpf::opcodes::Opcode;
 
-/// An input or output variable.
-#[derive(Debug, Clone, Copy)]
-pub struct IoVar {
+/// GLSL.std.450 interpolation functions.
+const INTERPOLATE_AT_CENTROID: u32 = 76;
+const INTERPOLATE_AT_SAMPLE: u32 = 77;
+const INTERPOLATE_AT_OFFSET: u32 = 78;
+
+/// Where one component of a register lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
     /// The variable.
     pub var: Word,
-    /// Its component type.
-    pub scalar: Scalar,
-    /// Its component count (1 = scalar).
-    pub count: u32,
-    /// Input or Output.
+    /// Its storage class (Input, Output or Private).
     pub class: StorageClass,
+    /// The component type.
+    pub scalar: Scalar,
+    /// Components of the variable when it is a vector (1 for scalars and arrays).
+    pub count: u32,
+    /// The component (vector) or element (array) index; `None` for a scalar variable.
+    pub index: Option<u32>,
+}
+
+/// Code run at the start of the entry function to fill a Private copy of a system value.
+#[derive(Debug, Clone, Copy)]
+enum Prologue {
+    /// `dst = a - b` (u32 built-ins).
+    Difference { dst: Word, a: Word, b: Word },
+    /// `dst = 1 / FragCoord.w`.
+    ReciprocalW { dst: Word, frag_coord: Word },
+    /// `dst = src ? ones : 0`.
+    BoolMask { dst: Word, src: Word, ones: u32 },
 }
 
 /// State of the I/O lowering.
 #[derive(Debug, Default)]
 pub struct IoState {
-    /// `v#` by register.
-    pub inputs: HashMap<u32, IoVar>,
-    /// `o#` by register.
-    pub outputs: HashMap<u32, IoVar>,
-    /// System-value registers (`vThreadID`, `oDepth`, …) by register-kind code.
-    pub special: HashMap<u8, IoVar>,
+    /// Component slots by (register kind code, register, component).
+    pub slots: HashMap<(u8, u32, u8), Slot>,
+    /// The vec4 variables of ordinary `v#`/`o#` registers by (kind code, register).
+    vectors: HashMap<(u8, u32), Word>,
+    /// Built-in variables by (storage class, built-in), so each is declared once.
+    builtins: HashMap<(u32, u32), Word>,
+    /// Prologue steps, in order.
+    prologue: Vec<Prologue>,
+    /// Register kinds (`v`, `o`) with a `dcl_indexrange`.
+    ranged: std::collections::BTreeSet<u8>,
+    /// Private `uvec4` arrays holding `v#`/`o#` for relative addressing, by kind:
+    /// (variable, length).
+    arrays: HashMap<u8, (Word, u32)>,
 }
 
-/// The component type of the signature element at a register, if the signature has one.
-fn signature_scalar(signature: Option<&Signature>, register: u32) -> Option<Scalar> {
-    let element = signature?
-        .elements
+/// The component type of a signature's element at a register, if the signature has one.
+fn signature_scalar(signature: Option<&Signature>, register: u32, mask: u8) -> Option<Scalar> {
+    let elements = &signature?.elements;
+    let element = elements
         .iter()
-        .find(|e| e.register == register)?;
+        .find(|e| e.register == register && e.mask & mask != 0)
+        .or_else(|| elements.iter().find(|e| e.register == register))?;
     Some(match element.component_type {
         ComponentType::Uint32 => Scalar::U32,
         ComponentType::Sint32 => Scalar::I32,
@@ -50,34 +100,94 @@ fn signature_scalar(signature: Option<&Signature>, register: u32) -> Option<Scal
     })
 }
 
+/// The scalar type used for integer built-ins.
+const INT: Scalar = Scalar::U32;
+
 impl Emitter<'_> {
-    fn io_variable(
+    fn io_global(
         &mut self,
         class: StorageClass,
         scalar: Scalar,
         count: u32,
+        array: Option<u32>,
         name: String,
-    ) -> IoVar {
-        let ty = self.m.vector(scalar, count);
-        let var = self.global(ty, class, Some(name));
-        IoVar {
-            var,
-            scalar,
-            count,
-            class,
+    ) -> Word {
+        let mut ty = self.m.vector(scalar, count);
+        if let Some(length) = array {
+            ty = self.m.array(ty, length);
         }
+        self.global(ty, class, Some(name))
     }
 
-    fn builtin_variable(
+    /// The variable of a built-in (declared on first use).
+    fn builtin(
         &mut self,
         class: StorageClass,
         builtin: BuiltIn,
         scalar: Scalar,
         count: u32,
-    ) -> IoVar {
-        let io = self.io_variable(class, scalar, count, format!("{builtin:?}"));
-        self.decorate(io.var, Decoration::BuiltIn, &[builtin as u32]);
-        io
+        array: Option<u32>,
+    ) -> Word {
+        let key = (class as u32, builtin as u32);
+        if let Some(&var) = self.io.builtins.get(&key) {
+            return var;
+        }
+        let var = self.io_global(class, scalar, count, array, format!("{builtin:?}"));
+        self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
+        if class == StorageClass::Input
+            && self.program.model.stage == Stage::Pixel
+            && scalar != Scalar::F32
+            && scalar != Scalar::Bool
+        {
+            self.decorate(var, Decoration::Flat, &[]);
+        }
+        self.io.builtins.insert(key, var);
+        var
+    }
+
+    /// A Private scalar that the prologue fills.
+    fn private_copy(&mut self, scalar: Scalar, name: &str) -> Word {
+        let ty = self.m.scalar(scalar);
+        self.global(ty, StorageClass::Private, Some(name.to_string()))
+    }
+
+    fn set_slot(&mut self, kind: RegisterKind, register: u32, component: u8, slot: Slot) {
+        self.io
+            .slots
+            .insert((kind as u8, register, component), slot);
+    }
+
+    fn set_scalar_slot(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        component: u8,
+        var: Word,
+        class: StorageClass,
+        scalar: Scalar,
+    ) {
+        let slot = Slot {
+            var,
+            class,
+            scalar,
+            count: 1,
+            index: None,
+        };
+        self.set_slot(kind, register, component, slot);
+    }
+
+    fn add_mode(&mut self, mode: ExecutionMode) {
+        if !self.modes.iter().any(|(m, _)| *m == mode) {
+            self.modes.push((mode, vec![]));
+        }
+    }
+
+    /// Handles `dcl_globalFlags` flags that concern I/O (`forceEarlyDepthStencil`).
+    pub fn io_global_flags(&mut self, flags: u32) -> Result<()> {
+        if flags & (1 << 13) != 0 && self.program.model.stage == Stage::Pixel {
+            self.add_mode(ExecutionMode::EarlyFragmentTests);
+        }
+        Ok(())
     }
 
     /// Handles `dcl_input*`, `dcl_output*` and `dcl_indexrange`.
@@ -86,125 +196,477 @@ impl Emitter<'_> {
         _instruction: &Instruction,
         declaration: &Declaration,
     ) -> Result<()> {
-        let Declaration::Signature {
-            operand,
-            system_value,
-            interpolation,
-        } = declaration
-        else {
-            // Index ranges need no variables of their own.
-            return Ok(());
+        let (operand, system_value, interpolation) = match declaration {
+            Declaration::Signature {
+                operand,
+                system_value,
+                interpolation,
+            } => (operand, system_value, interpolation),
+            Declaration::IndexRange { operand, .. } => {
+                let operand = *self.operand(*operand);
+                if !matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
+                    || operand.index_count != 1
+                {
+                    return Err(self.unsupported(format!(
+                        "dcl_indexrange of {} registers is not translated yet",
+                        operand.kind.name()
+                    )));
+                }
+                self.io.ranged.insert(operand.kind as u8);
+                return Ok(());
+            }
+            _ => return Err(self.err("not an input or output declaration")),
         };
         let operand = *self.operand(*operand);
-        let stage = self.program.model.stage;
+        let sv = system_value.unwrap_or(SystemValue::Undefined);
         match operand.kind {
-            RegisterKind::Input => {
-                let register = self.immediate_index(&operand, operand.index_count as usize - 1)?;
-                if self.io.inputs.contains_key(&register) {
-                    return Ok(());
+            RegisterKind::Input | RegisterKind::Output => {
+                if operand.index_count != 1 {
+                    return Err(self.unsupported(format!(
+                        "{} declarations with {} indices are not translated yet",
+                        operand.kind.name(),
+                        operand.index_count
+                    )));
                 }
-                let io = match (stage, system_value) {
-                    (Stage::Pixel, Some(SystemValue::Position)) => self.builtin_variable(
-                        StorageClass::Input,
-                        BuiltIn::FragCoord,
-                        Scalar::F32,
-                        4,
-                    ),
-                    (_, Some(sv)) if *sv != SystemValue::Undefined => {
-                        return Err(self.unsupported(format!(
-                            "input system value {} is not translated yet",
-                            sv.name()
-                        )))
-                    }
-                    _ => {
-                        let scalar = signature_scalar(self.reflection.input.as_ref(), register)
-                            .unwrap_or(Scalar::F32);
-                        let io = self.io_variable(
-                            StorageClass::Input,
-                            scalar,
-                            4,
-                            format!("v{register}"),
-                        );
-                        self.decorate(io.var, Decoration::Location, &[register]);
-                        if stage == Stage::Pixel {
-                            self.interpolation(
-                                io.var,
-                                scalar,
-                                interpolation.unwrap_or(Interpolation::Undefined),
-                            )?;
-                        }
-                        io
-                    }
-                };
-                self.io.inputs.insert(register, io);
-            }
-            RegisterKind::Output => {
                 let register = self.immediate_index(&operand, 0)?;
-                if self.io.outputs.contains_key(&register) {
-                    return Ok(());
+                let mask = match operand.mask() {
+                    0 => 0xf,
+                    m => m,
+                };
+                if operand.kind == RegisterKind::Input {
+                    self.declare_input(register, mask, sv, *interpolation)
+                } else {
+                    self.declare_output(register, mask, sv)
                 }
-                let io = match system_value {
-                    Some(SystemValue::Position) => self.builtin_variable(
-                        StorageClass::Output,
-                        BuiltIn::Position,
-                        Scalar::F32,
-                        4,
-                    ),
-                    Some(sv) if *sv != SystemValue::Undefined => {
-                        return Err(self.unsupported(format!(
-                            "output system value {} is not translated yet",
-                            sv.name()
-                        )))
-                    }
-                    _ => {
-                        let scalar = signature_scalar(self.reflection.output.as_ref(), register)
-                            .unwrap_or(Scalar::F32);
-                        let io = self.io_variable(
-                            StorageClass::Output,
-                            scalar,
-                            4,
-                            format!("o{register}"),
-                        );
-                        self.decorate(io.var, Decoration::Location, &[register]);
-                        io
-                    }
-                };
-                self.io.outputs.insert(register, io);
             }
-            kind => {
-                let io = match kind {
-                    RegisterKind::InputThreadId => self.builtin_variable(
-                        StorageClass::Input,
-                        BuiltIn::GlobalInvocationId,
-                        Scalar::U32,
-                        3,
-                    ),
-                    RegisterKind::InputThreadGroupId => self.builtin_variable(
-                        StorageClass::Input,
-                        BuiltIn::WorkgroupId,
-                        Scalar::U32,
-                        3,
-                    ),
-                    RegisterKind::InputThreadIdInGroup => self.builtin_variable(
-                        StorageClass::Input,
-                        BuiltIn::LocalInvocationId,
-                        Scalar::U32,
-                        3,
-                    ),
-                    RegisterKind::InputThreadIdInGroupFlattened => self.builtin_variable(
-                        StorageClass::Input,
-                        BuiltIn::LocalInvocationIndex,
-                        Scalar::U32,
-                        1,
-                    ),
-                    other => {
-                        return Err(self.unsupported(format!(
-                            "the {} register is not translated yet",
-                            other.name()
-                        )))
-                    }
+            kind => self.declare_special(kind),
+        }
+    }
+
+    /// The ordinary vec4 variable of `v#`/`o#` at Location = register, mapping `mask`.
+    fn location_vector(&mut self, kind: RegisterKind, register: u32, mask: u8) -> Result<Slot> {
+        let (class, signature, prefix) = if kind == RegisterKind::Input {
+            (StorageClass::Input, self.reflection.input.as_ref(), "v")
+        } else {
+            (StorageClass::Output, self.reflection.output.as_ref(), "o")
+        };
+        let scalar = signature_scalar(signature, register, mask).unwrap_or(Scalar::F32);
+        let key = (kind as u8, register);
+        let (var, scalar) = match self.io.vectors.get(&key) {
+            Some(&var) => {
+                let existing = self
+                    .io
+                    .slots
+                    .values()
+                    .find(|s| s.var == var)
+                    .map(|s| s.scalar)
+                    .unwrap_or(scalar);
+                (var, existing)
+            }
+            None => {
+                let var = self.io_global(class, scalar, 4, None, format!("{prefix}{register}"));
+                self.decorate(var, Decoration::Location, &[register]);
+                self.io.vectors.insert(key, var);
+                (var, scalar)
+            }
+        };
+        let slot = Slot {
+            var,
+            class,
+            scalar,
+            count: 4,
+            index: Some(0),
+        };
+        for component in 0..4u8 {
+            let this = Slot {
+                index: Some(component as u32),
+                ..slot
+            };
+            let k = (kind as u8, register, component);
+            if mask & (1 << component) != 0 {
+                self.io.slots.insert(k, this);
+            } else {
+                self.io.slots.entry(k).or_insert(this);
+            }
+        }
+        Ok(slot)
+    }
+
+    fn declare_input(
+        &mut self,
+        register: u32,
+        mask: u8,
+        sv: SystemValue,
+        interpolation: Option<Interpolation>,
+    ) -> Result<()> {
+        let stage = self.program.model.stage;
+        let kind = RegisterKind::Input;
+        let first = mask.trailing_zeros() as u8;
+        match (stage, sv) {
+            (_, SystemValue::Undefined) => {
+                let fresh = !self.io.vectors.contains_key(&(kind as u8, register));
+                let slot = self.location_vector(kind, register, mask)?;
+                if fresh && stage == Stage::Pixel {
+                    self.interpolation(
+                        slot.var,
+                        slot.scalar,
+                        interpolation.unwrap_or(Interpolation::Undefined),
+                    )?;
+                }
+            }
+            (Stage::Vertex, SystemValue::VertexId | SystemValue::InstanceId) => {
+                let (index, base, name) = if sv == SystemValue::VertexId {
+                    (BuiltIn::VertexIndex, BuiltIn::BaseVertex, "vertex_id")
+                } else {
+                    (BuiltIn::InstanceIndex, BuiltIn::BaseInstance, "instance_id")
                 };
-                self.io.special.insert(kind as u8, io);
+                self.draw_parameters();
+                let a = self.builtin(StorageClass::Input, index, INT, 1, None);
+                let b = self.builtin(StorageClass::Input, base, INT, 1, None);
+                let dst = self.private_copy(INT, name);
+                self.io.prologue.push(Prologue::Difference { dst, a, b });
+                self.set_scalar_slot(kind, register, first, dst, StorageClass::Private, INT);
+            }
+            (Stage::Pixel, SystemValue::Position) => {
+                let var = self.builtin(
+                    StorageClass::Input,
+                    BuiltIn::FragCoord,
+                    Scalar::F32,
+                    4,
+                    None,
+                );
+                for component in 0..3u8 {
+                    let slot = Slot {
+                        var,
+                        class: StorageClass::Input,
+                        scalar: Scalar::F32,
+                        count: 4,
+                        index: Some(component as u32),
+                    };
+                    self.set_slot(kind, register, component, slot);
+                }
+                if mask & 8 != 0 {
+                    let dst = self.private_copy(Scalar::F32, "position_w");
+                    self.io.prologue.push(Prologue::ReciprocalW {
+                        dst,
+                        frag_coord: var,
+                    });
+                    self.set_scalar_slot(
+                        kind,
+                        register,
+                        3,
+                        dst,
+                        StorageClass::Private,
+                        Scalar::F32,
+                    );
+                }
+            }
+            (Stage::Pixel, SystemValue::IsFrontFace) => {
+                let src = self.builtin(
+                    StorageClass::Input,
+                    BuiltIn::FrontFacing,
+                    Scalar::Bool,
+                    1,
+                    None,
+                );
+                let dst = self.private_copy(INT, "is_front_face");
+                self.io.prologue.push(Prologue::BoolMask {
+                    dst,
+                    src,
+                    ones: u32::MAX,
+                });
+                self.set_scalar_slot(kind, register, first, dst, StorageClass::Private, INT);
+            }
+            (Stage::Pixel, SystemValue::SampleIndex) => {
+                self.m.capability(Capability::SampleRateShading);
+                let var = self.builtin(StorageClass::Input, BuiltIn::SampleId, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
+            }
+            (Stage::Pixel, SystemValue::PrimitiveId) => {
+                self.m.capability(Capability::Geometry);
+                let var = self.builtin(StorageClass::Input, BuiltIn::PrimitiveId, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
+            }
+            (Stage::Pixel, SystemValue::RenderTargetArrayIndex) => {
+                self.m.capability(Capability::Geometry);
+                let var = self.builtin(StorageClass::Input, BuiltIn::Layer, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
+            }
+            (Stage::Pixel, SystemValue::ViewportArrayIndex) => {
+                self.m.capability(Capability::MultiViewport);
+                let var = self.builtin(StorageClass::Input, BuiltIn::ViewportIndex, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
+            }
+            (Stage::Pixel, SystemValue::ClipDistance | SystemValue::CullDistance) => {
+                self.declare_distances(kind, register, mask, sv)?;
+            }
+            (_, sv) => {
+                return Err(self.unsupported(format!(
+                    "input system value {} in {} shaders is not translated yet",
+                    sv.name(),
+                    stage.prefix()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_output(&mut self, register: u32, mask: u8, sv: SystemValue) -> Result<()> {
+        let stage = self.program.model.stage;
+        let kind = RegisterKind::Output;
+        let first = mask.trailing_zeros() as u8;
+        match (stage, sv) {
+            (_, SystemValue::Undefined) => {
+                self.location_vector(kind, register, mask)?;
+            }
+            (Stage::Vertex, SystemValue::Position) => {
+                let var = self.builtin(
+                    StorageClass::Output,
+                    BuiltIn::Position,
+                    Scalar::F32,
+                    4,
+                    None,
+                );
+                for component in 0..4u8 {
+                    let slot = Slot {
+                        var,
+                        class: StorageClass::Output,
+                        scalar: Scalar::F32,
+                        count: 4,
+                        index: Some(component as u32),
+                    };
+                    self.set_slot(kind, register, component, slot);
+                }
+            }
+            (Stage::Vertex, SystemValue::ClipDistance | SystemValue::CullDistance) => {
+                self.declare_distances(kind, register, mask, sv)?;
+            }
+            (
+                Stage::Vertex,
+                SystemValue::RenderTargetArrayIndex | SystemValue::ViewportArrayIndex,
+            ) => {
+                let builtin = if sv == SystemValue::RenderTargetArrayIndex {
+                    BuiltIn::Layer
+                } else {
+                    BuiltIn::ViewportIndex
+                };
+                if self.options.target.spirv_version() >= (1, 5) {
+                    self.m.capability(if builtin == BuiltIn::Layer {
+                        Capability::ShaderLayer
+                    } else {
+                        Capability::ShaderViewportIndex
+                    });
+                } else {
+                    self.m.capability(Capability::ShaderViewportIndexLayerEXT);
+                    self.m.extension("SPV_EXT_shader_viewport_index_layer");
+                }
+                let var = self.builtin(StorageClass::Output, builtin, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Output, INT);
+            }
+            (_, sv) => {
+                return Err(self.unsupported(format!(
+                    "output system value {} in {} shaders is not translated yet",
+                    sv.name(),
+                    stage.prefix()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    fn draw_parameters(&mut self) {
+        self.m.capability(Capability::DrawParameters);
+        if self.options.target.spirv_version() < (1, 3) {
+            self.m.extension("SPV_KHR_shader_draw_parameters");
+        }
+    }
+
+    /// The (register, component) pairs of all clip or cull distances of the stage's inputs
+    /// or outputs: in signature order, then any declared but missing from the signature.
+    fn distance_layout(&self, kind: RegisterKind, sv: SystemValue) -> Vec<(u32, u8)> {
+        let (signature, wanted) = (
+            if kind == RegisterKind::Input {
+                self.reflection.input.as_ref()
+            } else {
+                self.reflection.output.as_ref()
+            },
+            if sv == SystemValue::ClipDistance {
+                SigValue::ClipDistance
+            } else {
+                SigValue::CullDistance
+            },
+        );
+        let mut layout = Vec::new();
+        if let Some(signature) = signature {
+            for element in &signature.elements {
+                if element.system_value == wanted {
+                    for c in mask_components(element.mask) {
+                        layout.push((element.register, c));
+                    }
+                }
+            }
+        }
+        for instruction in &self.program.instructions {
+            let Some(Declaration::Signature {
+                operand,
+                system_value: Some(s),
+                ..
+            }) = &instruction.declaration
+            else {
+                continue;
+            };
+            let operand = self.program.operand(*operand);
+            if *s != sv || operand.kind != kind {
+                continue;
+            }
+            let Some(register) = operand.indices().first().and_then(|i| i.as_imm32()) else {
+                continue;
+            };
+            for c in mask_components(operand.mask()) {
+                if !layout.contains(&(register, c)) {
+                    layout.push((register, c));
+                }
+            }
+        }
+        layout
+    }
+
+    /// Maps clip or cull distance components onto the `ClipDistance`/`CullDistance` array.
+    fn declare_distances(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        mask: u8,
+        sv: SystemValue,
+    ) -> Result<()> {
+        let layout = self.distance_layout(kind, sv);
+        let length = layout.len() as u32;
+        if length == 0 || length > 8 {
+            return Err(self.err(format!(
+                "{} clip or cull distances (D3D allows 1 to 8)",
+                length
+            )));
+        }
+        let (builtin, capability) = if sv == SystemValue::ClipDistance {
+            (BuiltIn::ClipDistance, Capability::ClipDistance)
+        } else {
+            (BuiltIn::CullDistance, Capability::CullDistance)
+        };
+        self.m.capability(capability);
+        let class = if kind == RegisterKind::Input {
+            StorageClass::Input
+        } else {
+            StorageClass::Output
+        };
+        let var = self.builtin(class, builtin, Scalar::F32, 1, Some(length));
+        for component in mask_components(mask) {
+            let Some(position) = layout.iter().position(|&p| p == (register, component)) else {
+                continue;
+            };
+            let slot = Slot {
+                var,
+                class,
+                scalar: Scalar::F32,
+                count: 1,
+                index: Some(position as u32),
+            };
+            self.set_slot(kind, register, component, slot);
+        }
+        Ok(())
+    }
+
+    /// Registers without an index: `vPrim`, `vCoverage`, `oDepth`, `vThreadID`, …
+    fn declare_special(&mut self, kind: RegisterKind) -> Result<()> {
+        use RegisterKind as K;
+        let stage = self.program.model.stage;
+        let input = StorageClass::Input;
+        let output = StorageClass::Output;
+        match kind {
+            K::InputThreadId | K::InputThreadGroupId | K::InputThreadIdInGroup => {
+                let builtin = match kind {
+                    K::InputThreadId => BuiltIn::GlobalInvocationId,
+                    K::InputThreadGroupId => BuiltIn::WorkgroupId,
+                    _ => BuiltIn::LocalInvocationId,
+                };
+                let var = self.builtin(input, builtin, Scalar::U32, 3, None);
+                for component in 0..3u8 {
+                    let slot = Slot {
+                        var,
+                        class: input,
+                        scalar: Scalar::U32,
+                        count: 3,
+                        index: Some(component as u32),
+                    };
+                    self.set_slot(kind, 0, component, slot);
+                }
+            }
+            K::InputThreadIdInGroupFlattened => {
+                let var = self.builtin(input, BuiltIn::LocalInvocationIndex, Scalar::U32, 1, None);
+                self.set_scalar_slot(kind, 0, 0, var, input, Scalar::U32);
+            }
+            K::InputPrimitiveId if stage == Stage::Pixel => {
+                self.m.capability(Capability::Geometry);
+                let var = self.builtin(input, BuiltIn::PrimitiveId, INT, 1, None);
+                self.set_scalar_slot(kind, 0, 0, var, input, INT);
+            }
+            K::InputCoverageMask if stage == Stage::Pixel => {
+                let var = self.builtin(input, BuiltIn::SampleMask, INT, 1, Some(1));
+                let slot = Slot {
+                    var,
+                    class: input,
+                    scalar: INT,
+                    count: 1,
+                    index: Some(0),
+                };
+                self.set_slot(kind, 0, 0, slot);
+            }
+            K::InnerCoverage if stage == Stage::Pixel => {
+                // SV_InnerCoverage: 1 when the pixel is guaranteed fully covered, else 0.
+                self.m.capability(Capability::FragmentFullyCoveredEXT);
+                self.m.extension("SPV_EXT_fragment_fully_covered");
+                let src = self.builtin(input, BuiltIn::FullyCoveredEXT, Scalar::Bool, 1, None);
+                let dst = self.private_copy(INT, "inner_coverage");
+                self.io
+                    .prologue
+                    .push(Prologue::BoolMask { dst, src, ones: 1 });
+                self.set_scalar_slot(kind, 0, 0, dst, StorageClass::Private, INT);
+            }
+            K::OutputDepth | K::OutputDepthGreaterEqual | K::OutputDepthLessEqual
+                if stage == Stage::Pixel =>
+            {
+                let var = self.builtin(output, BuiltIn::FragDepth, Scalar::F32, 1, None);
+                self.add_mode(ExecutionMode::DepthReplacing);
+                match kind {
+                    K::OutputDepthGreaterEqual => self.add_mode(ExecutionMode::DepthGreater),
+                    K::OutputDepthLessEqual => self.add_mode(ExecutionMode::DepthLess),
+                    _ => {}
+                }
+                self.set_scalar_slot(kind, 0, 0, var, output, Scalar::F32);
+            }
+            K::OutputCoverageMask if stage == Stage::Pixel => {
+                let var = self.builtin(output, BuiltIn::SampleMask, INT, 1, Some(1));
+                let slot = Slot {
+                    var,
+                    class: output,
+                    scalar: INT,
+                    count: 1,
+                    index: Some(0),
+                };
+                self.set_slot(kind, 0, 0, slot);
+            }
+            K::OutputStencilRef if stage == Stage::Pixel => {
+                self.m.capability(Capability::StencilExportEXT);
+                self.m.extension("SPV_EXT_shader_stencil_export");
+                let var = self.builtin(output, BuiltIn::FragStencilRefEXT, INT, 1, None);
+                self.add_mode(ExecutionMode::StencilRefReplacingEXT);
+                self.set_scalar_slot(kind, 0, 0, var, output, INT);
+            }
+            other => {
+                return Err(self.unsupported(format!(
+                    "the {} register in {} shaders is not translated yet",
+                    other.name(),
+                    stage.prefix()
+                )))
             }
         }
         Ok(())
@@ -231,55 +693,338 @@ impl Emitter<'_> {
             self.decorate(var, Decoration::Centroid, &[]);
         }
         if sample {
-            self.m.capability(spirv::Capability::SampleRateShading);
+            self.m.capability(Capability::SampleRateShading);
             self.decorate(var, Decoration::Sample, &[]);
         }
         Ok(())
     }
 
-    /// Code at the start of the entry function (nothing yet).
+    /// Code at the start of the entry function: fills the Private copies of system values
+    /// that need converting.
     pub fn io_prologue(&mut self) -> Result<()> {
+        self.prologue_steps()?;
+        if self.io.ranged.contains(&(RegisterKind::Input as u8)) {
+            let (array, _) = self.io_array(RegisterKind::Input);
+            for (register, component, slot) in self.slots_of_kind(RegisterKind::Input) {
+                let pointer = self.slot_pointer(slot)?;
+                let ty = self.m.scalar(slot.scalar);
+                let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let value = Val {
+                    id,
+                    scalar: slot.scalar,
+                    count: 1,
+                };
+                let bits = self.cast(value, Scalar::U32)?;
+                let element = self.array_element(array, register, component)?;
+                built(self.m.b.store(element, bits.id, None, []))?;
+            }
+        }
         Ok(())
     }
 
-    /// Code before every return of the entry function (nothing yet).
+    /// The (register, component, slot) triples of `v#` or `o#`, in register order.
+    fn slots_of_kind(&self, kind: RegisterKind) -> Vec<(u32, u8, Slot)> {
+        let mut list: Vec<(u32, u8, Slot)> = self
+            .io
+            .slots
+            .iter()
+            .filter(|((k, _, _), _)| *k == kind as u8)
+            .map(|(&(_, r, c), &slot)| (r, c, slot))
+            .collect();
+        list.sort_by_key(|&(r, c, _)| (r, c));
+        list
+    }
+
+    /// The Private `uvec4` array that holds all `v#` or `o#` registers (created on first use,
+    /// after every declaration).
+    fn io_array(&mut self, kind: RegisterKind) -> (Word, u32) {
+        if let Some(&found) = self.io.arrays.get(&(kind as u8)) {
+            return found;
+        }
+        let length = self
+            .slots_of_kind(kind)
+            .iter()
+            .map(|&(r, _, _)| r.saturating_add(1))
+            .max()
+            .unwrap_or(1)
+            .clamp(1, 64);
+        let element = self.m.vector(Scalar::U32, 4);
+        let ty = self.m.array(element, length);
+        let name = format!("{}_array", kind.name());
+        let var = self.global(ty, StorageClass::Private, Some(name));
+        self.io.arrays.insert(kind as u8, (var, length));
+        (var, length)
+    }
+
+    /// A pointer to `array[register][component]` with constant indices.
+    fn array_element(&mut self, array: Word, register: u32, component: u8) -> Result<Word> {
+        let uint = self.m.scalar(Scalar::U32);
+        let pointer = self.m.pointer(StorageClass::Private, uint);
+        let r = self.m.constant_u32(register);
+        let c = self.m.constant_u32(component as u32 & 3);
+        built(self.m.b.access_chain(pointer, None, array, [r, c]))
+    }
+
+    /// For a relatively addressed `v#`/`o#`: a pointer to the component in the private array
+    /// (clamped into range) and whether the index was in range.
+    fn relative_element(&mut self, operand: &Operand, component: u8) -> Result<(Word, Word)> {
+        if !self.io.ranged.contains(&(operand.kind as u8)) {
+            return Err(self.err(format!(
+                "{} is addressed relatively without a dcl_indexrange",
+                operand.kind.name()
+            )));
+        }
+        let index = operand
+            .indices()
+            .last()
+            .copied()
+            .ok_or_else(|| self.err(format!("{} needs an index", operand.kind.name())))?;
+        let index = self.index_value(index)?;
+        let (array, length) = self.io_array(operand.kind);
+        let uint = self.m.scalar(Scalar::U32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let size = self.m.constant_u32(length);
+        let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
+        let zero = self.m.constant_u32(0);
+        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let pointer = self.m.pointer(StorageClass::Private, uint);
+        let c = self.m.constant_u32(component as u32 & 3);
+        let element = built(self.m.b.access_chain(pointer, None, array, [clamped, c]))?;
+        Ok((element, in_range))
+    }
+
+    /// Whether an operand is a `v#`/`o#` with a relative index.
+    fn is_relative(operand: &Operand) -> bool {
+        matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
+            && operand
+                .indices()
+                .last()
+                .is_some_and(|i| i.relative().is_some())
+    }
+
+    fn prologue_steps(&mut self) -> Result<()> {
+        let steps = self.io.prologue.clone();
+        let uint = self.m.scalar(Scalar::U32);
+        let float = self.m.scalar(Scalar::F32);
+        for step in steps {
+            match step {
+                Prologue::Difference { dst, a, b } => {
+                    let a = built(self.m.b.load(uint, None, a, None, []))?;
+                    let b = built(self.m.b.load(uint, None, b, None, []))?;
+                    let value = built(self.m.b.i_sub(uint, None, a, b))?;
+                    built(self.m.b.store(dst, value, None, []))?;
+                }
+                Prologue::ReciprocalW { dst, frag_coord } => {
+                    let pointer = self.m.pointer(StorageClass::Input, float);
+                    let three = self.m.constant_u32(3);
+                    let w_ptr = built(self.m.b.access_chain(pointer, None, frag_coord, [three]))?;
+                    let w = built(self.m.b.load(float, None, w_ptr, None, []))?;
+                    let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
+                    let value = built(self.m.b.f_div(float, None, one, w))?;
+                    built(self.m.b.store(dst, value, None, []))?;
+                }
+                Prologue::BoolMask { dst, src, ones } => {
+                    let boolean = self.m.scalar(Scalar::Bool);
+                    let value = built(self.m.b.load(boolean, None, src, None, []))?;
+                    let ones = self.m.constant_u32(ones);
+                    let zero = self.m.constant_u32(0);
+                    let mask = built(self.m.b.select(uint, None, value, ones, zero))?;
+                    built(self.m.b.store(dst, mask, None, []))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Code before every return: when outputs are addressed relatively they live in a
+    /// private array until here, where they are copied to the Output variables. (The copy
+    /// is idempotent, so running it at a subroutine's return as well is harmless.)
     pub fn function_exit(&mut self) -> Result<()> {
+        let Some(&(array, length)) = self.io.arrays.get(&(RegisterKind::Output as u8)) else {
+            return Ok(());
+        };
+        let uint = self.m.scalar(Scalar::U32);
+        for (register, component, slot) in self.slots_of_kind(RegisterKind::Output) {
+            if register >= length {
+                continue;
+            }
+            let element = self.array_element(array, register, component)?;
+            let id = built(self.m.b.load(uint, None, element, None, []))?;
+            let value = Val {
+                id,
+                scalar: Scalar::U32,
+                count: 1,
+            };
+            let value = self.cast(value, slot.scalar)?;
+            let pointer = self.slot_pointer(slot)?;
+            built(self.m.b.store(pointer, value.id, None, []))?;
+        }
         Ok(())
     }
 
-    /// I/O-specific instructions (none yet).
-    pub fn io_instruction(&mut self, _instruction: &Instruction) -> Result<bool> {
-        Ok(false)
+    /// I/O-specific instructions: the pull-model interpolation `eval_*`.
+    pub fn io_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
+        if !matches!(
+            instruction.opcode,
+            Opcode::EvalCentroid | Opcode::EvalSampleIndex | Opcode::EvalSnapped
+        ) {
+            return Ok(false);
+        }
+        let dsts = self.program.dsts(instruction);
+        let srcs = self.program.srcs(instruction);
+        let (Some(dst), Some(src)) = (dsts.first().copied(), srcs.first().copied()) else {
+            return Err(self.err("an eval instruction needs a destination and a source"));
+        };
+        if src.kind != RegisterKind::Input {
+            return Err(self.err("eval_* interpolates an input register"));
+        }
+        self.m.capability(Capability::InterpolationFunction);
+        let float = self.m.scalar(Scalar::F32);
+        let glsl = self.m.glsl();
+        let extra = match instruction.opcode {
+            Opcode::EvalSampleIndex => {
+                let operand = srcs
+                    .get(1)
+                    .copied()
+                    .ok_or_else(|| self.err("eval_sample_index needs a sample index"))?;
+                let value = self.load_scalar(&operand, Scalar::I32)?;
+                Some((INTERPOLATE_AT_SAMPLE, value.id))
+            }
+            Opcode::EvalSnapped => {
+                let operand = srcs
+                    .get(1)
+                    .copied()
+                    .ok_or_else(|| self.err("eval_snapped needs an offset"))?;
+                // D3D's offsets are 4-bit signed integers in 1/16 pixel, in [-8, 7].
+                let value = self.load(&operand, Scalar::I32, 0b11)?;
+                let int2 = self.m.vector(Scalar::I32, 2);
+                let shift = self.splat_bits(Scalar::I32, 28, 2);
+                let up = built(self.m.b.shift_left_logical(int2, None, value.id, shift))?;
+                let down = built(self.m.b.shift_right_arithmetic(int2, None, up, shift))?;
+                let float2 = self.m.vector(Scalar::F32, 2);
+                let as_float = built(self.m.b.convert_s_to_f(float2, None, down))?;
+                let sixteenth = self.m.constant_bits(Scalar::F32, (1.0f32 / 16.0).to_bits());
+                let offset = built(
+                    self.m
+                        .b
+                        .vector_times_scalar(float2, None, as_float, sixteenth),
+                )?;
+                Some((INTERPOLATE_AT_OFFSET, offset))
+            }
+            _ => None,
+        };
+        let mut parts = Vec::new();
+        for component in mask_components(dst.mask()) {
+            let from = match src.selection {
+                crate::ir::Selection::Swizzle(s) => s[component as usize & 3],
+                crate::ir::Selection::Select1(c) => c,
+                crate::ir::Selection::Mask(_) => component,
+            };
+            let slot = self.slot_of(&src, from)?;
+            if slot.class != StorageClass::Input || slot.scalar != Scalar::F32 {
+                return Err(self.unsupported(
+                    "eval_* of a system value or an integer input is not translated yet",
+                ));
+            }
+            let pointer = self.slot_pointer(slot)?;
+            let mut operands = vec![SpvOperand::IdRef(pointer)];
+            let number = match extra {
+                Some((number, id)) => {
+                    operands.push(SpvOperand::IdRef(id));
+                    number
+                }
+                None => INTERPOLATE_AT_CENTROID,
+            };
+            let id = built(self.m.b.ext_inst(float, None, glsl, number, operands))?;
+            parts.push(id);
+        }
+        if parts.is_empty() {
+            return Ok(true);
+        }
+        let value = self.compose(Scalar::F32, &parts)?;
+        let value = self.modify(value, src.modifier)?;
+        self.store(&dst, value, instruction.saturate)?;
+        Ok(true)
     }
 
-    fn io_of(&self, operand: &Operand) -> Result<IoVar> {
-        let found = match operand.kind {
-            RegisterKind::Input => {
-                let register =
-                    self.immediate_index(operand, operand.index_count.saturating_sub(1) as usize)?;
-                self.io.inputs.get(&register).copied()
+    /// The slot of one component of an I/O register operand.
+    fn slot_of(&self, operand: &Operand, component: u8) -> Result<Slot> {
+        let register = match operand.kind {
+            RegisterKind::Input | RegisterKind::Output => {
+                let index =
+                    operand.indices().last().copied().ok_or_else(|| {
+                        self.err(format!("{} needs an index", operand.kind.name()))
+                    })?;
+                if operand.index_count > 1 {
+                    return Err(self.unsupported(format!(
+                        "{} with {} indices is not translated yet",
+                        operand.kind.name(),
+                        operand.index_count
+                    )));
+                }
+                index.as_imm32().ok_or_else(|| {
+                    self.unsupported(format!(
+                        "relative addressing of {} registers is not translated yet",
+                        operand.kind.name()
+                    ))
+                })?
             }
-            RegisterKind::Output => {
-                let register = self.immediate_index(operand, 0)?;
-                self.io.outputs.get(&register).copied()
-            }
-            kind => self.io.special.get(&(kind as u8)).copied(),
+            _ => 0,
         };
-        found.ok_or_else(|| self.err(format!("{} is used but not declared", operand.kind.name())))
+        let key = (operand.kind as u8, register, component);
+        self.io.slots.get(&key).copied().ok_or_else(|| {
+            self.err(format!(
+                "{}{} component {} is used but not declared",
+                operand.kind.name(),
+                if matches!(operand.kind, RegisterKind::Input | RegisterKind::Output) {
+                    register.to_string()
+                } else {
+                    String::new()
+                },
+                component
+            ))
+        })
+    }
+
+    /// A pointer to a slot's component (the variable itself for scalars).
+    fn slot_pointer(&mut self, slot: Slot) -> Result<Word> {
+        match slot.index {
+            None => Ok(slot.var),
+            Some(i) => {
+                let element = self.m.scalar(slot.scalar);
+                let pointer = self.m.pointer(slot.class, element);
+                let index = self.m.constant_u32(i);
+                built(self.m.b.access_chain(pointer, None, slot.var, [index]))
+            }
+        }
     }
 
     /// Reads one component of an input or system-value register.
     pub fn load_io_component(&mut self, operand: &Operand, component: u8) -> Result<Val> {
-        let io = self.io_of(operand)?;
-        let ty = self.m.vector(io.scalar, io.count);
-        let whole = built(self.m.b.load(ty, None, io.var, None, []))?;
-        let value = Val {
-            id: whole,
-            scalar: io.scalar,
-            count: io.count,
-        };
-        let component = (component as u32).min(io.count - 1);
-        self.extract(value, component)
+        if Self::is_relative(operand) {
+            if operand.kind != RegisterKind::Input {
+                return Err(self.err(format!("{} cannot be read", operand.kind.name())));
+            }
+            let (element, in_range) = self.relative_element(operand, component)?;
+            let uint = self.m.scalar(Scalar::U32);
+            let value = built(self.m.b.load(uint, None, element, None, []))?;
+            let zero = self.m.constant_u32(0);
+            let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+            return Ok(Val {
+                id,
+                scalar: Scalar::U32,
+                count: 1,
+            });
+        }
+        let slot = self.slot_of(operand, component)?;
+        let pointer = self.slot_pointer(slot)?;
+        let ty = self.m.scalar(slot.scalar);
+        let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+        Ok(Val {
+            id,
+            scalar: slot.scalar,
+            count: 1,
+        })
     }
 
     /// Writes one component of an output register.
@@ -289,18 +1034,30 @@ impl Emitter<'_> {
         component: u8,
         value: Val,
     ) -> Result<()> {
-        let io = self.io_of(operand)?;
-        if io.class != StorageClass::Output {
+        if Self::is_relative(operand) {
+            if operand.kind != RegisterKind::Output {
+                return Err(self.err(format!("{} cannot be written", operand.kind.name())));
+            }
+            let (element, in_range) = self.relative_element(operand, component)?;
+            let bits = self.cast(value, Scalar::U32)?;
+            return self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])));
+        }
+        let slot = self.slot_of(operand, component)?;
+        if slot.class != StorageClass::Output {
             return Err(self.err(format!("{} cannot be written", operand.kind.name())));
         }
-        let value = self.cast(value, io.scalar)?;
-        if io.count == 1 {
-            return built(self.m.b.store(io.var, value.id, None, []));
+        if operand.kind == RegisterKind::Output && self.io.ranged.contains(&(operand.kind as u8)) {
+            // Outputs live in the private array until the function exits.
+            let register = self.immediate_index(operand, 0)?;
+            let (array, length) = self.io_array(RegisterKind::Output);
+            if register < length {
+                let bits = self.cast(value, Scalar::U32)?;
+                let element = self.array_element(array, register, component)?;
+                return built(self.m.b.store(element, bits.id, None, []));
+            }
         }
-        let element = self.m.scalar(io.scalar);
-        let pointer = self.m.pointer(StorageClass::Output, element);
-        let index = self.m.constant_u32(component as u32 & 3);
-        let slot = built(self.m.b.access_chain(pointer, None, io.var, [index]))?;
-        built(self.m.b.store(slot, value.id, None, []))
+        let value = self.cast(value, slot.scalar)?;
+        let pointer = self.slot_pointer(slot)?;
+        built(self.m.b.store(pointer, value.id, None, []))
     }
 }

@@ -14,12 +14,19 @@
 //! [`ErrorKind::Unsupported`]: crate::error::ErrorKind::Unsupported
 
 mod alu;
+#[cfg(test)]
+mod alu_tests;
 mod emitter;
 mod flow;
 mod io;
+#[cfg(test)]
+mod io_tests;
 mod module;
 mod operands;
 mod resources;
+mod textures;
+#[cfg(test)]
+mod textures_tests;
 
 pub use module::Scalar;
 

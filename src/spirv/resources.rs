@@ -4,7 +4,9 @@
 //! Default descriptor bindings (until the SM5.1 binding work replaces them): descriptor set =
 //! register space; binding = lower bound + 0 for constant buffers, + 16 for samplers, + 32 for
 //! shader resources, + 160 for UAVs (D3D11's limits: 14 constant buffers, 16 samplers, 128
-//! SRVs, 64 UAVs).
+//! SRVs, 64 UAVs); a UAV's counter is a storage buffer at the UAV's binding + 64 (bindings
+//! 224–287, see `textures.rs`). Only single registers are bound: SM5.1 ranges of several
+//! registers are unsupported here.
 //!
 //! D3D's bounds rules are explicit: out-of-bounds reads of buffers and group-shared memory
 //! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
@@ -23,6 +25,8 @@ use crate::tpf::opcodes::Opcode;
 
 /// Binding offsets of the default layout, by descriptor class.
 pub const CBV_BINDING_BASE: u32 = 0;
+/// Samplers start at binding 16.
+pub const SAMPLER_BINDING_BASE: u32 = 16;
 /// Shader resource views start at binding 32.
 pub const SRV_BINDING_BASE: u32 = 32;
 /// UAVs start at binding 160.
@@ -66,6 +70,16 @@ pub struct ResourceState {
     pub buffers: HashMap<(u8, u32), DwordBuffer>,
     /// The immediate constant buffer: (private variable, length in vectors).
     pub icb: Option<(Word, u32)>,
+    /// Typed SRVs and UAVs by (register kind code, range id).
+    pub images: HashMap<(u8, u32), super::textures::Image>,
+    /// Sampler variables by range id.
+    pub samplers: HashMap<u32, Word>,
+    /// UAV counter buffers by UAV range id.
+    pub counters: HashMap<u32, Word>,
+    /// The ranges of every declared UAV, by range id (for counters).
+    pub uav_ranges: HashMap<u32, ResourceRange>,
+    /// The private table of standard sample positions, once used.
+    pub sample_positions: Option<Word>,
 }
 
 impl Emitter<'_> {
@@ -95,6 +109,9 @@ impl Emitter<'_> {
         _instruction: &Instruction,
         declaration: &Declaration,
     ) -> Result<()> {
+        if self.declare_texture(declaration)? {
+            return Ok(());
+        }
         match declaration {
             Declaration::ConstantBuffer { range, size, .. } => {
                 let vec4 = self.m.vector(Scalar::U32, 4);
@@ -138,6 +155,7 @@ impl Emitter<'_> {
                     Declaration::UavStructured { stride, .. } => BufferKind::Structured(*stride),
                     _ => BufferKind::Raw,
                 };
+                self.res.uav_ranges.insert(range.id, *range);
                 let var = self.dword_block(false, format!("u{}", range.id));
                 if flags.globally_coherent {
                     self.decorate(var, Decoration::Coherent, &[]);
@@ -301,6 +319,9 @@ impl Emitter<'_> {
 
     /// Resource instructions; returns false for other opcodes.
     pub fn resource_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
+        if self.texture_instruction(instruction)? {
+            return Ok(true);
+        }
         let operands = self.program.operands_of(instruction);
         match instruction.opcode {
             Opcode::LdRaw | Opcode::LdStructured => {
@@ -409,6 +430,26 @@ impl Emitter<'_> {
             }
         };
         built(self.m.b.shift_right_logical(uint, None, bytes, two))
+    }
+
+    /// The element count `bufinfo` returns for a raw (bytes) or structured (structures)
+    /// buffer.
+    pub fn buffer_element_count(&mut self, operand: &Operand) -> Result<Word> {
+        let buffer = self.buffer_of(operand)?;
+        let uint = self.m.scalar(Scalar::U32);
+        let dwords = self.buffer_length(&buffer)?;
+        let four = self.m.constant_u32(4);
+        let bytes = built(self.m.b.i_mul(uint, None, dwords, four))?;
+        match buffer.kind {
+            BufferKind::Raw => Ok(bytes),
+            BufferKind::Structured(stride) => {
+                if stride == 0 {
+                    return Err(self.err("a structured buffer with a stride of 0"));
+                }
+                let stride = self.m.constant_u32(stride);
+                built(self.m.b.u_div(uint, None, bytes, stride))
+            }
+        }
     }
 
     /// The length of a dword buffer, in dwords.
@@ -567,26 +608,36 @@ impl Emitter<'_> {
                 _ => return Err(self.err("wrong operand count")),
             }
         };
-        let buffer = self
-            .buffer_of(&resource)
-            .map_err(|_| self.unsupported("atomics on typed UAVs are not translated yet"))?;
-        let (address, values) = match (kind, rest) {
-            (AtomicKind::Alloc | AtomicKind::Consume, _) => {
-                return Err(self.unsupported("UAV counters are not translated yet"))
-            }
-            (_, [address, values @ ..]) => (*address, values),
+        if matches!(kind, AtomicKind::Alloc | AtomicKind::Consume) {
+            let result = result.ok_or_else(|| self.err("wrong operand count"))?;
+            return self.counter_atomic(&result, &resource, kind == AtomicKind::Consume);
+        }
+        let (address, values) = match rest {
+            [address, values @ ..] => (*address, values),
             _ => return Err(self.err("wrong operand count")),
         };
-        // Buffers hold uint; signed operations differ only in the opcode.
-        let scalar = Scalar::U32;
+        let typed = self.image_of(&resource).is_some();
+        let (scalar, ptr, in_range, workgroup) = if typed {
+            let (ptr, in_range, scalar) = self.typed_atomic_pointer(&resource, &address)?;
+            (scalar, ptr, in_range, false)
+        } else {
+            let buffer = self.buffer_of(&resource)?;
+            let dword = self.atomic_address(&address, &buffer)?;
+            let (ptr, in_range) = self.dword_pointer(&buffer, dword, 0)?;
+            // Buffers hold uint; signed operations differ only in the opcode.
+            (
+                Scalar::U32,
+                ptr,
+                in_range,
+                buffer.class == StorageClass::Workgroup,
+            )
+        };
         let mut args = Vec::new();
         for value in values {
             args.push(self.load_scalar(value, scalar)?);
         }
-        let dword = self.atomic_address(&address, &buffer)?;
-        let (ptr, in_range) = self.dword_pointer(&buffer, dword, 0)?;
         let ty = self.m.scalar(scalar);
-        let scope = if buffer.class == StorageClass::Workgroup {
+        let scope = if workgroup {
             Scope::Workgroup
         } else {
             Scope::Device
@@ -650,6 +701,17 @@ enum AtomicKind {
     CompareExchange,
     Alloc,
     Consume,
+}
+
+/// For an atomic opcode: whether it is a counter operation (`imm_atomic_alloc`/`consume`)
+/// and whether it returns a value.
+pub fn atomic_info(opcode: Opcode) -> Option<(bool, bool)> {
+    atomic_op(opcode).map(|(kind, immediate)| {
+        (
+            matches!(kind, AtomicKind::Alloc | AtomicKind::Consume),
+            immediate,
+        )
+    })
 }
 
 /// The atomic kind of an opcode and whether it returns the previous value.

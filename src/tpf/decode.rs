@@ -526,6 +526,22 @@ impl Decoder<'_> {
         extra: usize,
     ) -> Result<(OperandId, ResourceRange, [u32; 2])> {
         let (id, operand) = self.decl_operand(instruction)?;
+        let expected = match instruction.opcode {
+            Opcode::DclConstantBuffer => RegisterKind::ConstantBuffer,
+            Opcode::DclSampler => RegisterKind::Sampler,
+            Opcode::DclUavTyped | Opcode::DclUavRaw | Opcode::DclUavStructured => {
+                RegisterKind::UnorderedAccessView
+            }
+            _ => RegisterKind::Resource,
+        };
+        if operand.kind != expected {
+            return Err(self.err(format!(
+                "{} declares a {} register; it needs a {} register",
+                instruction.opcode.name(),
+                operand.kind.name(),
+                expected.name()
+            )));
+        }
         let mut extras = [0u32; 2];
         for slot in extras.iter_mut().take(extra) {
             *slot = self.next()?;

@@ -639,7 +639,12 @@ fn unused_control_bits_are_kept_and_shown() {
         5,
         0,
         &[
-            inst(ADD, 0x1800, &[], &[rd(0, "xyzw"), rs(1, "xyzw"), rs(2, "xyzw")]),
+            inst(
+                ADD,
+                0x1800,
+                &[],
+                &[rd(0, "xyzw"), rs(1, "xyzw"), rs(2, "xyzw")],
+            ),
             inst(SAMPLEINFO, 0x1000, &[], &[rd(3, "x"), src(T, 1, "xyzw")]),
             inst(DCL_TEMPS, 0x800, &[], &[raw(&[1])]),
             inst(SYNC, 0x7800, &[], &[]),
@@ -3025,7 +3030,7 @@ fn bad_declaration_fields() {
         ),
         (
             op(DCL_RESOURCE_RAW, &[rd(0, "x")]),
-            "cannot declare a r register",
+            "declares a r register; it needs a t register",
         ),
         (
             op(
@@ -3078,6 +3083,34 @@ fn sm50_resource_operands_need_an_immediate_register() {
         "instruction 0 (dword 0x2)",
         "cb operand has 1 indices",
     );
+}
+
+#[test]
+fn cb_register_in_another_declaration_is_rejected_or_kept() {
+    for code in [DCL_RESOURCE_RAW, DCL_UAV_RAW, DCL_SAMPLER] {
+        let words = program_words(
+            PS,
+            5,
+            0,
+            &op(code, &[operand(head_src(CB, "xyzw"), &[Imm(0), Imm(4)])]),
+        );
+        match decode(&to_bytes(&words)) {
+            Err(e) => assert!(
+                e.to_string().starts_with("instruction 0 (dword 0x2): "),
+                "decoding {words:08x?}: error at the wrong place: {e}"
+            ),
+            Ok(program) => {
+                // A declaration that reads must re-encode to the same dwords.
+                let encoded = encode_words(&program)
+                    .unwrap_or_else(|e| panic!("re-encoding {words:08x?}: {e}"));
+                assert!(
+                    encoded == words,
+                    "re-encoding {words:08x?} (decoded as `{}`) gives {encoded:08x?}",
+                    body_lines(&program).join("; ")
+                );
+            }
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

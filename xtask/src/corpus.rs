@@ -1,17 +1,24 @@
-//! `cargo xtask corpus`: runs every corpus blob through [`STAGES`] in process and reports.
+//! `cargo xtask corpus`: runs every corpus blob through [`STAGES`] in process (one worker
+//! thread per core) and reports.
 
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use serde_json::{json, Value};
 
 use crate::paths;
-use crate::stages::{Blob, STAGES};
+use crate::stages::{self, Blob, Outcome, STAGES};
 
 /// The sub-corpora, in report order: directory under the corpus root, and whether to recurse.
 const CORPORA: &[(&str, bool)] = &[("fxc", true), ("shader_test_dxbc", false)];
+
+/// How many of the most frequent skip reasons the summary shows.
+const TOP_SKIP_REASONS: usize = 25;
 
 /// Options of one corpus run.
 #[derive(Default)]
@@ -32,10 +39,15 @@ struct CorpusCount {
     root_signatures: usize,
 }
 
-/// Pass/fail counts of one stage (root signatures and blobs that stopped earlier not counted).
+/// Outcome counts of one stage (root signatures and blobs that stopped earlier not counted).
+#[derive(Default)]
 struct StageCount {
     passed: usize,
     failed: usize,
+    skipped: usize,
+    expected: usize,
+    /// Skip reasons (locations stripped) and how many blobs each skipped.
+    skip_reasons: BTreeMap<String, usize>,
 }
 
 /// The outcome of a corpus run.
@@ -45,7 +57,7 @@ pub struct Report {
 }
 
 impl Report {
-    /// Blobs that passed every stage.
+    /// Blobs that failed no stage (skips and expected errors are not failures).
     fn passed(&self) -> usize {
         self.corpora.iter().map(|c| c.passed).sum()
     }
@@ -55,7 +67,8 @@ impl Report {
         self.corpora.iter().map(|c| c.failed).sum()
     }
 
-    /// Prints per-corpus counts, per-stage counts and the root-signature count.
+    /// Prints per-corpus counts, per-stage counts, the grouped skip reasons and the
+    /// root-signature count.
     pub fn print_summary(&self) {
         for c in &self.corpora {
             println!(
@@ -68,10 +81,20 @@ impl Report {
             );
         }
         for (stage, count) in STAGES.iter().zip(&self.stages) {
-            println!(
+            let mut line = format!(
                 "{}: {} passed, {} failed",
                 stage.name, count.passed, count.failed
             );
+            if count.skipped > 0 || stage.name == "translate" {
+                line += &format!(", {} skipped", count.skipped);
+            }
+            if count.expected > 0 {
+                line += &format!(", {} expected errors", count.expected);
+            }
+            println!("{line}");
+            if count.skipped > 0 {
+                print_skip_reasons(&count.skip_reasons);
+            }
         }
         let roots: usize = self.corpora.iter().map(|c| c.root_signatures).sum();
         println!("root signatures: {roots}");
@@ -91,24 +114,36 @@ impl Report {
     }
 }
 
-/// Runs the corpus, printing a `FAIL <stage> <path>: <error>` line per failure as it goes.
+/// Prints the most frequent skip reasons with their counts.
+fn print_skip_reasons(skip_reasons: &BTreeMap<String, usize>) {
+    let mut reasons: Vec<(&String, &usize)> = skip_reasons.iter().collect();
+    reasons.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let shown = reasons.len().min(TOP_SKIP_REASONS);
+    println!(
+        "  skip reasons (top {shown} of {} distinct):",
+        reasons.len()
+    );
+    for (reason, n) in reasons.iter().take(TOP_SKIP_REASONS) {
+        println!("  {n:>6}  {reason}");
+    }
+}
+
+/// Runs the corpus, printing a `FAIL <stage> <path>: <error>` line per failure.
+///
+/// Blobs run in parallel (one worker per core); each sub-corpus's lines are printed in
+/// sorted path order once it is done.
 pub fn run(options: &Options) -> Result<Report> {
     let root = paths::corpus_root()?;
+    stages::check_spirv_val()?;
     let mut report = Report {
         corpora: Vec::new(),
-        stages: STAGES
-            .iter()
-            .map(|_| StageCount {
-                passed: 0,
-                failed: 0,
-            })
-            .collect(),
+        stages: STAGES.iter().map(|_| StageCount::default()).collect(),
     };
     let mut records = Vec::new();
     let previous_hook = panic::take_hook();
     panic::set_hook(Box::new(|info| {
         let text = info.to_string().replace('\n', " ");
-        *LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()) = Some(text);
+        LAST_PANIC.with(|p| *p.borrow_mut() = Some(text));
     }));
     let result = run_corpora(&root, options, &mut report, &mut records);
     panic::set_hook(previous_hook);
@@ -137,8 +172,10 @@ pub fn run(options: &Options) -> Result<Report> {
     Ok(report)
 }
 
-/// The message of the last panic, recorded by the hook installed in [`run`].
-static LAST_PANIC: Mutex<Option<String>> = Mutex::new(None);
+thread_local! {
+    /// The message of this thread's last panic, recorded by the hook installed in [`run`].
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
 
 /// Runs each sub-corpus, adding to `report` and `records`.
 fn run_corpora(
@@ -155,88 +192,180 @@ fn run_corpora(
         }
         let mut rels: Vec<String> = files.iter().map(|f| relative(root, f)).collect();
         rels.sort();
+        rels.retain(|rel| {
+            options
+                .filter
+                .as_ref()
+                .is_none_or(|f| rel.contains(f.as_str()))
+        });
+        let results = parallel_map(&rels, |rel| {
+            let path = root.join(rel);
+            match std::fs::read(&path) {
+                Ok(bytes) => Ok(run_blob(rel, &bytes)),
+                Err(e) => Err(anyhow!("reading {}: {e}", path.display())),
+            }
+        });
         let mut count = CorpusCount {
             name,
             passed: 0,
             failed: 0,
             root_signatures: 0,
         };
-        for rel in rels {
-            if options
-                .filter
-                .as_ref()
-                .is_some_and(|f| !rel.contains(f.as_str()))
-            {
-                continue;
-            }
-            let bytes = std::fs::read(root.join(&rel))
-                .with_context(|| format!("reading {}", root.join(&rel).display()))?;
-            records.push(run_blob(&rel, &bytes, options.verbose, report, &mut count));
+        for (rel, result) in rels.iter().zip(results) {
+            let result = result?;
+            record(rel, &result, options.verbose, report, &mut count);
+            records.push(result.record);
         }
         report.corpora.push(count);
     }
     Ok(())
 }
 
-/// Runs the stages on one blob, updating the counts; returns its JSON record.
-fn run_blob(
-    rel: &str,
-    bytes: &[u8],
-    verbose: bool,
-    report: &mut Report,
-    count: &mut CorpusCount,
-) -> Value {
-    let mut blob = Blob::new(bytes);
-    let mut results = Vec::new();
+/// Applies `f` to every item on one worker thread per core; the results keep the order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, items.len().max(1));
+    let next = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<R>>> = Mutex::new(items.iter().map(|_| None).collect());
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(item) = items.get(i) else { break };
+                let result = f(item);
+                let mut slots = slots.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(slot) = slots.get_mut(i) {
+                    *slot = Some(result);
+                }
+            });
+        }
+    });
+    slots
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// What one stage did to one blob.
+enum StageResult {
+    /// Passed, skipped or met an expected error.
+    Done(Outcome),
+    /// Failed, with the error.
+    Failed(String),
+}
+
+/// Everything one blob's run produced.
+struct BlobResult {
+    /// The stages that ran, in order.
+    stages: Vec<StageResult>,
+    /// A root-signature-only container (no stage failed).
+    root_signature: bool,
+    /// The blob's JSON record.
+    record: Value,
+}
+
+/// Runs the stages on one blob (on a worker thread; prints nothing).
+fn run_blob(rel: &str, bytes: &[u8]) -> BlobResult {
+    let mut blob = Blob::new(rel, bytes);
+    let mut stages = Vec::new();
+    let mut json_stages = Vec::new();
     let mut failed = false;
     for stage in STAGES {
-        LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take();
+        LAST_PANIC.with(|p| p.borrow_mut().take());
         let outcome = panic::catch_unwind(AssertUnwindSafe(|| (stage.run)(&mut blob)));
-        let error = match outcome {
-            Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(format!("{e:#}")),
-            Err(payload) => Some(panic_message(payload)),
+        let result = match outcome {
+            Ok(Ok(outcome)) => StageResult::Done(outcome),
+            Ok(Err(e)) => StageResult::Failed(format!("{e:#}")),
+            Err(payload) => StageResult::Failed(panic_message(payload)),
         };
-        if let Some(e) = &error {
-            println!("FAIL {} {rel}: {e}", stage.name);
-        }
-        results.push(json!({ "stage": stage.name, "ok": error.is_none(), "error": error }));
-        if error.is_some() {
-            failed = true;
-            break;
-        }
-        if blob.is_root_signature() {
+        let (kind, message) = match &result {
+            StageResult::Done(Outcome::Passed) => ("passed", None),
+            StageResult::Done(Outcome::Skipped(r)) => ("skipped", Some(r)),
+            StageResult::Done(Outcome::ExpectedError(r)) => ("expected error", Some(r)),
+            StageResult::Failed(e) => ("failed", Some(e)),
+        };
+        let error = matches!(result, StageResult::Failed(_)).then_some(message);
+        json_stages.push(json!({
+            "stage": stage.name,
+            "ok": error.is_none(),
+            "outcome": kind,
+            "error": error.flatten(),
+            "reason": message.filter(|_| error.is_none()),
+        }));
+        failed = matches!(result, StageResult::Failed(_));
+        stages.push(result);
+        if failed || blob.is_root_signature() {
             break;
         }
     }
     let root_signature = !failed && blob.is_root_signature();
-    if root_signature {
+    let record = json!({ "path": rel, "root_signature": root_signature, "stages": json_stages });
+    BlobResult {
+        stages,
+        root_signature,
+        record,
+    }
+}
+
+/// Prints a blob's lines and adds its outcomes to the counts.
+fn record(
+    rel: &str,
+    result: &BlobResult,
+    verbose: bool,
+    report: &mut Report,
+    count: &mut CorpusCount,
+) {
+    if result.root_signature {
         count.root_signatures += 1;
         if verbose {
             println!("root signature {rel}");
         }
-    } else {
-        for (result, stage_count) in results.iter().zip(&mut report.stages) {
-            match result["ok"].as_bool() {
-                Some(true) => stage_count.passed += 1,
-                _ => stage_count.failed += 1,
+        return;
+    }
+    let mut failed = false;
+    for ((stage, outcome), stage_count) in STAGES.iter().zip(&result.stages).zip(&mut report.stages)
+    {
+        match outcome {
+            StageResult::Done(Outcome::Passed) => stage_count.passed += 1,
+            StageResult::Done(Outcome::Skipped(reason)) => {
+                stage_count.skipped += 1;
+                *stage_count
+                    .skip_reasons
+                    .entry(stages::strip_location(reason))
+                    .or_insert(0) += 1;
+                if verbose {
+                    println!("SKIP {} {rel}: {reason}", stage.name);
+                }
             }
-        }
-        if failed {
-            count.failed += 1;
-        } else {
-            count.passed += 1;
-            if verbose {
-                println!("ok {rel}");
+            StageResult::Done(Outcome::ExpectedError(reason)) => {
+                stage_count.expected += 1;
+                if verbose {
+                    println!("EXPECTED {} {rel}: {reason}", stage.name);
+                }
+            }
+            StageResult::Failed(e) => {
+                stage_count.failed += 1;
+                failed = true;
+                println!("FAIL {} {rel}: {e}", stage.name);
             }
         }
     }
-    json!({ "path": rel, "root_signature": root_signature, "stages": results })
+    if failed {
+        count.failed += 1;
+    } else {
+        count.passed += 1;
+        if verbose {
+            println!("ok {rel}");
+        }
+    }
 }
 
 /// Describes a caught panic, preferring the text the hook recorded (it has the location).
 fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
-    if let Some(text) = LAST_PANIC.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    if let Some(text) = LAST_PANIC.with(|p| p.borrow_mut().take()) {
         return text;
     }
     let message = payload

@@ -1,6 +1,7 @@
 //! Developer tasks for dxbc2spirv, run as `cargo xtask <command>`.
 //!
-//! * `corpus`: reads, disassembles, re-encodes and round-trips every blob of the shared corpus.
+//! * `corpus`: reads, disassembles, re-encodes, round-trips and translates (with spirv-val)
+//!   every blob of the shared corpus.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod corpus;
@@ -25,7 +26,7 @@ struct Cli {
 /// The xtask commands.
 #[derive(Subcommand)]
 enum Command {
-    /// Run every corpus blob through the stages (read, disassemble, reencode, roundtrip); non-zero exit on any failure.
+    /// Run every corpus blob through the stages (read, disassemble, reencode, roundtrip, translate); non-zero exit on any failure.
     Corpus {
         /// Only blobs whose path (relative to the corpus root) contains this substring.
         #[arg(long)]

@@ -1,13 +1,43 @@
 //! The per-blob pipeline: a table of named stages, run in order on each corpus blob.
 //!
-//! Adding a stage (assembler round trip, SPIR-V translation, spirv-val) is one line in
-//! [`STAGES`] plus its function; a stage that produces something stores it in [`Blob`].
+//! Adding a stage is one line in [`STAGES`] plus its function; a stage that produces
+//! something stores it in [`Blob`]. A stage passes, fails (an `Err`), is skipped (the
+//! translator does not handle the program yet) or meets an expected error (a corpus blob
+//! listed in [`KNOWN_INVALID`]).
 
-use anyhow::{anyhow, bail, Result};
-use dxbc2spirv::{disasm, Dxbc, ReadOptions};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use anyhow::{anyhow, bail, Context, Result};
+use dxbc2spirv::{disasm, Dxbc, ErrorKind, ReadOptions};
+
+/// Deliberately invalid corpus programs: path relative to the corpus root (without
+/// `.dxbc`), and why the translator must reject them. Their `translate` error counts as an
+/// expected error, not a failure; translating one of them successfully is a failure.
+pub const KNOWN_INVALID: &[(&str, &str)] = &[(
+    "fxc/vkd3d_shader_api/ps_break_code_51",
+    "`break` outside a loop (vkd3d's API test of an invalid program)",
+)];
+
+/// The `--target-env` spirv-val checks the translated modules against.
+pub const SPIRV_VAL_TARGET: &str = "vulkan1.3";
+
+/// How a stage ended for one blob, when it did not fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The check passed.
+    Passed,
+    /// The translator does not handle this program yet; the reason, with its location.
+    Skipped(String),
+    /// A known-invalid blob was rejected as it should be: the listed reason and the error.
+    ExpectedError(String),
+}
 
 /// One blob as it goes through the stages: the input and what earlier stages produced.
 pub struct Blob<'a> {
+    /// The blob's path relative to the corpus root, with `/` separators.
+    pub path: &'a str,
     /// The container's bytes.
     pub bytes: &'a [u8],
     /// The read container, set by the `read` stage.
@@ -18,8 +48,9 @@ pub struct Blob<'a> {
 
 impl<'a> Blob<'a> {
     /// A blob that no stage has touched yet.
-    pub fn new(bytes: &'a [u8]) -> Self {
+    pub fn new(path: &'a str, bytes: &'a [u8]) -> Self {
         Blob {
+            path,
             bytes,
             dxbc: None,
             text: None,
@@ -44,7 +75,7 @@ pub struct Stage {
     /// Name used in the report (`FAIL <name> …`, `<name>: N passed, N failed`).
     pub name: &'static str,
     /// The check; an `Err` (or a panic) fails the blob at this stage.
-    pub run: fn(&mut Blob<'_>) -> Result<()>,
+    pub run: fn(&mut Blob<'_>) -> Result<Outcome>,
 }
 
 /// The pipeline, in order. Later stages run only when the earlier ones passed.
@@ -53,52 +84,186 @@ pub const STAGES: &[Stage] = &[
     stage("disassemble", disassemble),
     stage("reencode", reencode),
     stage("roundtrip", roundtrip),
+    stage("translate", translate),
 ];
 
 /// Builds a table row (keeps each row on one line after rustfmt).
-const fn stage(name: &'static str, run: fn(&mut Blob<'_>) -> Result<()>) -> Stage {
+const fn stage(name: &'static str, run: fn(&mut Blob<'_>) -> Result<Outcome>) -> Stage {
     Stage { name, run }
 }
 
 /// `dxbc2spirv::read` with default options: container, decoding, IR validation.
-fn read(blob: &mut Blob<'_>) -> Result<()> {
+fn read(blob: &mut Blob<'_>) -> Result<Outcome> {
     blob.dxbc = Some(dxbc2spirv::read(blob.bytes, &ReadOptions::default())?);
-    Ok(())
+    Ok(Outcome::Passed)
 }
 
 /// `disasm::disassemble`; the text must not be empty.
-fn disassemble(blob: &mut Blob<'_>) -> Result<()> {
+fn disassemble(blob: &mut Blob<'_>) -> Result<Outcome> {
     let text = disasm::disassemble(blob.dxbc()?);
     if text.trim().is_empty() {
         bail!("disassembly is empty");
     }
     blob.text = Some(text);
-    Ok(())
+    Ok(Outcome::Passed)
 }
 
 /// Encodes the decoded program again; the tokens must equal the original chunk's.
-fn reencode(blob: &mut Blob<'_>) -> Result<()> {
+fn reencode(blob: &mut Blob<'_>) -> Result<Outcome> {
     let dxbc = blob.dxbc()?;
     let (Some(program), Some(chunk)) = (&dxbc.program, dxbc.container.program()) else {
-        return Ok(());
+        return Ok(Outcome::Passed);
     };
     let words = dxbc2spirv::tpf::encode_words(program)?;
-    first_difference(chunk.data, &words)
+    first_difference(chunk.data, &words)?;
+    Ok(Outcome::Passed)
 }
 
 /// Prints the program, assembles the text again and encodes it: the tokens must equal the
 /// original chunk's, and printing the assembled program must give the same text.
-fn roundtrip(blob: &mut Blob<'_>) -> Result<()> {
+fn roundtrip(blob: &mut Blob<'_>) -> Result<Outcome> {
     let dxbc = blob.dxbc()?;
     let (Some(program), Some(chunk)) = (&dxbc.program, dxbc.container.program()) else {
-        return Ok(());
+        return Ok(Outcome::Passed);
     };
     let text = disasm::program_text(program);
     let parsed = dxbc2spirv::asm::parse_program(&text)?;
     let words = dxbc2spirv::tpf::encode_words(&parsed)?;
     first_difference(chunk.data, &words)?;
     let again = disasm::program_text(&parsed);
-    first_line_difference(&text, &again)
+    first_line_difference(&text, &again)?;
+    Ok(Outcome::Passed)
+}
+
+/// The [`KNOWN_INVALID`] reason for a blob path, if it is listed.
+pub fn known_invalid(path: &str) -> Option<&'static str> {
+    let stem = path.strip_suffix(".dxbc").unwrap_or(path);
+    KNOWN_INVALID
+        .iter()
+        .find(|(listed, _)| *listed == stem)
+        .map(|(_, reason)| *reason)
+}
+
+/// `dxbc2spirv::translate` (default options: Vulkan 1.3), then spirv-val on the words.
+///
+/// An `Unsupported` error skips the blob; an `Invalid` error fails it, except for a blob in
+/// [`KNOWN_INVALID`], where it is expected (and success is a failure).
+fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
+    let dxbc = blob.dxbc()?;
+    if dxbc.program.is_none() {
+        return Ok(Outcome::Passed);
+    }
+    let expected = known_invalid(blob.path);
+    let options = dxbc2spirv::spirv::Options::default();
+    match dxbc2spirv::translate(dxbc, &options) {
+        Err(e) => match (expected, e.kind) {
+            (Some(reason), ErrorKind::Invalid) => {
+                Ok(Outcome::ExpectedError(format!("{reason}: {e}")))
+            }
+            (_, ErrorKind::Unsupported) => Ok(Outcome::Skipped(e.to_string())),
+            (None, ErrorKind::Invalid) => Err(e.into()),
+        },
+        Ok(words) => {
+            if let Some(reason) = expected {
+                bail!("listed in KNOWN_INVALID ({reason}) but translated without an error");
+            }
+            spirv_val(&words)?;
+            Ok(Outcome::Passed)
+        }
+    }
+}
+
+/// Counts temporary files, so that parallel workers never share one.
+static TEMP_FILES: AtomicUsize = AtomicUsize::new(0);
+
+/// A temporary file holding some bytes, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    /// Writes `bytes` to a new file in the system's temporary directory.
+    fn new(bytes: &[u8]) -> Result<Self> {
+        let n = TEMP_FILES.fetch_add(1, Ordering::Relaxed);
+        let name = format!("dxbc2spirv-xtask-{}-{n}.spv", std::process::id());
+        let path = std::env::temp_dir().join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        Ok(TempFile(path))
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Checks that spirv-val can be run; the error says how to get it.
+pub fn check_spirv_val() -> Result<()> {
+    let out = Command::new("spirv-val")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output();
+    match out {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => bail!(
+            "spirv-val is needed by the `translate` stage and could not be run; install \
+             spirv-tools (`cargo xtask test` does it on Debian 12, or `apt-get install spirv-tools`)"
+        ),
+    }
+}
+
+/// Runs `spirv-val --target-env vulkan1.3` on SPIR-V words; the error is its first line.
+pub fn spirv_val(words: &[u32]) -> Result<()> {
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let file = TempFile::new(&bytes)?;
+    let out = Command::new("spirv-val")
+        .args(["--target-env", SPIRV_VAL_TARGET])
+        .arg(&file.0)
+        .stdin(Stdio::null())
+        .output()
+        .context("running spirv-val")?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("(no message)");
+    bail!("spirv-val: {first}")
+}
+
+/// A skip reason without its `instruction N (dword 0x…)` locations, so that the same
+/// reason from different places groups together.
+pub fn strip_location(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut rest = reason;
+    while let Some(start) = rest.find("instruction ") {
+        let after = &rest[start + "instruction ".len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let tail = &after[digits..];
+        match (digits, tail.strip_prefix(" (dword ")) {
+            (1.., Some(dword)) if dword.contains(')') => {
+                out.push_str(&rest[..start]);
+                let close = dword.find(')').map_or(0, |i| i + 1);
+                let after_close = &dword[close..];
+                rest = after_close.strip_prefix(": ").unwrap_or(after_close);
+                if out.ends_with(' ') {
+                    rest = rest.strip_prefix(' ').unwrap_or(rest);
+                }
+            }
+            _ => {
+                out.push_str(&rest[..start + "instruction ".len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Compares two texts; the error shows the first differing line of both.
@@ -138,4 +303,29 @@ pub fn first_difference(original: &[u8], words: &[u32]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_location_groups_reasons() {
+        assert_eq!(
+            strip_location("instruction 12 (dword 0x5a): dcl_sampler is not translated yet"),
+            "dcl_sampler is not translated yet"
+        );
+        assert_eq!(
+            strip_location("in instruction 3 (dword 0x1f) and instruction 4 (dword 0x22): x"),
+            "in and x"
+        );
+        assert_eq!(strip_location("instruction set"), "instruction set");
+        assert_eq!(strip_location("instruction 7 (word"), "instruction 7 (word");
+    }
+
+    #[test]
+    fn known_invalid_matches_exact_paths() {
+        assert!(known_invalid("fxc/vkd3d_shader_api/ps_break_code_51.dxbc").is_some());
+        assert!(known_invalid("fxc/vkd3d_shader_api/ps_break_code_5.dxbc").is_none());
+    }
 }

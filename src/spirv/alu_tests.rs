@@ -1,0 +1,404 @@
+//! Tests of the ALU translation: each instruction family is assembled into a tiny program,
+//! translated, validated with `spirv-val --target-env vulkan1.3` and checked for the
+//! instructions that carry its D3D semantics.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::Op;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::container::Reflection;
+use crate::error::ErrorKind;
+use crate::spirv::{translate, Options};
+
+/// Assembles and translates a program (panics with the error on failure).
+fn compile(text: &str) -> Vec<u32> {
+    let program =
+        crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
+    translate(&program, &Reflection::default(), &Options::default())
+        .unwrap_or_else(|e| panic!("translation failed: {e}\n{text}"))
+}
+
+/// A compute shader with four temps around `body`.
+fn cs(body: &str) -> String {
+    format!("cs_5_0\ndcl_temps 4\ndcl_thread_group 1, 1, 1\n{body}\nret\n")
+}
+
+/// A pixel shader with an input, an output and four temps around `body`.
+fn ps(body: &str) -> String {
+    format!("ps_5_0\ndcl_input_ps linear v0.xyzw\ndcl_output o0.xyzw\ndcl_temps 4\n{body}\nret\n")
+}
+
+/// Runs spirv-val on the words; fails (does not skip) when spirv-val is missing.
+fn validate(words: &[u32]) {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "dxbc2spirv-alu-{}-{}.spv",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    std::fs::write(&path, bytes).expect("writing the temporary module");
+    let output = std::process::Command::new("spirv-val")
+        .args(["--target-env", "vulkan1.3"])
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let output = match output {
+        Ok(output) => output,
+        Err(e) => panic!(
+            "spirv-val is not on PATH ({e}); install spirv-tools: these tests need it and do not skip"
+        ),
+    };
+    assert!(
+        output.status.success(),
+        "spirv-val rejected the module:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Compiles, validates and parses a program.
+fn module(text: &str) -> Module {
+    let words = compile(text);
+    validate(&words);
+    rspirv::dr::load_words(&words).expect("rspirv parses the module")
+}
+
+/// All instructions in function bodies.
+fn body(m: &Module) -> Vec<&Instruction> {
+    m.functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .collect()
+}
+
+fn count_op(m: &Module, op: Op) -> usize {
+    body(m).iter().filter(|i| i.class.opcode == op).count()
+}
+
+/// The GLSL.std.450 instruction numbers used.
+fn ext_insts(m: &Module) -> Vec<u32> {
+    body(m)
+        .iter()
+        .filter(|i| i.class.opcode == Op::ExtInst)
+        .filter_map(|i| match i.operands.get(1) {
+            Some(Operand::LiteralExtInstInteger(n)) => Some(*n),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a 32-bit integer constant with these bits exists.
+fn has_int_constant(m: &Module, bits: u32) -> bool {
+    m.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::Constant
+            && matches!(i.operands.first(), Some(Operand::LiteralBit32(b)) if *b == bits)
+    })
+}
+
+fn decorated(m: &Module, decoration: spirv::Decoration) -> usize {
+    m.annotations
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Decorate
+                && matches!(i.operands.get(1), Some(Operand::Decoration(d)) if *d == decoration)
+        })
+        .count()
+}
+
+#[test]
+fn float_arithmetic_and_precise() {
+    let m = module(&cs("mov r0.xyzw, l(1.0, 2.0, 3.0, 4.0)
+add [precise] r1.xy, r0.xyxx, -r0.zwzz
+mul_sat r1.z, r0.x, |r0.y|
+div r1.w, r0.x, r0.y
+mad [precise] r2.xyzw, r0.xyzw, r1.xyzw, r0.wzyx
+dp3 r3.x, r0.xyzx, r1.xyzx
+dp4_sat r3.yz, r0.xyzw, r1.xyzw
+min r3.w, r0.x, r0.y
+max r2.x, r0.x, r0.y
+rcp r2.y, r0.x
+sincos r0.x, r0.y, r0.x"));
+    assert_eq!(count_op(&m, Op::FAdd), 2);
+    assert_eq!(count_op(&m, Op::FMul), 2);
+    assert_eq!(count_op(&m, Op::Dot), 2);
+    // add + mad's multiply and add.
+    assert_eq!(decorated(&m, spirv::Decoration::NoContraction), 3);
+    let ext = ext_insts(&m);
+    for n in [79, 80, 13, 14, 4] {
+        assert!(ext.contains(&n), "GLSL.std.450 {n} missing in {ext:?}");
+    }
+}
+
+#[test]
+fn float_unary_functions() {
+    let m = module(&cs("mov r0.xyzw, l(1.5, -2.5, 3.0, 0.25)
+frc r1.xyzw, r0.xyzw
+round_ne r1.x, r0.x
+round_ni r1.y, r0.y
+round_pi r1.z, r0.z
+round_z r1.w, r0.w
+sqrt r2.x, r0.x
+rsq r2.y, r0.y
+exp r2.z, r0.z
+log_sat r2.w, r0.w"));
+    let ext = ext_insts(&m);
+    for n in [10, 2, 8, 9, 3, 31, 32, 29, 30] {
+        assert!(ext.contains(&n), "GLSL.std.450 {n} missing in {ext:?}");
+    }
+}
+
+#[test]
+fn comparisons_give_all_ones() {
+    let m = module(&cs("mov r0.xyzw, l(1.0, 2.0, 3, 4)
+eq r1.x, r0.x, r0.y
+ne r1.y, r0.x, r0.y
+lt r1.z, r0.x, r0.y
+ge r1.w, r0.x, r0.y
+ieq r2.x, r0.z, r0.w
+ine r2.y, r0.z, r0.w
+ilt r2.z, r0.z, r0.w
+ige r2.w, r0.z, r0.w
+ult r3.x, r0.z, r0.w
+uge r3.y, r0.z, r0.w"));
+    assert_eq!(count_op(&m, Op::FOrdEqual), 1);
+    assert_eq!(count_op(&m, Op::FUnordNotEqual), 1);
+    assert_eq!(count_op(&m, Op::SLessThan), 1);
+    assert_eq!(count_op(&m, Op::ULessThan), 1);
+    assert!(has_int_constant(&m, 0xffff_ffff));
+}
+
+#[test]
+fn integer_arithmetic_and_modifiers() {
+    let m = module(&cs("mov r0.xyzw, l(1, 2, 3, 4)
+iadd r1.xy, r0.xyxx, -r0.zwzz
+imad r1.zw, r0.xxxy, r0.yyyz, |r0.zzzw|
+umad r2.xy, r0.xyxx, r0.zwzz, r0.xyxx
+imax r2.z, r0.x, r0.y
+imin r2.w, r0.x, r0.y
+umax r3.x, r0.x, r0.y
+umin r3.y, r0.x, r0.y
+ineg r3.z, r0.x
+not r3.w, r0.x
+and r0.x, r0.y, r0.z
+or r0.y, r0.y, r0.z
+xor r0.z, r0.y, r0.z
+imul [precise] null, r0.w, r0.x, r0.y
+umax [precise] r0.x, r0.y, r0.z"));
+    // precise marks integer and extended-instruction results as well.
+    assert_eq!(decorated(&m, spirv::Decoration::NoContraction), 2);
+    assert_eq!(count_op(&m, Op::IMul), 2);
+    assert_eq!(count_op(&m, Op::SMulExtended), 1);
+    // iadd, imad, umad.
+    assert_eq!(count_op(&m, Op::IAdd), 3);
+    // -r0.zw on iadd and ineg.
+    assert_eq!(count_op(&m, Op::SNegate), 2);
+    let ext = ext_insts(&m);
+    for n in [42, 39, 41, 38, 5] {
+        assert!(ext.contains(&n), "GLSL.std.450 {n} missing in {ext:?}");
+    }
+}
+
+#[test]
+fn shifts_mask_the_count() {
+    let m = module(&cs("mov r0.xyzw, l(1, 2, 3, 40)
+ishl r1.xy, r0.xyxx, r0.wwww
+ishr r1.z, r0.x, r0.w
+ushr r1.w, r0.x, l(33)"));
+    assert_eq!(count_op(&m, Op::ShiftLeftLogical), 1);
+    assert_eq!(count_op(&m, Op::ShiftRightArithmetic), 1);
+    assert_eq!(count_op(&m, Op::ShiftRightLogical), 1);
+    assert_eq!(count_op(&m, Op::BitwiseAnd), 3);
+    assert!(has_int_constant(&m, 31));
+}
+
+#[test]
+fn imul_and_umul_split_high_and_low() {
+    let m = module(&cs("mov r0.xyzw, l(1, 2, 3, 4)
+imul r1.xy, r2.xy, r0.xyxx, r0.zwzz
+imul null, r1.z, r0.x, r0.y
+umul r3.x, null, r0.x, r0.y
+umul r2.z, r2.w, r0.z, r0.w"));
+    // Two results for the first, one each for the null forms, two for the last umul.
+    assert_eq!(count_op(&m, Op::SMulExtended), 3);
+    assert_eq!(count_op(&m, Op::UMulExtended), 3);
+    let extracts = body(&m)
+        .into_iter()
+        .filter(|i| i.class.opcode == Op::CompositeExtract)
+        .filter_map(|i| match i.operands.get(1) {
+            Some(Operand::LiteralBit32(member)) => Some(*member),
+            _ => None,
+        })
+        .collect::<Vec<_>>();
+    assert!(extracts.contains(&1) && extracts.contains(&0));
+}
+
+#[test]
+fn udiv_by_zero_gives_all_ones() {
+    let m = module(&cs("mov r0.xyzw, l(7, 0, 3, 4)
+udiv r1.xy, r2.xy, r0.xzxx, r0.ywyy
+udiv r1.z, null, r0.x, r0.y
+udiv null, r1.w, r0.z, r0.w"));
+    assert_eq!(count_op(&m, Op::UDiv), 2);
+    assert_eq!(count_op(&m, Op::UMod), 2);
+    assert!(has_int_constant(&m, 0xffff_ffff));
+    assert!(count_op(&m, Op::Select) >= 8);
+}
+
+#[test]
+fn carry_and_borrow() {
+    let m = module(&cs("mov r0.xyzw, l(0xffffffff, 2, 3, 4)
+uaddc r1.xy, r2.xy, r0.xyxx, r0.zwzz
+usubb r1.z, r1.w, r0.z, r0.w"));
+    assert_eq!(count_op(&m, Op::IAddCarry), 2);
+    assert_eq!(count_op(&m, Op::ISubBorrow), 2);
+}
+
+#[test]
+fn bit_counting_and_searching() {
+    let m = module(&cs("mov r0.xyzw, l(0, 1, 0x80000000, 0xffffffff)
+countbits r1.xyzw, r0.xyzw
+firstbit_hi r2.xyzw, r0.xyzw
+firstbit_lo r3.xyzw, r0.xyzw
+firstbit_shi r1.xy, r0.zwzz
+bfrev r1.zw, r0.xxxy"));
+    assert_eq!(count_op(&m, Op::BitCount), 1);
+    assert_eq!(count_op(&m, Op::BitReverse), 1);
+    let ext = ext_insts(&m);
+    for n in [73, 74, 75] {
+        assert!(ext.contains(&n), "GLSL.std.450 {n} missing in {ext:?}");
+    }
+    // 31 - msb, with 0xffffffff when no bit is set.
+    assert!(has_int_constant(&m, 31));
+    assert!(has_int_constant(&m, 0xffff_ffff));
+    assert_eq!(count_op(&m, Op::ISub), 2);
+}
+
+#[test]
+fn bitfield_extract_and_insert() {
+    let m = module(&cs("mov r0.xyzw, l(8, 4, 0x12345678, 40)
+ubfe r1.xyzw, r0.xxxw, r0.yyyy, r0.zzzz
+ibfe r2.xy, r0.xwxx, r0.ywyy, r0.zzzz
+bfi r3.xyzw, r0.xxxw, r0.yyyy, r0.zzzz, r0.wwww"));
+    // Offset and count are scalars in SPIR-V: one extract per component.
+    assert_eq!(count_op(&m, Op::BitFieldUExtract), 4);
+    assert_eq!(count_op(&m, Op::BitFieldSExtract), 2);
+    assert!(has_int_constant(&m, 32));
+    // bfi is built from shifts and masks (D3D's wrapping definition).
+    assert!(count_op(&m, Op::ShiftLeftLogical) >= 3);
+    assert_eq!(count_op(&m, Op::Not), 1);
+    assert_eq!(count_op(&m, Op::BitwiseOr), 1);
+}
+
+#[test]
+fn conversions() {
+    let m = module(&cs("mov r0.xyzw, l(1.5, -2.0, 3, 4)
+ftoi r1.xy, r0.xyxx
+ftou r1.zw, r0.xxxy
+itof r2.xy, r0.zwzz
+utof_sat r2.zw, r0.zzzw
+f32tof16 r3.xy, r0.xyxx
+f16tof32 r3.zw, r0.zzzw"));
+    assert_eq!(count_op(&m, Op::ConvertFToS), 1);
+    assert_eq!(count_op(&m, Op::ConvertFToU), 1);
+    assert_eq!(count_op(&m, Op::ConvertSToF), 1);
+    assert_eq!(count_op(&m, Op::ConvertUToF), 1);
+    assert_eq!(count_op(&m, Op::IsNan), 2);
+    let ext = ext_insts(&m);
+    assert_eq!(ext.iter().filter(|&&n| n == 58).count(), 2);
+    assert_eq!(ext.iter().filter(|&&n| n == 62).count(), 2);
+}
+
+#[test]
+fn moves_swaps_and_selects() {
+    let m = module(&cs("mov r0.xyzw, l(1, 0, 3, 4)
+movc r1.xyzw, r0.xyzw, r0.zzzz, r0.wwww
+movc_sat r2.xy, r0.xyxx, -r0.zwzz, r0.wzww
+swapc r2.zw, r3.xy, r0.xyxx, r0.zzzz, r0.wwww
+swapc null, r3.zw, r0.xyxx, r0.zzzz, r0.wwww
+mov r3.x, -r0.x
+mov r3.y {min16f}, -r0.x {min16f}
+movc r3.z {min16i}, r0.x, r0.y {min16i}, r0.z {min16i}"));
+    // movc, movc_sat, two swapc results and one more.
+    assert!(count_op(&m, Op::Select) >= 5);
+    assert_eq!(count_op(&m, Op::FNegate), 3);
+}
+
+#[test]
+fn masked_sum_of_absolute_differences() {
+    let m = module(&cs("mov r0.xyzw, l(0x01020304, 0x04030201, 10, 0)
+msad r1.xy, r0.xyxx, r0.yxyy, r0.zzzz"));
+    assert_eq!(count_op(&m, Op::UGreaterThan), 4);
+    assert!(has_int_constant(&m, 0xff));
+    assert!(has_int_constant(&m, 24));
+}
+
+#[test]
+fn derivatives_in_pixel_shaders() {
+    let m = module(&ps("deriv_rtx r0.xyzw, v0.xyzw
+deriv_rty r1.xy, v0.xyxx
+deriv_rtx_coarse r1.zw, v0.zzzw
+deriv_rtx_fine r2.x, v0.x
+deriv_rty_coarse r2.y, v0.y
+deriv_rty_fine_sat r2.z, v0.z
+add o0.xyzw, r0.xyzw, r1.xyzw"));
+    for op in [
+        Op::DPdx,
+        Op::DPdy,
+        Op::DPdxCoarse,
+        Op::DPdxFine,
+        Op::DPdyCoarse,
+        Op::DPdyFine,
+    ] {
+        assert_eq!(count_op(&m, op), 1, "{op:?}");
+    }
+    assert!(m.capabilities.iter().any(|c| matches!(
+        c.operands.first(),
+        Some(Operand::Capability(spirv::Capability::DerivativeControl))
+    )));
+}
+
+#[test]
+fn derivatives_outside_pixel_shaders_are_unsupported() {
+    let program = crate::asm::parse_program(&cs("deriv_rtx r0.x, r1.x")).expect("assembles");
+    let error = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("a compute shader derivative is rejected");
+    assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
+}
+
+#[test]
+fn null_only_destinations_emit_nothing() {
+    let m = module(&cs("mov r0.x, l(1)
+imul null, null, r0.x, r0.x
+sincos null, null, r0.x"));
+    assert_eq!(count_op(&m, Op::SMulExtended), 0);
+    assert!(ext_insts(&m).is_empty());
+}
+
+#[test]
+fn sources_are_read_before_either_destination_is_written() {
+    // udiv r0.x, r0.y, r0.y, r0.x: the remainder must use the old r0.x and r0.y.
+    let m = module(&cs("mov r0.xy, l(7, 2, 0, 0)
+udiv r0.x, r0.y, r0.y, r0.x"));
+    let ops: Vec<Op> = body(&m).iter().map(|i| i.class.opcode).collect();
+    let first_store = ops
+        .iter()
+        .rposition(|&op| op == Op::UMod)
+        .expect("a remainder");
+    let stores_before = ops[..first_store]
+        .iter()
+        .filter(|&&op| op == Op::Store)
+        .count();
+    // Only the initial mov's two stores come before the division's results.
+    assert_eq!(stores_before, 2);
+}
+
+#[test]
+fn doubles_are_left_unsupported() {
+    let program =
+        crate::asm::parse_program(&cs("dadd r0.xy, r1.xyxx, r1.zwzz")).expect("assembles");
+    let error = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("doubles are not translated yet");
+    assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
+}

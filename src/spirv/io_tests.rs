@@ -1,0 +1,586 @@
+//! Tests of the I/O lowering: vertex, pixel and compute inputs, outputs and system values,
+//! each validated with spirv-val.
+
+use rspirv::dr::{Instruction as SpvInstruction, Module as SpvModule, Operand as SpvOperand};
+use spirv::{BuiltIn, Decoration, ExecutionMode, Op};
+
+use crate::container::{signatures_from_program, Reflection};
+use crate::error::ErrorKind;
+use crate::spirv::{translate, Options, TargetEnv};
+
+/// Assembles a program, derives its signatures, translates and validates it.
+fn compile_with(text: &str, options: &Options) -> SpvModule {
+    let program = crate::asm::parse_program(text).expect("assembles");
+    let (input, output, _) = signatures_from_program(&program);
+    let reflection = Reflection {
+        input: Some(input),
+        output: Some(output),
+        ..Reflection::default()
+    };
+    let words = translate(&program, &reflection, options).expect("translates");
+    validate(&words, options.target.name());
+    rspirv::dr::load_words(&words).expect("loads")
+}
+
+fn compile(text: &str) -> SpvModule {
+    compile_with(text, &Options::default())
+}
+
+fn validate(words: &[u32], env: &str) {
+    use std::io::Write;
+    let path = std::env::temp_dir().join(format!(
+        "io_test_{}_{:?}.spv",
+        std::process::id(),
+        std::thread::current().id()
+    ));
+    let mut file = std::fs::File::create(&path).expect("temp file");
+    for w in words {
+        file.write_all(&w.to_le_bytes()).expect("write");
+    }
+    drop(file);
+    let out = std::process::Command::new("spirv-val")
+        .arg("--target-env")
+        .arg(env)
+        .arg(&path)
+        .output()
+        .expect("spirv-val must be installed (Debian spirv-tools) to run these tests");
+    let _ = std::fs::remove_file(&path);
+    if !out.status.success() {
+        let text = rspirv::dr::load_words(words)
+            .map(|m| {
+                use rspirv::binary::Disassemble;
+                m.disassemble()
+            })
+            .unwrap_or_default();
+        panic!(
+            "spirv-val failed:\n{}{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+            text
+        );
+    }
+}
+
+fn lit(op: &SpvOperand) -> Option<u32> {
+    match op {
+        SpvOperand::LiteralBit32(v) => Some(*v),
+        SpvOperand::BuiltIn(b) => Some(*b as u32),
+        SpvOperand::Decoration(d) => Some(*d as u32),
+        SpvOperand::ExecutionMode(m) => Some(*m as u32),
+        _ => None,
+    }
+}
+
+fn decorations(module: &SpvModule, decoration: Decoration) -> Vec<(u32, Vec<u32>)> {
+    module
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == Op::Decorate)
+        .filter(
+            |i| matches!(i.operands.get(1), Some(SpvOperand::Decoration(d)) if *d == decoration),
+        )
+        .map(|i| {
+            let target = match i.operands[0] {
+                SpvOperand::IdRef(id) => id,
+                _ => 0,
+            };
+            (target, i.operands[2..].iter().filter_map(lit).collect())
+        })
+        .collect()
+}
+
+/// The variable decorated with a built-in, if any.
+fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
+    decorations(module, Decoration::BuiltIn)
+        .into_iter()
+        .find(|(_, v)| v.first() == Some(&(builtin as u32)))
+        .map(|(id, _)| id)
+}
+
+fn has_builtin(module: &SpvModule, builtin: BuiltIn) -> bool {
+    builtin_var(module, builtin).is_some()
+}
+
+fn decorated(module: &SpvModule, id: u32, decoration: Decoration) -> Option<Vec<u32>> {
+    decorations(module, decoration)
+        .into_iter()
+        .find(|(t, _)| *t == id)
+        .map(|(_, v)| v)
+}
+
+fn variable_by_location(module: &SpvModule, location: u32, class: spirv::StorageClass) -> u32 {
+    decorations(module, Decoration::Location)
+        .into_iter()
+        .filter(|(_, v)| v.first() == Some(&location))
+        .map(|(id, _)| id)
+        .find(|id| {
+            module.types_global_values.iter().any(|i| {
+                i.result_id == Some(*id)
+                    && matches!(i.operands.first(), Some(SpvOperand::StorageClass(c)) if *c == class)
+            })
+        })
+        .expect("a variable at the location")
+}
+
+fn has_mode(module: &SpvModule, mode: ExecutionMode) -> bool {
+    module
+        .execution_modes
+        .iter()
+        .any(|i| matches!(i.operands.get(1), Some(SpvOperand::ExecutionMode(m)) if *m == mode))
+}
+
+fn has_capability(module: &SpvModule, capability: spirv::Capability) -> bool {
+    module
+        .capabilities
+        .iter()
+        .any(|i| matches!(i.operands.first(), Some(SpvOperand::Capability(c)) if *c == capability))
+}
+
+fn ops(module: &SpvModule) -> Vec<&SpvInstruction> {
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .collect()
+}
+
+fn count_op(module: &SpvModule, op: Op) -> usize {
+    ops(module).iter().filter(|i| i.class.opcode == op).count()
+}
+
+/// Length of the array type pointed to by a variable.
+fn array_length(module: &SpvModule, var: u32) -> u32 {
+    let find = |id: u32| {
+        module
+            .types_global_values
+            .iter()
+            .find(|i| i.result_id == Some(id))
+            .expect("defined")
+    };
+    let pointer = find(find(var).result_type.expect("typed"));
+    let array = match pointer.operands[1] {
+        SpvOperand::IdRef(id) => find(id),
+        _ => panic!("pointer"),
+    };
+    assert_eq!(array.class.opcode, Op::TypeArray);
+    let length = match array.operands[1] {
+        SpvOperand::IdRef(id) => find(id),
+        _ => panic!("length"),
+    };
+    match length.operands[0] {
+        SpvOperand::LiteralBit32(v) => v,
+        _ => panic!("literal"),
+    }
+}
+
+#[test]
+fn vertex_inputs_outputs_and_ids() {
+    let module = compile(
+        "vs_5_0
+dcl_input v0.xyzw
+dcl_input v1.xy
+dcl_input_sgv v2.x, vertex_id
+dcl_input_sgv v3.x, instance_id
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_output o2.xy
+dcl_temps 1
+mov o0.xyzw, v0.xyzw
+iadd r0.x, v2.x, v3.x
+utof o1.xyzw, r0.xxxx
+mov o2.xy, v1.xyxx
+ret
+",
+    );
+    for b in [
+        BuiltIn::VertexIndex,
+        BuiltIn::BaseVertex,
+        BuiltIn::InstanceIndex,
+        BuiltIn::BaseInstance,
+        BuiltIn::Position,
+    ] {
+        assert!(has_builtin(&module, b), "{b:?}");
+    }
+    assert!(has_capability(&module, spirv::Capability::DrawParameters));
+    // SV_VertexID = VertexIndex - BaseVertex, SV_InstanceID = InstanceIndex - BaseInstance.
+    assert_eq!(count_op(&module, Op::ISub), 2);
+    variable_by_location(&module, 0, spirv::StorageClass::Input);
+    variable_by_location(&module, 1, spirv::StorageClass::Input);
+    variable_by_location(&module, 1, spirv::StorageClass::Output);
+    variable_by_location(&module, 2, spirv::StorageClass::Output);
+    // SPIR-V 1.3 (Vulkan 1.1) has DrawParameters in core as well.
+    let options = Options {
+        target: TargetEnv::Vulkan1_1,
+        ..Options::default()
+    };
+    compile_with(
+        "vs_5_0
+dcl_input_sgv v0.x, vertex_id
+dcl_output_siv o0.xyzw, position
+utof o0.xyzw, v0.xxxx
+ret
+",
+        &options,
+    );
+}
+
+#[test]
+fn vertex_inputs_take_signature_types() {
+    let text = "vs_5_0
+dcl_input v0.xyzw
+dcl_input v1.x
+dcl_output_siv o0.xyzw, position
+dcl_output o1.x
+mov o0.xyzw, v0.xyzw
+iadd o1.x, v1.x, l(1)
+ret
+";
+    let program = crate::asm::parse_program(text).expect("assembles");
+    let (mut input, output, _) = signatures_from_program(&program);
+    for e in &mut input.elements {
+        if e.register == 1 {
+            e.component_type = crate::container::ComponentType::Sint32;
+        }
+    }
+    let reflection = Reflection {
+        input: Some(input),
+        output: Some(output),
+        ..Reflection::default()
+    };
+    let words = translate(&program, &reflection, &Options::default()).expect("translates");
+    validate(&words, "vulkan1.3");
+    let module = rspirv::dr::load_words(&words).expect("loads");
+    let var = variable_by_location(&module, 1, spirv::StorageClass::Input);
+    let pointer = module
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(var))
+        .and_then(|i| i.result_type)
+        .expect("typed");
+    let vector = module
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(pointer))
+        .map(|i| match i.operands[1] {
+            SpvOperand::IdRef(id) => id,
+            _ => 0,
+        })
+        .expect("pointer");
+    let element = module
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(vector))
+        .map(|i| match i.operands[0] {
+            SpvOperand::IdRef(id) => id,
+            _ => 0,
+        })
+        .expect("vector");
+    let int = module
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(element))
+        .expect("int");
+    assert_eq!(int.class.opcode, Op::TypeInt);
+    assert_eq!(int.operands[1], SpvOperand::LiteralBit32(1));
+}
+
+#[test]
+fn clip_and_cull_distances_are_gathered() {
+    let module = compile(
+        "vs_5_0
+dcl_input v0.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output_siv o1.xy, clip_distance
+dcl_output_siv o1.zw, cull_distance
+dcl_output_siv o2.xyz, clip_distance
+dcl_output_siv o3.x, rendertarget_array_index
+dcl_output_siv o3.y, viewport_array_index
+mov o0.xyzw, v0.xyzw
+mov o1.xyzw, v0.xyzw
+mov o2.xyz, v0.xyzx
+mov o3.xy, l(1, 2, 0, 0)
+ret
+",
+    );
+    let clip = builtin_var(&module, BuiltIn::ClipDistance).expect("clip");
+    let cull = builtin_var(&module, BuiltIn::CullDistance).expect("cull");
+    assert_eq!(array_length(&module, clip), 5);
+    assert_eq!(array_length(&module, cull), 2);
+    assert!(has_builtin(&module, BuiltIn::Layer));
+    assert!(has_builtin(&module, BuiltIn::ViewportIndex));
+    assert!(has_capability(&module, spirv::Capability::ShaderLayer));
+    assert!(has_capability(
+        &module,
+        spirv::Capability::ShaderViewportIndex
+    ));
+    // Vulkan 1.1 (SPIR-V 1.3) takes the EXT capability.
+    let options = Options {
+        target: TargetEnv::Vulkan1_1,
+        ..Options::default()
+    };
+    let module = compile_with(
+        "vs_5_0
+dcl_output_siv o0.xyzw, position
+dcl_output_siv o1.x, rendertarget_array_index
+mov o0.xyzw, l(0, 0, 0, 1.0)
+mov o1.x, l(3)
+ret
+",
+        &options,
+    );
+    assert!(has_capability(
+        &module,
+        spirv::Capability::ShaderViewportIndexLayerEXT
+    ));
+}
+
+#[test]
+fn pixel_inputs_and_system_values() {
+    let module = compile(
+        "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xyzw, position
+dcl_input_ps linear centroid v1.xy
+dcl_input_ps linear sample v1.zw
+dcl_input_ps constant v2.x
+dcl_input_ps linear noperspective v3.xyzw
+dcl_input_ps_sgv v4.x, is_front_face
+dcl_input_ps_sgv v4.y, sampleIndex
+dcl_input_ps_sgv constant v4.z, primitive_id
+dcl_input vCoverage
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+dcl_temps 1
+add r0.xyzw, v0.xyzw, v1.xyzw
+add r0.xyzw, r0.xyzw, v3.xyzw
+mov o0.xyzw, r0.xyzw
+mov o1.x, v4.x
+mov o1.y, v4.y
+iadd o1.z, v4.z, vCoverage.x
+mov o1.w, v2.x
+ret
+",
+    );
+    for b in [
+        BuiltIn::FragCoord,
+        BuiltIn::FrontFacing,
+        BuiltIn::SampleId,
+        BuiltIn::PrimitiveId,
+        BuiltIn::SampleMask,
+    ] {
+        assert!(has_builtin(&module, b), "{b:?}");
+    }
+    // FragCoord.w is 1/w: one division recovers D3D's w.
+    assert_eq!(count_op(&module, Op::FDiv), 1);
+    // SV_IsFrontFace becomes 0xffffffff/0.
+    assert!(count_op(&module, Op::Select) >= 1);
+    let v1 = variable_by_location(&module, 1, spirv::StorageClass::Input);
+    assert!(decorated(&module, v1, Decoration::Centroid).is_some());
+    let v2 = variable_by_location(&module, 2, spirv::StorageClass::Input);
+    assert!(decorated(&module, v2, Decoration::Flat).is_some());
+    let v3 = variable_by_location(&module, 3, spirv::StorageClass::Input);
+    assert!(decorated(&module, v3, Decoration::NoPerspective).is_some());
+    assert!(has_capability(
+        &module,
+        spirv::Capability::SampleRateShading
+    ));
+}
+
+#[test]
+fn pixel_outputs() {
+    let module = compile(
+        "ps_5_0
+dcl_globalFlags forceEarlyDepthStencil
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+dcl_output oMask
+mov o0.xyzw, v0.xyzw
+mov oMask, l(3)
+ret
+",
+    );
+    assert!(has_mode(&module, ExecutionMode::EarlyFragmentTests));
+    assert!(has_builtin(&module, BuiltIn::SampleMask));
+    let module = compile(
+        "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+dcl_output oDepthGE
+mov o0.xyzw, v0.xyzw
+mov oDepthGE, v0.z
+ret
+",
+    );
+    assert!(has_builtin(&module, BuiltIn::FragDepth));
+    assert!(has_mode(&module, ExecutionMode::DepthReplacing));
+    assert!(has_mode(&module, ExecutionMode::DepthGreater));
+    let module = compile(
+        "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_output oDepth
+dcl_output oStencilRef
+mov oDepth, v0.z
+mov oStencilRef, l(7)
+ret
+",
+    );
+    assert!(has_mode(&module, ExecutionMode::DepthReplacing));
+    assert!(!has_mode(&module, ExecutionMode::DepthGreater));
+    assert!(has_builtin(&module, BuiltIn::FragStencilRefEXT));
+    assert!(has_capability(&module, spirv::Capability::StencilExportEXT));
+}
+
+#[test]
+fn inner_coverage_is_fully_covered() {
+    let module = compile(
+        "ps_5_0
+dcl_input vInnerCoverage
+dcl_output o0.x
+mov o0.x, vInnerCoverage.x
+ret
+",
+    );
+    assert!(has_builtin(&module, BuiltIn::FullyCoveredEXT));
+    assert!(has_capability(
+        &module,
+        spirv::Capability::FragmentFullyCoveredEXT
+    ));
+}
+
+#[test]
+fn pixel_clip_distance_inputs_and_layer() {
+    let module = compile(
+        "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_input_ps_siv linear v1.xy, clip_distance
+dcl_input_ps_siv constant v1.z, rendertarget_array_index
+dcl_input_ps_siv constant v1.w, viewport_array_index
+dcl_output o0.xyzw
+dcl_temps 1
+add r0.x, v1.x, v1.y
+itof r0.y, v1.z
+itof r0.z, v1.w
+mov r0.w, v0.w
+mov o0.xyzw, r0.xyzw
+ret
+",
+    );
+    let clip = builtin_var(&module, BuiltIn::ClipDistance).expect("clip");
+    assert_eq!(array_length(&module, clip), 2);
+    assert!(has_builtin(&module, BuiltIn::Layer));
+    assert!(has_builtin(&module, BuiltIn::ViewportIndex));
+}
+
+#[test]
+fn pull_model_interpolation() {
+    let module = compile(
+        "ps_5_0
+dcl_input_ps linear v0.xyzw
+dcl_input_ps linear noperspective v1.xy
+dcl_output o0.xyzw
+dcl_temps 2
+eval_centroid r0.xy, v0.xyxx
+eval_sample_index r0.zw, v1.xxxy, l(1)
+eval_snapped r1.xyzw, v0.xyzw, l(-3, 5, 0, 0)
+add o0.xyzw, r0.xyzw, r1.xyzw
+ret
+",
+    );
+    assert!(has_capability(
+        &module,
+        spirv::Capability::InterpolationFunction
+    ));
+    assert_eq!(count_op(&module, Op::ExtInst), 8 + count_other_ext(&module));
+}
+
+/// Extended instructions other than the interpolation functions.
+fn count_other_ext(module: &SpvModule) -> usize {
+    ops(module)
+        .iter()
+        .filter(|i| i.class.opcode == Op::ExtInst)
+        .filter(|i| {
+            !matches!(
+                i.operands.get(1),
+                Some(SpvOperand::LiteralExtInstInteger(76..=78))
+            )
+        })
+        .count()
+}
+
+#[test]
+fn compute_system_values() {
+    let module = compile(
+        "cs_5_0
+dcl_input vThreadID.xyz
+dcl_input vThreadGroupID.xy
+dcl_input vThreadIDInGroup.x
+dcl_input vThreadIDInGroupFlattened
+dcl_uav_raw u0
+dcl_temps 1
+dcl_thread_group 4, 2, 1
+iadd r0.x, vThreadID.x, vThreadGroupID.y
+iadd r0.x, r0.x, vThreadIDInGroup.x
+iadd r0.x, r0.x, vThreadIDInGroupFlattened.x
+store_raw u0.x, l(0), r0.x
+ret
+",
+    );
+    for b in [
+        BuiltIn::GlobalInvocationId,
+        BuiltIn::WorkgroupId,
+        BuiltIn::LocalInvocationId,
+        BuiltIn::LocalInvocationIndex,
+    ] {
+        assert!(has_builtin(&module, b), "{b:?}");
+    }
+}
+
+#[test]
+fn relative_io_addressing_goes_through_private_arrays() {
+    let module = compile(
+        "vs_5_0
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_input v2.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_output o2.xyzw
+dcl_temps 1
+dcl_indexrange v1.xyzw 2
+dcl_indexrange o1.xyzw 2
+mov o0.xyzw, v0.xyzw
+ftou r0.x, v0.x
+mov o1.xyzw, l(0, 0, 0, 0)
+mov o[r0.x + 1].xyzw, v[r0.x + 1].xyzw
+ret
+",
+    );
+    // Two private arrays; the outputs are copied out before the return.
+    let privates = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first()
+                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Private))
+        })
+        .count();
+    assert!(privates >= 2);
+    assert!(count_op(&module, Op::ULessThan) >= 2);
+}
+
+#[test]
+fn eval_of_a_system_value_is_unsupported() {
+    let program = crate::asm::parse_program(
+        "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xyzw, position
+dcl_output o0.xyzw
+eval_centroid o0.xyzw, v0.xyzw
+ret
+",
+    )
+    .expect("assembles");
+    let err =
+        translate(&program, &Reflection::default(), &Options::default()).expect_err("unsupported");
+    assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
+}
