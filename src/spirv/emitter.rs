@@ -269,10 +269,20 @@ impl<'a> Emitter<'a> {
         if self.io_instruction(instruction)? {
             return Ok(());
         }
-        Err(self.unsupported(format!(
-            "{} is not translated yet",
-            instruction.opcode.name()
-        )))
+        let info = instruction.opcode.info();
+        let doubles = info
+            .dsts
+            .iter()
+            .chain(info.srcs)
+            .any(|t| *t == crate::ir::ValueType::F64);
+        Err(self.unsupported(if doubles {
+            format!(
+                "{}: double precision is not translated yet",
+                instruction.opcode.name()
+            )
+        } else {
+            format!("{} is not translated yet", instruction.opcode.name())
+        }))
     }
 
     /// Starts a fresh block when the previous one was terminated (code after `ret`,

@@ -151,6 +151,15 @@ impl Emitter<'_> {
         let mut parts = Vec::with_capacity(4);
         for component in mask_components(mask) {
             let from = Self::selected(operand, component);
+            // Immediates become constants of the type they are read as: no bitcast.
+            if operand.kind == RegisterKind::Immediate32 && scalar != Scalar::Bool {
+                let bits = match operand.components {
+                    ComponentCount::One => operand.values[0],
+                    _ => operand.values[from as usize & 3],
+                };
+                parts.push(self.m.constant_bits(scalar, bits));
+                continue;
+            }
             let raw = self.load_component(operand, from)?;
             let value = self.cast(raw, scalar)?;
             parts.push(value.id);

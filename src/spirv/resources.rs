@@ -80,6 +80,8 @@ pub struct ResourceState {
     pub uav_ranges: HashMap<u32, ResourceRange>,
     /// The private table of standard sample positions, once used.
     pub sample_positions: Option<Word>,
+    /// The specialization constant holding the rasterizer's sample count.
+    pub rasterizer_samples: Option<Word>,
 }
 
 impl Emitter<'_> {

@@ -11,6 +11,9 @@
 //! Vulkan's robust image access (`robustImageAccess`/`robustImageAccess2`, which returns 0
 //! and drops writes); typed UAV atomics are bounds-checked here (out of bounds: no write,
 //! result 0). `resinfo` with a mip level out of range returns 0 for the dimensions.
+//!
+//! `sampleinfo`/`samplepos` on `rasterizer` read the rasterizer's sample count from a
+//! specialization constant ([`RASTERIZER_SAMPLE_COUNT_SPEC_ID`]) that the pipeline sets.
 
 use rspirv::dr::{InsertPoint, Instruction as SpvInstruction, Operand as SpvOperand};
 use spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Op, StorageClass, Word};
@@ -28,6 +31,10 @@ use crate::tpf::opcodes::Opcode;
 
 /// UAV counters are bound at the UAV's binding plus this offset, in the same set.
 pub const COUNTER_BINDING_OFFSET: u32 = 64;
+
+/// The SpecId of the specialization constant that holds the rasterizer's sample count for
+/// `sampleinfo`/`samplepos` on `rasterizer` (default 1).
+pub const RASTERIZER_SAMPLE_COUNT_SPEC_ID: u32 = 0x100;
 
 /// A declared texture, typed buffer or storage image.
 #[derive(Debug, Clone, Copy)]
@@ -756,27 +763,25 @@ impl Emitter<'_> {
             [dst, resource, index] => (*dst, *resource, Some(*index)),
             _ => return Err(self.err("wrong operand count")),
         };
-        if resource.kind == RegisterKind::Rasterizer {
-            return Err(self.unsupported(format!(
-                "{} on the rasterizer is not translated yet",
-                instruction.opcode.name()
-            )));
-        }
-        let (image, shape) = self.typed_image(&resource)?;
-        if !shape.ms {
-            return Err(self.unsupported(format!(
-                "{} on a resource that is not multisampled is not translated yet",
-                instruction.opcode.name()
-            )));
-        }
-        self.m.capability(Capability::ImageQuery);
-        let uint = self.m.scalar(Scalar::U32);
-        let image_value = self.load_image(&image)?;
-        let count = self.raw_op(
-            Op::ImageQuerySamples,
-            uint,
-            vec![SpvOperand::IdRef(image_value)],
-        )?;
+        let count = if resource.kind == RegisterKind::Rasterizer {
+            self.rasterizer_sample_count()
+        } else {
+            let (image, shape) = self.typed_image(&resource)?;
+            if !shape.ms {
+                return Err(self.unsupported(format!(
+                    "{} on a resource that is not multisampled is not translated yet",
+                    instruction.opcode.name()
+                )));
+            }
+            self.m.capability(Capability::ImageQuery);
+            let uint = self.m.scalar(Scalar::U32);
+            let image_value = self.load_image(&image)?;
+            self.raw_op(
+                Op::ImageQuerySamples,
+                uint,
+                vec![SpvOperand::IdRef(image_value)],
+            )?
+        };
         let value = match index {
             None => {
                 if instruction.info_return_type == Some(InfoReturnType::Uint) {
@@ -795,6 +800,24 @@ impl Emitter<'_> {
             }
         };
         self.store_selected(instruction, &dst, &resource, value)
+    }
+
+    /// The rasterizer's sample count: Vulkan has no built-in for it, so it is a
+    /// specialization constant (SpecId [`RASTERIZER_SAMPLE_COUNT_SPEC_ID`], default 1) that
+    /// the pipeline sets to its `rasterizationSamples`.
+    fn rasterizer_sample_count(&mut self) -> Word {
+        if let Some(id) = self.res.rasterizer_samples {
+            return id;
+        }
+        let uint = self.m.scalar(Scalar::U32);
+        let id = self.m.b.spec_constant_bit32(uint, 1);
+        self.decorate(
+            id,
+            spirv::Decoration::SpecId,
+            &[RASTERIZER_SAMPLE_COUNT_SPEC_ID],
+        );
+        self.res.rasterizer_samples = Some(id);
+        id
     }
 
     /// The standard position of sample `index` of `count` (0, 0 when out of range or for a

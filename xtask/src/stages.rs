@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, bail, Context, Result};
+use dxbc2spirv::spirv::TargetEnv;
 use dxbc2spirv::{disasm, Dxbc, ErrorKind, ReadOptions};
 
 /// Deliberately invalid corpus programs: path relative to the corpus root (without
@@ -19,9 +20,6 @@ pub const KNOWN_INVALID: &[(&str, &str)] = &[(
     "fxc/vkd3d_shader_api/ps_break_code_51",
     "`break` outside a loop (vkd3d's API test of an invalid program)",
 )];
-
-/// The `--target-env` spirv-val checks the translated modules against.
-pub const SPIRV_VAL_TARGET: &str = "vulkan1.3";
 
 /// How a stage ended for one blob, when it did not fail.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,8 +152,24 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
         return Ok(Outcome::Passed);
     }
     let expected = known_invalid(blob.path);
+    // The default target (Vulkan 1.3) decides the outcome; a module that translates must
+    // also translate and validate for Vulkan 1.1 and 1.2 (other capabilities, extensions
+    // and SPIR-V versions).
     let options = dxbc2spirv::spirv::Options::default();
-    match dxbc2spirv::translate(dxbc, &options) {
+    let result = dxbc2spirv::translate(dxbc, &options);
+    if result.is_ok() {
+        for target in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_2] {
+            let options = dxbc2spirv::spirv::Options {
+                target,
+                ..Default::default()
+            };
+            let words = dxbc2spirv::translate(dxbc, &options)
+                .with_context(|| format!("translating for {}", target.name()))?;
+            spirv_val(&words, target.name())
+                .with_context(|| format!("validating for {}", target.name()))?;
+        }
+    }
+    match result {
         Err(e) => match (expected, e.kind) {
             (Some(reason), ErrorKind::Invalid) => {
                 Ok(Outcome::ExpectedError(format!("{reason}: {e}")))
@@ -167,7 +181,7 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
             if let Some(reason) = expected {
                 bail!("listed in KNOWN_INVALID ({reason}) but translated without an error");
             }
-            spirv_val(&words)?;
+            spirv_val(&words, TargetEnv::default().name())?;
             Ok(Outcome::Passed)
         }
     }
@@ -212,11 +226,11 @@ pub fn check_spirv_val() -> Result<()> {
 }
 
 /// Runs `spirv-val --target-env vulkan1.3` on SPIR-V words; the error is its first line.
-pub fn spirv_val(words: &[u32]) -> Result<()> {
+pub fn spirv_val(words: &[u32], target: &str) -> Result<()> {
     let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
     let file = TempFile::new(&bytes)?;
     let out = Command::new("spirv-val")
-        .args(["--target-env", SPIRV_VAL_TARGET])
+        .args(["--target-env", target])
         .arg(&file.0)
         .stdin(Stdio::null())
         .output()
