@@ -38,10 +38,16 @@ enum Command {
     },
     /// Translate a DXBC container into SPIR-V.
     ///
+    /// The input may also be assembly text or a .shader_test file (its first `[... shader asm]`
+    /// section, or the one --section names), assembled first.
+    ///
     /// Example: dxbc2spirv translate shader.dxbc -o shader.spv --validate
     Translate {
-        /// The DXBC file, or - for standard input.
+        /// The DXBC file (or assembly text), or - for standard input.
         input: PathBuf,
+        /// Which assembly section of a .shader_test file to translate (1 = the first).
+        #[arg(long, default_value_t = 1)]
+        section: usize,
         /// Where to write the SPIR-V (default: standard output; - for standard output).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -114,6 +120,7 @@ fn execute(command: Command) -> Result<()> {
         }
         Command::Translate {
             input,
+            section,
             output,
             text,
             validate,
@@ -125,7 +132,17 @@ fn execute(command: Command) -> Result<()> {
                 dxbc2spirv::spirv::TargetEnv::from_name(&target_env).with_context(|| {
                     format!("--target-env {target_env}: expected vulkan1.1, vulkan1.2 or vulkan1.3")
                 })?;
-            let bytes = read_input(&input)?;
+            let mut bytes = read_input(&input)?;
+            if !bytes.starts_with(b"DXBC") {
+                let text = String::from_utf8(bytes).with_context(|| {
+                    format!(
+                        "{}: neither a DXBC container nor UTF-8 text",
+                        input.display()
+                    )
+                })?;
+                let (listing, place) = choose_listing(&text, &input, section)?;
+                bytes = dxbc2spirv::asm::assemble(&listing).context(place)?;
+            }
             let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions { ignore_checksum })
                 .with_context(|| format!("{}", input.display()))?;
             let options = dxbc2spirv::spirv::Options {
@@ -157,29 +174,8 @@ fn execute(command: Command) -> Result<()> {
             let bytes = read_input(&input)?;
             let text = String::from_utf8(bytes)
                 .with_context(|| format!("{}: not UTF-8 text", input.display()))?;
-            let sections = dxbc2spirv::asm::asm_sections(&text);
-            let (listing, place) = if sections.is_empty() {
-                (text.as_str(), input.display().to_string())
-            } else {
-                let chosen = section
-                    .checked_sub(1)
-                    .and_then(|i| sections.get(i))
-                    .with_context(|| {
-                        format!(
-                            "{}: --section {section}: the file has {} assembly section(s)",
-                            input.display(),
-                            sections.len()
-                        )
-                    })?;
-                let place = format!(
-                    "{} {} (line {})",
-                    input.display(),
-                    chosen.header,
-                    chosen.line
-                );
-                (chosen.text.as_str(), place)
-            };
-            let container = dxbc2spirv::asm::assemble(listing).context(place)?;
+            let (listing, place) = choose_listing(&text, &input, section)?;
+            let container = dxbc2spirv::asm::assemble(&listing).context(place)?;
             write_output(Some(&output), &container)
         }
     }
@@ -225,4 +221,29 @@ fn validate_spirv(words: &[u32], target_env: &str) -> Result<()> {
     } else {
         anyhow::bail!("{}", String::from_utf8_lossy(&output.stderr).trim())
     }
+}
+
+/// The listing to assemble: the whole text, or the chosen `[... shader asm]` section of a
+/// `.shader_test` file; with a description of where it came from, for errors.
+fn choose_listing(text: &str, input: &Path, section: usize) -> Result<(String, String)> {
+    let sections = dxbc2spirv::asm::asm_sections(text);
+    if sections.is_empty() {
+        return Ok((text.to_string(), input.display().to_string()));
+    }
+    let chosen = section
+        .checked_sub(1)
+        .and_then(|i| sections.into_iter().nth(i))
+        .with_context(|| {
+            format!(
+                "{}: --section {section}: no such assembly section",
+                input.display()
+            )
+        })?;
+    let place = format!(
+        "{} {} (line {})",
+        input.display(),
+        chosen.header,
+        chosen.line
+    );
+    Ok((chosen.text, place))
 }
