@@ -4,8 +4,8 @@
 
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::Op;
-use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::test_support::validate;
 use crate::container::Reflection;
 use crate::error::ErrorKind;
 use crate::spirv::{translate, Options};
@@ -26,35 +26,6 @@ fn cs(body: &str) -> String {
 /// A pixel shader with an input, an output and four temps around `body`.
 fn ps(body: &str) -> String {
     format!("ps_5_0\ndcl_input_ps linear v0.xyzw\ndcl_output o0.xyzw\ndcl_temps 4\n{body}\nret\n")
-}
-
-/// Runs spirv-val on the words; fails (does not skip) when spirv-val is missing.
-fn validate(words: &[u32]) {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "dxbc2spirv-alu-{}-{}.spv",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).expect("writing the temporary module");
-    let output = std::process::Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.3"])
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let output = match output {
-        Ok(output) => output,
-        Err(e) => panic!(
-            "spirv-val is not on PATH ({e}); install spirv-tools: these tests need it and do not skip"
-        ),
-    };
-    assert!(
-        output.status.success(),
-        "spirv-val rejected the module:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// Compiles, validates and parses a program.

@@ -4,6 +4,8 @@
 use rspirv::dr::{Instruction as SpvInstruction, Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Decoration, ExecutionMode, Op};
 
+use super::test_support::validate_for;
+
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
 use crate::spirv::{translate, Options, TargetEnv};
@@ -18,47 +20,12 @@ fn compile_with(text: &str, options: &Options) -> SpvModule {
         ..Reflection::default()
     };
     let words = translate(&program, &reflection, options).expect("translates");
-    validate(&words, options.target.name());
+    validate_for(&words, options.target.name());
     rspirv::dr::load_words(&words).expect("loads")
 }
 
 fn compile(text: &str) -> SpvModule {
     compile_with(text, &Options::default())
-}
-
-fn validate(words: &[u32], env: &str) {
-    use std::io::Write;
-    let path = std::env::temp_dir().join(format!(
-        "io_test_{}_{:?}.spv",
-        std::process::id(),
-        std::thread::current().id()
-    ));
-    let mut file = std::fs::File::create(&path).expect("temp file");
-    for w in words {
-        file.write_all(&w.to_le_bytes()).expect("write");
-    }
-    drop(file);
-    let out = std::process::Command::new("spirv-val")
-        .arg("--target-env")
-        .arg(env)
-        .arg(&path)
-        .output()
-        .expect("spirv-val must be installed (Debian spirv-tools) to run these tests");
-    let _ = std::fs::remove_file(&path);
-    if !out.status.success() {
-        let text = rspirv::dr::load_words(words)
-            .map(|m| {
-                use rspirv::binary::Disassemble;
-                m.disassemble()
-            })
-            .unwrap_or_default();
-        panic!(
-            "spirv-val failed:\n{}{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr),
-            text
-        );
-    }
 }
 
 fn lit(op: &SpvOperand) -> Option<u32> {
@@ -249,7 +216,7 @@ ret
         ..Reflection::default()
     };
     let words = translate(&program, &reflection, &Options::default()).expect("translates");
-    validate(&words, "vulkan1.3");
+    validate_for(&words, "vulkan1.3");
     let module = rspirv::dr::load_words(&words).expect("loads");
     let var = variable_by_location(&module, 1, spirv::StorageClass::Input);
     let pointer = module

@@ -16,6 +16,8 @@
 mod alu;
 #[cfg(test)]
 mod alu_tests;
+#[cfg(test)]
+mod test_support;
 mod emitter;
 mod flow;
 mod io;

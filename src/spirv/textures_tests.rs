@@ -4,8 +4,8 @@
 
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, Decoration, Op};
-use std::sync::atomic::{AtomicU32, Ordering};
 
+use super::test_support::validate;
 use crate::container::Reflection;
 use crate::error::{ErrorKind, Result};
 use crate::spirv::{translate, Options};
@@ -14,35 +14,6 @@ fn try_compile(text: &str) -> Result<Vec<u32>> {
     let program =
         crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
     translate(&program, &Reflection::default(), &Options::default())
-}
-
-/// Runs spirv-val on the words; fails (does not skip) when spirv-val is missing.
-fn validate(words: &[u32]) {
-    static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "dxbc2spirv-tex-{}-{}.spv",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).expect("writing the temporary module");
-    let output = std::process::Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.3"])
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let output = match output {
-        Ok(output) => output,
-        Err(e) => panic!(
-            "spirv-val is not on PATH ({e}); install spirv-tools: these tests need it and do not skip"
-        ),
-    };
-    assert!(
-        output.status.success(),
-        "spirv-val rejected the module:\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
 }
 
 /// Assembles, translates, validates and parses a program.
