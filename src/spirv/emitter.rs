@@ -140,6 +140,16 @@ impl<'a> Emitter<'a> {
         id
     }
 
+    /// A private array variable initialised with constant `elements` (a lookup table).
+    pub fn private_table(&mut self, array: Word, elements: Vec<Word>) -> Word {
+        let init = self.m.b.constant_composite(array, elements);
+        let id = self
+            .m
+            .global_variable_init(array, StorageClass::Private, Some(init));
+        self.globals.push((id, StorageClass::Private));
+        id
+    }
+
     fn set_at(&mut self, index: usize, instruction: &Instruction) {
         self.at = (index as u32, instruction.dword);
     }

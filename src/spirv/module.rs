@@ -296,14 +296,22 @@ impl Module {
     /// A module-scope variable (`OpVariable` among the global values, whatever block is
     /// selected).
     pub fn global_variable(&mut self, pointee: Word, class: StorageClass) -> Word {
+        self.global_variable_init(pointee, class, None)
+    }
+
+    /// A module-scope variable with an optional constant initializer.
+    pub fn global_variable_init(
+        &mut self,
+        pointee: Word,
+        class: StorageClass,
+        init: Option<Word>,
+    ) -> Word {
         let pointer = self.pointer(class, pointee);
         let id = self.b.id();
-        let inst = rspirv::dr::Instruction::new(
-            spirv::Op::Variable,
-            Some(pointer),
-            Some(id),
-            vec![SpvOperand::StorageClass(class)],
-        );
+        let mut operands = vec![SpvOperand::StorageClass(class)];
+        operands.extend(init.map(SpvOperand::IdRef));
+        let inst =
+            rspirv::dr::Instruction::new(spirv::Op::Variable, Some(pointer), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }

@@ -12,7 +12,6 @@
 //! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
 //! own), and out-of-bounds atomics neither write nor return anything meaningful (0 here).
 
-use rspirv::dr::Operand as SpvOperand;
 use spirv::{Decoration, MemorySemantics, Scope, StorageClass, Word};
 use std::collections::HashMap;
 
@@ -240,20 +239,7 @@ impl Emitter<'_> {
         }
         let vec4 = self.m.vector(Scalar::U32, 4);
         let array = self.m.array(vec4, vectors);
-        let init = self.m.b.constant_composite(array, elements);
-        let pointer = self.m.pointer(StorageClass::Private, array);
-        let id = self.m.b.id();
-        let inst = rspirv::dr::Instruction::new(
-            spirv::Op::Variable,
-            Some(pointer),
-            Some(id),
-            vec![
-                SpvOperand::StorageClass(StorageClass::Private),
-                SpvOperand::IdRef(init),
-            ],
-        );
-        self.m.b.module_mut().types_global_values.push(inst);
-        self.globals.push((id, StorageClass::Private));
+        let id = self.private_table(array, elements);
         self.res.icb = Some((id, vectors));
         Ok(())
     }

@@ -833,20 +833,7 @@ impl Emitter<'_> {
                     elements.push(self.m.constant_vector(Scalar::F32, &bits));
                 }
                 let array = self.m.array(vec2, SAMPLE_POSITIONS.len() as u32);
-                let init = self.m.b.constant_composite(array, elements);
-                let pointer = self.m.pointer(StorageClass::Private, array);
-                let id = self.m.b.id();
-                let inst = SpvInstruction::new(
-                    Op::Variable,
-                    Some(pointer),
-                    Some(id),
-                    vec![
-                        SpvOperand::StorageClass(StorageClass::Private),
-                        SpvOperand::IdRef(init),
-                    ],
-                );
-                self.m.b.module_mut().types_global_values.push(inst);
-                self.globals.push((id, StorageClass::Private));
+                let id = self.private_table(array, elements);
                 self.res.sample_positions = Some(id);
                 id
             }
