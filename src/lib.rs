@@ -4,7 +4,7 @@
 //! The pipeline is `container` (DXBC chunks, signatures, reflection) → `tpf` (the
 //! tokenized program format, decoded into the [`ir`]) → passes → SPIR-V emission.
 //! [`read`] runs the first two steps; [`disasm`] prints what was read as assembly text.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 pub mod asm;
 pub mod container;
@@ -12,8 +12,14 @@ pub mod disasm;
 pub mod error;
 pub mod ir;
 pub mod passes;
+pub mod shader_test;
 pub mod spirv;
 pub mod tpf;
+/// A headless Vulkan compute runner for executing translated shaders (the only module with
+/// unsafe code: it calls the Vulkan API).
+#[cfg(feature = "vulkan")]
+#[allow(unsafe_code)]
+pub mod vulkan;
 
 pub use error::{Error, ErrorKind, Location, Result};
 

@@ -16,8 +16,6 @@
 mod alu;
 #[cfg(test)]
 mod alu_tests;
-#[cfg(test)]
-mod test_support;
 mod emitter;
 mod flow;
 mod io;
@@ -26,6 +24,8 @@ mod io_tests;
 mod module;
 mod operands;
 mod resources;
+#[cfg(test)]
+mod test_support;
 mod textures;
 #[cfg(test)]
 mod textures_tests;

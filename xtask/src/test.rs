@@ -29,7 +29,18 @@ pub fn run() -> Result<()> {
             ])
         },
     )?;
-    step("cargo test --workspace", || cargo(&["test", "--workspace"]))?;
+    // Run the Vulkan tests under the Khronos validation layer when it is installed (the tools
+    // step installs it): any validation message fails them.
+    let validation = crate::tools::validation_layer_installed();
+    if !validation {
+        println!("WARNING: the Vulkan validation layer is not installed: tests run without it");
+    }
+    step("cargo test --workspace", || {
+        cargo_env(
+            &["test", "--workspace"],
+            validation.then_some(("DXBC2SPIRV_VALIDATION", "1")),
+        )
+    })?;
 
     println!("== step: corpus");
     let start = Instant::now();
@@ -52,10 +63,18 @@ fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {
 
 /// Runs the cargo that runs us, in the workspace root, failing on a non-zero exit.
 fn cargo(args: &[&str]) -> Result<()> {
+    cargo_env(args, None)
+}
+
+/// Runs cargo with one extra environment variable.
+fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from(env!("CARGO")));
-    let status = Command::new(&cargo)
-        .args(args)
-        .current_dir(paths::workspace_root())
+    let mut command = Command::new(&cargo);
+    command.args(args).current_dir(paths::workspace_root());
+    if let Some((key, value)) = env {
+        command.env(key, value);
+    }
+    let status = command
         .status()
         .with_context(|| format!("running {}", cargo.to_string_lossy()))?;
     if !status.success() {

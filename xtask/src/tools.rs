@@ -23,7 +23,13 @@ struct Found {
     spirv_val: Option<String>,
     mesa: Option<String>,
     icd: Option<PathBuf>,
+    /// The Khronos validation layer's manifest, when vulkan-validationlayers is installed.
+    layers: Option<PathBuf>,
 }
+
+/// Where Debian's vulkan-validationlayers puts the layer manifest.
+const VALIDATION_LAYER_JSON: &str =
+    "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json";
 
 impl Found {
     /// Looks at the machine.
@@ -37,11 +43,25 @@ impl Found {
             })
             .map(|v| v.trim().to_string())
             .filter(|v| !v.is_empty());
+        let layers = Some(PathBuf::from(VALIDATION_LAYER_JSON)).filter(|p| p.is_file());
         Found {
             spirv_val,
             mesa,
             icd: lavapipe_icd(),
+            layers,
         }
+    }
+
+    /// The plain Debian packages (no backports) that must be installed.
+    fn missing_packages(&self) -> Vec<&'static str> {
+        let mut packages = Vec::new();
+        if self.needs_spirv_tools() {
+            packages.push("spirv-tools");
+        }
+        if self.layers.is_none() {
+            packages.push("vulkan-validationlayers");
+        }
+        packages
     }
 
     /// Whether `spirv-tools` must be installed.
@@ -69,6 +89,8 @@ impl Found {
         );
         let icd = self.icd.as_ref().map(|p| p.display().to_string());
         println!("lavapipe ICD: {}", show(&icd));
+        let layers = self.layers.as_ref().map(|p| p.display().to_string());
+        println!("Vulkan validation layer: {}", show(&layers));
         match which("vulkaninfo") {
             None => println!("vulkaninfo: not installed (optional: apt-get install vulkan-tools)"),
             Some(p) => {
@@ -87,6 +109,11 @@ impl Found {
     }
 }
 
+/// Whether the Khronos validation layer is installed.
+pub fn validation_layer_installed() -> bool {
+    Path::new(VALIDATION_LAYER_JSON).is_file()
+}
+
 /// Checks the tools, installing what is missing when possible; fails with the commands to run
 /// when it cannot.
 pub fn ensure() -> Result<()> {
@@ -96,11 +123,11 @@ pub fn ensure() -> Result<()> {
     }
     let found = Found::probe();
     found.print();
-    let (spirv, mesa) = (found.needs_spirv_tools(), found.needs_mesa());
-    if !spirv && !mesa {
+    let (packages, mesa) = (found.missing_packages(), found.needs_mesa());
+    if packages.is_empty() && !mesa {
         return Ok(());
     }
-    let commands = install_commands(spirv, mesa);
+    let commands = install_commands(&packages, mesa);
     if let Some(reason) = cannot_install() {
         bail!(
             "missing tools and {reason}; run these as root (e.g. prefix each with sudo):\n{}",
@@ -108,7 +135,7 @@ pub fn ensure() -> Result<()> {
         );
     }
     let start = Instant::now();
-    install(spirv, mesa).with_context(|| {
+    install(&packages, mesa).with_context(|| {
         format!(
             "installing failed; the commands are:\n{}",
             commands.join("\n")
@@ -117,7 +144,7 @@ pub fn ensure() -> Result<()> {
     println!("installed in {:.1} s", start.elapsed().as_secs_f64());
     let found = Found::probe();
     found.print();
-    if found.needs_spirv_tools() || found.needs_mesa() {
+    if !found.missing_packages().is_empty() || found.needs_mesa() {
         bail!(
             "tools still missing after installing; the commands are:\n{}",
             commands.join("\n")
@@ -143,7 +170,7 @@ fn cannot_install() -> Option<String> {
 }
 
 /// The shell commands that install what is missing (shown to the user when we cannot).
-fn install_commands(spirv: bool, mesa: bool) -> Vec<String> {
+fn install_commands(packages: &[&str], mesa: bool) -> Vec<String> {
     let mut c = Vec::new();
     if mesa {
         c.push(format!("echo '{BACKPORTS_LINE}' | tee -a {BACKPORTS_FILE}"));
@@ -152,14 +179,17 @@ fn install_commands(spirv: bool, mesa: bool) -> Vec<String> {
     if mesa {
         c.push("DEBIAN_FRONTEND=noninteractive apt-get install -y -t bookworm-backports mesa-vulkan-drivers".into());
     }
-    if spirv {
-        c.push("DEBIAN_FRONTEND=noninteractive apt-get install -y spirv-tools".into());
+    if !packages.is_empty() {
+        c.push(format!(
+            "DEBIAN_FRONTEND=noninteractive apt-get install -y {}",
+            packages.join(" ")
+        ));
     }
     c
 }
 
 /// Installs with apt-get (root only).
-fn install(spirv: bool, mesa: bool) -> Result<()> {
+fn install(packages: &[&str], mesa: bool) -> Result<()> {
     if mesa {
         let current = std::fs::read_to_string(BACKPORTS_FILE).unwrap_or_default();
         if !current.lines().any(|l| l.trim() == BACKPORTS_LINE) {
@@ -183,8 +213,10 @@ fn install(spirv: bool, mesa: bool) -> Result<()> {
             "mesa-vulkan-drivers",
         ])?;
     }
-    if spirv {
-        apt(&["install", "-y", "spirv-tools"])?;
+    if !packages.is_empty() {
+        let mut args = vec!["install", "-y"];
+        args.extend_from_slice(packages);
+        apt(&args)?;
     }
     Ok(())
 }

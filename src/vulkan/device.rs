@@ -1,0 +1,478 @@
+//! Instance, physical device, logical device and compute queue.
+
+use std::ffi::{c_void, CStr};
+use std::sync::Mutex;
+
+use ash::vk;
+
+use super::VulkanError;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// What the chosen device supports (and what was enabled: every supported item is enabled).
+/// Callers use it to skip work the device cannot do, with a reason.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Features {
+    /// The device's name.
+    pub device_name: String,
+    /// The Vulkan version used (the minimum of loader, device and 1.3), packed as by
+    /// `VK_MAKE_API_VERSION`.
+    pub api_version: u32,
+    /// `shaderFloat64`.
+    pub shader_float64: bool,
+    /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
+    pub shader_demote_to_helper_invocation: bool,
+    /// `fragmentStoresAndAtomics`.
+    pub fragment_stores_and_atomics: bool,
+    /// `vertexPipelineStoresAndAtomics`.
+    pub vertex_pipeline_stores_and_atomics: bool,
+    /// `shaderStorageImageReadWithoutFormat`.
+    pub storage_image_read_without_format: bool,
+    /// `shaderStorageImageWriteWithoutFormat`.
+    pub storage_image_write_without_format: bool,
+    /// `robustBufferAccess`.
+    pub robust_buffer_access: bool,
+    /// `robustImageAccess` (core 1.3).
+    pub robust_image_access: bool,
+    /// `shaderDrawParameters`.
+    pub shader_draw_parameters: bool,
+    /// `sampleRateShading`.
+    pub sample_rate_shading: bool,
+    /// `imageCubeArray`.
+    pub image_cube_array: bool,
+    /// `geometryShader`.
+    pub geometry_shader: bool,
+    /// `tessellationShader`.
+    pub tessellation_shader: bool,
+    /// `independentBlend`.
+    pub independent_blend: bool,
+    /// `VK_EXT_fragment_shader_interlock` (pixel interlock, ordered).
+    pub fragment_shader_interlock: bool,
+    /// `VK_LAYER_KHRONOS_validation` is enabled.
+    pub validation: bool,
+}
+
+impl Features {
+    /// The API version as `major.minor`.
+    pub fn api_version_string(&self) -> String {
+        format!(
+            "{}.{}",
+            vk::api_version_major(self.api_version),
+            vk::api_version_minor(self.api_version)
+        )
+    }
+}
+
+/// Validation messages collected by the debug messenger.
+type Messages = Mutex<Vec<String>>;
+
+struct Debug {
+    loader: ash::ext::debug_utils::Instance,
+    messenger: vk::DebugUtilsMessengerEXT,
+    // Boxed so that its address (the messenger's user data) stays fixed.
+    messages: Box<Messages>,
+}
+
+/// A Vulkan instance and device with one compute queue; create it once and run many
+/// dispatches on it. Every Vulkan object is freed on drop.
+pub struct Context {
+    // Field order matters only for the explicit Drop below; `entry` keeps the loader open.
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    debug: Option<Debug>,
+    pub(super) physical: vk::PhysicalDevice,
+    pub(super) device: ash::Device,
+    pub(super) queue: vk::Queue,
+    /// Serialises queue submissions (a `Context` may be shared between threads).
+    pub(super) queue_lock: Mutex<()>,
+    pub(super) queue_family: u32,
+    pub(super) memory: vk::PhysicalDeviceMemoryProperties,
+    pub(super) limits: vk::PhysicalDeviceLimits,
+    features: Features,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("features", &self.features)
+            .finish_non_exhaustive()
+    }
+}
+
+unsafe extern "system" fn debug_callback(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: the layer passes valid callback data, and `user` is the boxed `Messages` that
+    // outlives the messenger.
+    let text = unsafe { data.as_ref() }
+        .and_then(|d| (!d.p_message.is_null()).then(|| unsafe { CStr::from_ptr(d.p_message) }))
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let level = if severity.contains(vk::DebugUtilsMessageSeverityFlagsEXT::ERROR) {
+        "error"
+    } else {
+        "warning"
+    };
+    if let Some(messages) = unsafe { (user as *const Messages).as_ref() } {
+        if let Ok(mut list) = messages.lock() {
+            list.push(format!("{level}: {text}"));
+        }
+    }
+    vk::FALSE
+}
+
+fn validation_requested() -> bool {
+    std::env::var("DXBC2SPIRV_VALIDATION").is_ok_and(|v| v == "1")
+}
+
+impl Context {
+    /// Opens the Vulkan loader, creates an instance (Vulkan 1.3 when available, else 1.2 or
+    /// 1.1) and a device on the first physical device (a GPU before a CPU implementation
+    /// such as lavapipe) with one compute queue, enabling every [`Features`] item it supports.
+    pub fn new() -> Result<Context, VulkanError> {
+        // SAFETY: loading the system's Vulkan loader library; its initialisers are trusted.
+        let entry =
+            unsafe { ash::Entry::load() }.map_err(|e| VulkanError::NoLoader(e.to_string()))?;
+        // SAFETY: a plain query on a loaded entry.
+        let loader_version = unsafe { entry.try_enumerate_instance_version() }
+            .map_err(VulkanError::call("vkEnumerateInstanceVersion"))?
+            .unwrap_or(vk::API_VERSION_1_0);
+        if loader_version < vk::API_VERSION_1_1 {
+            return Err(VulkanError::NoDevice(
+                "the Vulkan loader supports only Vulkan 1.0 (1.1 is needed)".into(),
+            ));
+        }
+        let api = loader_version.min(vk::API_VERSION_1_3);
+        let validation = validation_requested();
+        let mut layers = Vec::new();
+        let mut extensions = Vec::new();
+        if validation {
+            // SAFETY: a plain query on a loaded entry.
+            let available = unsafe { entry.enumerate_instance_layer_properties() }
+                .map_err(VulkanError::call("vkEnumerateInstanceLayerProperties"))?;
+            if !available
+                .iter()
+                .any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER))
+            {
+                return Err(VulkanError::Invalid(
+                    "DXBC2SPIRV_VALIDATION=1 but VK_LAYER_KHRONOS_validation is not installed \
+                     (apt-get install vulkan-validationlayers)"
+                        .into(),
+                ));
+            }
+            layers.push(VALIDATION_LAYER.as_ptr());
+            extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        }
+        let app = vk::ApplicationInfo::default()
+            .application_name(c"dxbc2spirv")
+            .api_version(api);
+        let info = vk::InstanceCreateInfo::default()
+            .application_info(&app)
+            .enabled_layer_names(&layers)
+            .enabled_extension_names(&extensions);
+        // SAFETY: the create info and the arrays it points to live across the call.
+        let instance = unsafe { entry.create_instance(&info, None) }
+            .map_err(VulkanError::call("vkCreateInstance"))?;
+        let debug = if validation {
+            match create_messenger(&entry, &instance) {
+                Ok(debug) => Some(debug),
+                Err(e) => {
+                    // SAFETY: the instance has no children yet.
+                    unsafe { instance.destroy_instance(None) };
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        match open_device(&instance, api) {
+            Ok(opened) => Ok(Context {
+                _entry: entry,
+                instance,
+                debug,
+                physical: opened.physical,
+                device: opened.device,
+                queue: opened.queue,
+                queue_lock: Mutex::new(()),
+                queue_family: opened.queue_family,
+                memory: opened.memory,
+                limits: opened.limits,
+                features: Features {
+                    validation,
+                    ..opened.features
+                },
+            }),
+            Err(e) => {
+                // SAFETY: the messenger and the instance have no other children.
+                unsafe {
+                    if let Some(debug) = debug {
+                        debug
+                            .loader
+                            .destroy_debug_utils_messenger(debug.messenger, None);
+                    }
+                    instance.destroy_instance(None);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// What the device supports (everything supported was enabled).
+    pub fn features(&self) -> &Features {
+        &self.features
+    }
+
+    /// The instance (for format queries in the other files of this module).
+    pub(super) fn instance(&self) -> &ash::Instance {
+        &self.instance
+    }
+
+    /// Takes the validation-layer messages collected so far (empty without validation).
+    pub fn take_validation_messages(&self) -> Vec<String> {
+        self.debug
+            .as_ref()
+            .and_then(|d| d.messages.lock().ok().map(|mut m| std::mem::take(&mut *m)))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        // SAFETY: every per-dispatch object is freed before its dispatch returns, so the
+        // device and instance have no children left but the messenger.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            self.device.destroy_device(None);
+            if let Some(debug) = self.debug.take() {
+                debug
+                    .loader
+                    .destroy_debug_utils_messenger(debug.messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}
+
+fn create_messenger(entry: &ash::Entry, instance: &ash::Instance) -> Result<Debug, VulkanError> {
+    let loader = ash::ext::debug_utils::Instance::new(entry, instance);
+    let messages: Box<Messages> = Box::new(Mutex::new(Vec::new()));
+    let info = vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(
+            vk::DebugUtilsMessageSeverityFlagsEXT::ERROR
+                | vk::DebugUtilsMessageSeverityFlagsEXT::WARNING,
+        )
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(debug_callback))
+        .user_data(std::ptr::from_ref::<Messages>(&messages) as *mut c_void);
+    // SAFETY: the user data is the boxed list, which lives as long as the messenger.
+    let messenger = unsafe { loader.create_debug_utils_messenger(&info, None) }
+        .map_err(VulkanError::call("vkCreateDebugUtilsMessengerEXT"))?;
+    Ok(Debug {
+        loader,
+        messenger,
+        messages,
+    })
+}
+
+struct Opened {
+    physical: vk::PhysicalDevice,
+    device: ash::Device,
+    queue: vk::Queue,
+    queue_family: u32,
+    memory: vk::PhysicalDeviceMemoryProperties,
+    limits: vk::PhysicalDeviceLimits,
+    features: Features,
+}
+
+/// Picks a physical device and its compute queue family: discrete GPU, integrated GPU,
+/// virtual GPU, then anything else (a CPU implementation), each needing Vulkan 1.1.
+fn pick_device(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, u32), VulkanError> {
+    // SAFETY: plain queries on a live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }
+        .map_err(VulkanError::call("vkEnumeratePhysicalDevices"))?;
+    let rank = |t: vk::PhysicalDeviceType| match t {
+        vk::PhysicalDeviceType::DISCRETE_GPU => 0,
+        vk::PhysicalDeviceType::INTEGRATED_GPU => 1,
+        vk::PhysicalDeviceType::VIRTUAL_GPU => 2,
+        _ => 3,
+    };
+    let mut best: Option<(u32, vk::PhysicalDevice, u32)> = None;
+    for pd in devices {
+        // SAFETY: `pd` comes from this instance.
+        let props = unsafe { instance.get_physical_device_properties(pd) };
+        if props.api_version < vk::API_VERSION_1_1 {
+            continue;
+        }
+        // SAFETY: as above.
+        let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+        let Some(family) = families
+            .iter()
+            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.queue_count > 0)
+            .and_then(|i| u32::try_from(i).ok())
+        else {
+            continue;
+        };
+        let r = rank(props.device_type);
+        if best.is_none_or(|(b, _, _)| r < b) {
+            best = Some((r, pd, family));
+        }
+    }
+    best.map(|(_, pd, family)| (pd, family)).ok_or_else(|| {
+        VulkanError::NoDevice(
+            "no Vulkan 1.1 physical device with a compute queue (is an ICD such as lavapipe \
+             installed?)"
+                .into(),
+        )
+    })
+}
+
+fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, VulkanError> {
+    let (physical, queue_family) = pick_device(instance)?;
+    // SAFETY: plain queries on a device of this instance.
+    let (props, memory, extensions) = unsafe {
+        (
+            instance.get_physical_device_properties(physical),
+            instance.get_physical_device_memory_properties(physical),
+            instance
+                .enumerate_device_extension_properties(physical)
+                .map_err(VulkanError::call("vkEnumerateDeviceExtensionProperties"))?,
+        )
+    };
+    let api = props.api_version.min(instance_api);
+    let has_extension = |name: &CStr| {
+        extensions
+            .iter()
+            .any(|e| e.extension_name_as_c_str() == Ok(name))
+    };
+    let interlock_ext = has_extension(ash::ext::fragment_shader_interlock::NAME);
+    let demote_ext = api < vk::API_VERSION_1_3
+        && has_extension(ash::ext::shader_demote_to_helper_invocation::NAME);
+
+    // Query what is supported.
+    let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
+    let mut draw = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
+    let mut demote = vk::PhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT::default();
+    let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+    let core = {
+        let mut query = vk::PhysicalDeviceFeatures2::default();
+        if api >= vk::API_VERSION_1_2 {
+            query = query.push_next(&mut v11);
+        } else {
+            query = query.push_next(&mut draw);
+        }
+        if api >= vk::API_VERSION_1_3 {
+            query = query.push_next(&mut v13);
+        }
+        if demote_ext {
+            query = query.push_next(&mut demote);
+        }
+        if interlock_ext {
+            query = query.push_next(&mut interlock);
+        }
+        // SAFETY: the chain holds only structures this device version or its extensions know.
+        unsafe { instance.get_physical_device_features2(physical, &mut query) };
+        query.features
+    };
+    let on = |b: vk::Bool32| b == vk::TRUE;
+    let features = Features {
+        device_name: props
+            .device_name_as_c_str()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+        api_version: api,
+        shader_float64: on(core.shader_float64),
+        shader_demote_to_helper_invocation: on(v13.shader_demote_to_helper_invocation)
+            || on(demote.shader_demote_to_helper_invocation),
+        fragment_stores_and_atomics: on(core.fragment_stores_and_atomics),
+        vertex_pipeline_stores_and_atomics: on(core.vertex_pipeline_stores_and_atomics),
+        storage_image_read_without_format: on(core.shader_storage_image_read_without_format),
+        storage_image_write_without_format: on(core.shader_storage_image_write_without_format),
+        robust_buffer_access: on(core.robust_buffer_access),
+        robust_image_access: on(v13.robust_image_access),
+        shader_draw_parameters: on(v11.shader_draw_parameters) || on(draw.shader_draw_parameters),
+        sample_rate_shading: on(core.sample_rate_shading),
+        image_cube_array: on(core.image_cube_array),
+        geometry_shader: on(core.geometry_shader),
+        tessellation_shader: on(core.tessellation_shader),
+        independent_blend: on(core.independent_blend),
+        fragment_shader_interlock: on(interlock.fragment_shader_pixel_interlock),
+        validation: false,
+    };
+
+    // Enable what is wanted and supported.
+    let enable_core = vk::PhysicalDeviceFeatures::default()
+        .shader_float64(features.shader_float64)
+        .fragment_stores_and_atomics(features.fragment_stores_and_atomics)
+        .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
+        .shader_storage_image_read_without_format(features.storage_image_read_without_format)
+        .shader_storage_image_write_without_format(features.storage_image_write_without_format)
+        .robust_buffer_access(features.robust_buffer_access)
+        .sample_rate_shading(features.sample_rate_shading)
+        .image_cube_array(features.image_cube_array)
+        .geometry_shader(features.geometry_shader)
+        .tessellation_shader(features.tessellation_shader)
+        .independent_blend(features.independent_blend);
+    let mut e11 = vk::PhysicalDeviceVulkan11Features::default()
+        .shader_draw_parameters(features.shader_draw_parameters);
+    let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
+        .shader_demote_to_helper_invocation(features.shader_demote_to_helper_invocation)
+        .robust_image_access(features.robust_image_access);
+    let mut e_draw = vk::PhysicalDeviceShaderDrawParametersFeatures::default()
+        .shader_draw_parameters(features.shader_draw_parameters);
+    let mut e_demote = vk::PhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT::default()
+        .shader_demote_to_helper_invocation(features.shader_demote_to_helper_invocation);
+    let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
+        .fragment_shader_pixel_interlock(on(interlock.fragment_shader_pixel_interlock))
+        .fragment_shader_sample_interlock(on(interlock.fragment_shader_sample_interlock))
+        .fragment_shader_shading_rate_interlock(on(
+            interlock.fragment_shader_shading_rate_interlock
+        ));
+    let mut enable = vk::PhysicalDeviceFeatures2::default().features(enable_core);
+    let mut device_extensions = Vec::new();
+    if api >= vk::API_VERSION_1_2 {
+        enable = enable.push_next(&mut e11);
+    } else {
+        enable = enable.push_next(&mut e_draw);
+    }
+    if api >= vk::API_VERSION_1_3 {
+        enable = enable.push_next(&mut e13);
+    }
+    if demote_ext {
+        enable = enable.push_next(&mut e_demote);
+        device_extensions.push(ash::ext::shader_demote_to_helper_invocation::NAME.as_ptr());
+    }
+    if interlock_ext {
+        enable = enable.push_next(&mut e_interlock);
+        device_extensions.push(ash::ext::fragment_shader_interlock::NAME.as_ptr());
+    }
+    let priorities = [1.0f32];
+    let queues = [vk::DeviceQueueCreateInfo::default()
+        .queue_family_index(queue_family)
+        .queue_priorities(&priorities)];
+    let info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queues)
+        .enabled_extension_names(&device_extensions)
+        .push_next(&mut enable);
+    // SAFETY: the create info and everything it points to live across the call.
+    let device = unsafe { instance.create_device(physical, &info, None) }
+        .map_err(VulkanError::call("vkCreateDevice"))?;
+    // SAFETY: the queue family was created with one queue.
+    let queue = unsafe { device.get_device_queue(queue_family, 0) };
+    Ok(Opened {
+        physical,
+        device,
+        queue,
+        queue_family,
+        memory,
+        limits: props.limits,
+        features,
+    })
+}

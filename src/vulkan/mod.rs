@@ -1,0 +1,310 @@
+//! A small headless Vulkan compute runner: creates an instance and device once
+//! ([`Context::new`]), then runs SPIR-V compute modules on buffers ([`Context::dispatch`]) and
+//! reads every writable resource back.
+//!
+//! The Vulkan loader is opened at run time, so the library works (and this module reports a
+//! [`VulkanError`]) on machines without Vulkan. Setting the environment variable
+//! `DXBC2SPIRV_VALIDATION=1` enables `VK_LAYER_KHRONOS_validation`; its messages are collected
+//! and returned by [`Context::take_validation_messages`].
+
+mod device;
+mod dispatch;
+mod image;
+mod memory;
+mod pipeline;
+
+use std::fmt;
+
+use ash::vk;
+
+pub use device::{Context, Features};
+
+/// Why a Vulkan operation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum VulkanError {
+    /// The Vulkan loader library could not be opened.
+    NoLoader(String),
+    /// No usable physical device (or no compute queue) was found.
+    NoDevice(String),
+    /// A Vulkan call failed with the given result.
+    Call {
+        /// The Vulkan function that failed.
+        function: &'static str,
+        /// The result it returned.
+        result: vk::Result,
+    },
+    /// The request cannot be run as given (bad sizes, missing layer, no memory type …).
+    Invalid(String),
+}
+
+impl VulkanError {
+    /// A closure mapping a `vk::Result` into [`VulkanError::Call`] for `function`.
+    pub(crate) fn call(function: &'static str) -> impl Fn(vk::Result) -> VulkanError {
+        move |result| VulkanError::Call { function, result }
+    }
+}
+
+impl fmt::Display for VulkanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            VulkanError::NoLoader(why) => write!(f, "the Vulkan loader could not be opened: {why}"),
+            VulkanError::NoDevice(why) => write!(f, "no usable Vulkan device: {why}"),
+            VulkanError::Call { function, result } => write!(f, "{function} failed: {result}"),
+            VulkanError::Invalid(why) => write!(f, "{why}"),
+        }
+    }
+}
+
+impl std::error::Error for VulkanError {}
+
+/// A texel format for texel buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// One 32-bit unsigned integer.
+    R32Uint,
+    /// One 32-bit signed integer.
+    R32Sint,
+    /// One 32-bit float.
+    R32Float,
+    /// Two 32-bit unsigned integers.
+    R32G32Uint,
+    /// Two 32-bit floats.
+    R32G32Float,
+    /// Four 32-bit unsigned integers.
+    R32G32B32A32Uint,
+    /// Four 32-bit signed integers.
+    R32G32B32A32Sint,
+    /// Four 32-bit floats.
+    R32G32B32A32Float,
+    /// Four 8-bit unsigned normalized values.
+    R8G8B8A8Unorm,
+    /// Four 8-bit unsigned integers.
+    R8G8B8A8Uint,
+    /// Four 16-bit floats.
+    R16G16B16A16Float,
+}
+
+impl Format {
+    /// The Vulkan format.
+    pub fn vk(self) -> vk::Format {
+        match self {
+            Format::R32Uint => vk::Format::R32_UINT,
+            Format::R32Sint => vk::Format::R32_SINT,
+            Format::R32Float => vk::Format::R32_SFLOAT,
+            Format::R32G32Uint => vk::Format::R32G32_UINT,
+            Format::R32G32Float => vk::Format::R32G32_SFLOAT,
+            Format::R32G32B32A32Uint => vk::Format::R32G32B32A32_UINT,
+            Format::R32G32B32A32Sint => vk::Format::R32G32B32A32_SINT,
+            Format::R32G32B32A32Float => vk::Format::R32G32B32A32_SFLOAT,
+            Format::R8G8B8A8Unorm => vk::Format::R8G8B8A8_UNORM,
+            Format::R8G8B8A8Uint => vk::Format::R8G8B8A8_UINT,
+            Format::R16G16B16A16Float => vk::Format::R16G16B16A16_SFLOAT,
+        }
+    }
+
+    /// The size of one texel in bytes.
+    pub fn texel_size(self) -> usize {
+        match self {
+            Format::R32Uint | Format::R32Sint | Format::R32Float => 4,
+            Format::R8G8B8A8Unorm | Format::R8G8B8A8Uint => 4,
+            Format::R32G32Uint | Format::R32G32Float | Format::R16G16B16A16Float => 8,
+            Format::R32G32B32A32Uint | Format::R32G32B32A32Sint | Format::R32G32B32A32Float => 16,
+        }
+    }
+}
+
+/// A sampler's filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Filter {
+    /// Nearest texel (point sampling).
+    #[default]
+    Nearest,
+    /// Bilinear filtering.
+    Linear,
+}
+
+/// A sampler's address mode (the same for u, v and w).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AddressMode {
+    /// Wrap around.
+    #[default]
+    Repeat,
+    /// Mirror at every edge.
+    MirroredRepeat,
+    /// Clamp to the edge texel.
+    ClampToEdge,
+    /// Clamp to transparent black.
+    ClampToBorder,
+}
+
+/// A sampler description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SamplerDesc {
+    /// Minification and magnification filter (mipmaps are not used).
+    pub filter: Filter,
+    /// Address mode for every coordinate.
+    pub address: AddressMode,
+}
+
+/// A resource bound to one descriptor. Contents are uploaded before the dispatch; the contents
+/// of writable resources (storage buffers, storage texel buffers and storage images) are read
+/// back into the same `Vec` after it. Image data is tightly packed rows of texels.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Resource {
+    /// A storage buffer (`StorageBuffer` storage class); read back.
+    StorageBuffer(Vec<u8>),
+    /// A uniform buffer (constant buffer); not read back.
+    UniformBuffer(Vec<u8>),
+    /// A storage texel buffer (typed UAV buffer); read back.
+    StorageTexelBuffer {
+        /// The texel format of the view.
+        format: Format,
+        /// The buffer's bytes (a whole number of texels).
+        data: Vec<u8>,
+    },
+    /// A uniform texel buffer (typed SRV buffer); not read back.
+    UniformTexelBuffer {
+        /// The texel format of the view.
+        format: Format,
+        /// The buffer's bytes (a whole number of texels).
+        data: Vec<u8>,
+    },
+    /// A 2D storage image (typed UAV texture, one mip level, one layer); read back.
+    StorageImage2D {
+        /// The texel format.
+        format: Format,
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+        /// `width * height` texels, row by row.
+        data: Vec<u8>,
+    },
+    /// A 2D sampled image (SRV texture, one mip level, one layer); not read back.
+    SampledImage2D {
+        /// The texel format.
+        format: Format,
+        /// Width in texels.
+        width: u32,
+        /// Height in texels.
+        height: u32,
+        /// `width * height` texels, row by row.
+        data: Vec<u8>,
+    },
+    /// A separate sampler.
+    Sampler(SamplerDesc),
+}
+
+impl Resource {
+    /// The Vulkan descriptor type of this resource.
+    pub fn descriptor_type(&self) -> vk::DescriptorType {
+        match self {
+            Resource::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Resource::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Resource::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
+            Resource::UniformTexelBuffer { .. } => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
+            Resource::StorageImage2D { .. } => vk::DescriptorType::STORAGE_IMAGE,
+            Resource::SampledImage2D { .. } => vk::DescriptorType::SAMPLED_IMAGE,
+            Resource::Sampler(_) => vk::DescriptorType::SAMPLER,
+        }
+    }
+
+    /// The resource's bytes (empty for a sampler).
+    pub fn data(&self) -> &[u8] {
+        match self {
+            Resource::StorageBuffer(data)
+            | Resource::UniformBuffer(data)
+            | Resource::StorageTexelBuffer { data, .. }
+            | Resource::UniformTexelBuffer { data, .. }
+            | Resource::StorageImage2D { data, .. }
+            | Resource::SampledImage2D { data, .. } => data,
+            Resource::Sampler(_) => &[],
+        }
+    }
+
+    /// The resource's bytes, mutably (`None` for a sampler).
+    pub fn data_mut(&mut self) -> Option<&mut Vec<u8>> {
+        match self {
+            Resource::StorageBuffer(data)
+            | Resource::UniformBuffer(data)
+            | Resource::StorageTexelBuffer { data, .. }
+            | Resource::UniformTexelBuffer { data, .. }
+            | Resource::StorageImage2D { data, .. }
+            | Resource::SampledImage2D { data, .. } => Some(data),
+            Resource::Sampler(_) => None,
+        }
+    }
+
+    /// True when the shader may write the resource (it is read back after a dispatch).
+    pub fn is_writable(&self) -> bool {
+        matches!(
+            self,
+            Resource::StorageBuffer(_)
+                | Resource::StorageTexelBuffer { .. }
+                | Resource::StorageImage2D { .. }
+        )
+    }
+
+    /// The texel-buffer view format, if the resource is a texel buffer.
+    pub fn texel_format(&self) -> Option<Format> {
+        match self {
+            Resource::StorageTexelBuffer { format, .. }
+            | Resource::UniformTexelBuffer { format, .. } => Some(*format),
+            _ => None,
+        }
+    }
+
+    /// The format and size of a 2D image resource.
+    pub fn image(&self) -> Option<(Format, u32, u32)> {
+        match self {
+            Resource::StorageImage2D {
+                format,
+                width,
+                height,
+                ..
+            }
+            | Resource::SampledImage2D {
+                format,
+                width,
+                height,
+                ..
+            } => Some((*format, *width, *height)),
+            _ => None,
+        }
+    }
+}
+
+/// One descriptor binding of a dispatch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Binding {
+    /// The descriptor set.
+    pub set: u32,
+    /// The binding within the set.
+    pub binding: u32,
+    /// What is bound.
+    pub resource: Resource,
+}
+
+impl Binding {
+    /// A binding in descriptor set `set` at `binding`.
+    pub fn new(set: u32, binding: u32, resource: Resource) -> Self {
+        Binding {
+            set,
+            binding,
+            resource,
+        }
+    }
+}
+
+/// Packs 32-bit words into little-endian bytes (for buffer contents).
+pub fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// Reads little-endian 32-bit words from bytes (a trailing partial word is dropped).
+pub fn bytes_to_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .filter_map(|c| <[u8; 4]>::try_from(c).ok().map(u32::from_le_bytes))
+        .collect()
+}

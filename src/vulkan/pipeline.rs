@@ -1,0 +1,122 @@
+//! Shader module, descriptor set layouts, pipeline layout and compute pipeline.
+
+use ash::vk;
+
+use super::memory::Owned;
+use super::{Binding, Context, VulkanError};
+
+/// Creates one descriptor set layout per set from 0 to the highest set used (sets with no
+/// binding get an empty layout), all visible to the compute stage.
+pub(super) fn create_set_layouts(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    bindings: &[Binding],
+) -> Result<(), VulkanError> {
+    let set_count = bindings
+        .iter()
+        .map(|b| b.set.saturating_add(1))
+        .max()
+        .unwrap_or(0);
+    if set_count > ctx.limits.max_bound_descriptor_sets {
+        return Err(VulkanError::Invalid(format!(
+            "descriptor set {} is beyond the device's {} bound sets",
+            set_count.saturating_sub(1),
+            ctx.limits.max_bound_descriptor_sets
+        )));
+    }
+    for (i, a) in bindings.iter().enumerate() {
+        if bindings
+            .iter()
+            .skip(i.saturating_add(1))
+            .any(|b| a.set == b.set && a.binding == b.binding)
+        {
+            return Err(VulkanError::Invalid(format!(
+                "set {} binding {} is bound twice",
+                a.set, a.binding
+            )));
+        }
+    }
+    for set in 0..set_count {
+        let entries: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
+            .iter()
+            .filter(|b| b.set == set)
+            .map(|b| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b.binding)
+                    .descriptor_type(b.resource.descriptor_type())
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
+        // SAFETY: a valid create info; the layout is recorded for destruction.
+        let layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
+            .map_err(VulkanError::call("vkCreateDescriptorSetLayout"))?;
+        owned.set_layouts.push(layout);
+    }
+    Ok(())
+}
+
+/// Creates the shader module, the pipeline layout (over `owned.set_layouts`) and the compute
+/// pipeline for entry point `main` with the given specialization constants.
+pub(super) fn create_pipeline(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    spirv: &[u32],
+    specialization: &[(u32, u32)],
+) -> Result<(), VulkanError> {
+    let d = &ctx.device;
+    if spirv.first() != Some(&0x0723_0203) {
+        return Err(VulkanError::Invalid(
+            "the module does not start with the SPIR-V magic number".into(),
+        ));
+    }
+    let info = vk::ShaderModuleCreateInfo::default().code(spirv);
+    // SAFETY: the code is a SPIR-V module (magic checked); it is recorded for destruction.
+    owned.shader = unsafe { d.create_shader_module(&info, None) }
+        .map_err(VulkanError::call("vkCreateShaderModule"))?;
+    let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&owned.set_layouts);
+    // SAFETY: the set layouts are live.
+    owned.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
+        .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
+
+    let mut map = Vec::with_capacity(specialization.len());
+    let mut data = Vec::with_capacity(specialization.len().saturating_mul(4));
+    for (&(id, value), offset) in specialization.iter().zip((0u32..).step_by(4)) {
+        map.push(
+            vk::SpecializationMapEntry::default()
+                .constant_id(id)
+                .offset(offset)
+                .size(4),
+        );
+        data.extend_from_slice(&value.to_le_bytes());
+    }
+    let spec = vk::SpecializationInfo::default()
+        .map_entries(&map)
+        .data(&data);
+    let mut stage = vk::PipelineShaderStageCreateInfo::default()
+        .stage(vk::ShaderStageFlags::COMPUTE)
+        .module(owned.shader)
+        .name(c"main");
+    if !specialization.is_empty() {
+        stage = stage.specialization_info(&spec);
+    }
+    let pipeline_info = [vk::ComputePipelineCreateInfo::default()
+        .stage(stage)
+        .layout(owned.pipeline_layout)];
+    // SAFETY: the module and layout are live; the create info lives across the call.
+    let pipelines =
+        unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
+            .map_err(|(pipelines, result)| {
+                for p in pipelines {
+                    // SAFETY: failed creations return null handles, which destroy ignores.
+                    unsafe { d.destroy_pipeline(p, None) };
+                }
+                VulkanError::Call {
+                    function: "vkCreateComputePipelines",
+                    result,
+                }
+            })?;
+    owned.pipeline = pipelines.first().copied().unwrap_or_default();
+    Ok(())
+}
