@@ -58,7 +58,7 @@ enum Command {
         #[arg(long)]
         validate: bool,
         /// The Vulkan version to target: vulkan1.1, vulkan1.2 or vulkan1.3.
-        #[arg(long, default_value = "vulkan1.3")]
+        #[arg(long, default_value = "vulkan1.3", value_parser = ["vulkan1.1", "vulkan1.2", "vulkan1.3"])]
         target_env: String,
         /// Leave out debug names.
         #[arg(long)]
@@ -66,6 +66,30 @@ enum Command {
         /// Accept a container whose checksum does not match.
         #[arg(long)]
         ignore_checksum: bool,
+    },
+    /// Run a compute shader on Vulkan and print its UAVs afterwards.
+    ///
+    /// UAVs are raw storage buffers at the default bindings (u# = set 0, binding 160 + N);
+    /// constant buffers are uniform buffers (cb# = binding N).
+    ///
+    /// Example: dxbc2spirv run shaders/seeds/store_raw.shader_test --dispatch 1,1,1 --uav 0=raw:80 --uav 1=raw:24
+    #[cfg(feature = "vulkan")]
+    Run {
+        /// The DXBC file or assembly text (a .shader_test file: its first assembly section,
+        /// or the one --section names), or - for standard input.
+        input: PathBuf,
+        /// Which assembly section of a .shader_test file to run (1 = the first).
+        #[arg(long, default_value_t = 1)]
+        section: usize,
+        /// Thread groups: X,Y,Z.
+        #[arg(long)]
+        dispatch: String,
+        /// A UAV: N=raw:SIZE (SIZE zero bytes), N=u32:1,2,…, N=i32:…, N=f32:….
+        #[arg(long)]
+        uav: Vec<String>,
+        /// A constant buffer: N=f32:1,2,3,4, N=u32:…, N=i32:….
+        #[arg(long)]
+        cb: Vec<String>,
     },
     /// Assemble fxc-style assembly text into a DXBC container.
     ///
@@ -166,6 +190,32 @@ fn execute(command: Command) -> Result<()> {
                 write_output(output.as_deref(), &binary)
             }
         }
+        #[cfg(feature = "vulkan")]
+        Command::Run {
+            input,
+            section,
+            dispatch,
+            uav,
+            cb,
+        } => {
+            let groups = crate::run::parse_groups(&dispatch)?;
+            let uavs = uav
+                .iter()
+                .map(|u| crate::run::parse_buffer(u))
+                .collect::<Result<Vec<_>>>()?;
+            let cbs = cb
+                .iter()
+                .map(|c| crate::run::parse_buffer(c))
+                .collect::<Result<Vec<_>>>()?;
+            let bytes = container_bytes(&input, section)?;
+            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
+                .with_context(|| format!("{}", input.display()))?;
+            let words = dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default())
+                .with_context(|| format!("{}", input.display()))?;
+            let text = crate::run::run(&words, groups, &uavs, &cbs)
+                .with_context(|| format!("{}", input.display()))?;
+            write_output(None, text.as_bytes())
+        }
         Command::Asm {
             input,
             output,
@@ -246,4 +296,21 @@ fn choose_listing(text: &str, input: &Path, section: usize) -> Result<(String, S
         chosen.line
     );
     Ok((chosen.text, place))
+}
+
+/// The input's bytes as a DXBC container: read as is, or assembled when it is assembly text
+/// or a `.shader_test` file.
+fn container_bytes(input: &Path, section: usize) -> Result<Vec<u8>> {
+    let bytes = read_input(input)?;
+    if bytes.starts_with(b"DXBC") {
+        return Ok(bytes);
+    }
+    let text = String::from_utf8(bytes).with_context(|| {
+        format!(
+            "{}: neither a DXBC container nor UTF-8 text",
+            input.display()
+        )
+    })?;
+    let (listing, place) = choose_listing(&text, input, section)?;
+    dxbc2spirv::asm::assemble(&listing).context(place)
 }

@@ -2,6 +2,8 @@
 #![forbid(unsafe_code)]
 
 mod cli;
+#[cfg(feature = "vulkan")]
+mod run;
 
 fn main() {
     std::process::exit(cli::run());
