@@ -56,12 +56,11 @@ impl Uav {
         })
     }
 
-    /// The first dword of probe index `index`.
-    fn probe_offset(&self, index: u32) -> usize {
-        match self.kind {
-            Some(UavKind::Structured(stride)) => index as usize * (stride as usize / 4),
-            _ => index as usize,
-        }
+    /// The first dword of probe index `index` of a probe of `count` values: as in vkd3d's
+    /// runner, the index counts elements the size of the probed value (`u32(a, b, c, d)`: 16
+    /// bytes).
+    fn probe_offset(index: u32, count: usize) -> usize {
+        index as usize * count
     }
 
     fn resource(&self, words: &[u32]) -> Result<Resource, String> {
@@ -191,11 +190,10 @@ impl Runner<'_> {
         if !self.dispatched {
             return Err("probe before any dispatch".into());
         }
-        let uav = self
-            .uavs
-            .get(&n)
-            .ok_or(format!("uav {n} is not declared"))?;
-        let offset = uav.probe_offset(index);
+        if !self.uavs.contains_key(&n) {
+            return Err(format!("uav {n} is not declared"));
+        }
+        let offset = Uav::probe_offset(index, expected.len());
         let contents = self.contents.get(&n).cloned().unwrap_or_default();
         let actual: Vec<Option<u32>> = (0..expected.len())
             .map(|i| contents.get(offset + i).copied())
@@ -501,7 +499,7 @@ fn validation_layer_reports_errors() {
 #[test]
 fn wrong_probe_is_reported() {
     let text = std::fs::read_to_string(seed("store_raw.shader_test")).expect("seed is readable");
-    let tampered = text.replace("probe uav 1 (4) u32(21, 22)", "probe uav 1 (4) u32(21, 99)");
+    let tampered = text.replace("probe uav 1 (2) u32(21, 22)", "probe uav 1 (2) u32(21, 99)");
     assert_ne!(text, tampered, "the seed changed: update this test");
     let path = std::env::temp_dir().join(format!(
         "dxbc2spirv-wrong-probe-{}.shader_test",
@@ -518,7 +516,7 @@ fn wrong_probe_is_reported() {
             .position(|l| l.trim() == needle)
             .map_or(0, |i| i + 1)
     };
-    let probe_line = format!(".shader_test:{} ", line_of("probe uav 1 (4) u32(21, 22)"));
+    let probe_line = format!(".shader_test:{} ", line_of("probe uav 1 (2) u32(21, 22)"));
     let test_line = format!("test section at line {}", line_of("[test]"));
     for part in [&probe_line, &test_line, "[21, 99]", "[21, 22]"] {
         assert!(message.contains(part), "`{part}` missing from: {message}");

@@ -2,8 +2,10 @@
 //!
 //! * `corpus`: reads, disassembles, re-encodes, round-trips and translates (with spirv-val)
 //!   every blob of the shared corpus.
+//! * `conformance`: runs the compute tests of the `.shader_test` files on Vulkan.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
+mod conformance;
 mod corpus;
 mod paths;
 mod stages;
@@ -37,6 +39,21 @@ enum Command {
         /// Write one JSON record per blob (path, stages with ok/error) to this file.
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+    },
+    /// Run the compute tests of the .shader_test files (corpus and shaders/) on Vulkan; non-zero exit on any failed probe.
+    Conformance {
+        /// Only files whose path contains this substring.
+        #[arg(long)]
+        filter: Option<String>,
+        /// Write one JSON record per probe to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Run the .shader_test files under this directory instead of the corpus and shaders/.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// The blob directory for --dir (with an optional MANIFEST.tsv).
+        #[arg(long, value_name = "DIR", requires = "dir")]
+        blobs: Option<PathBuf>,
     },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
@@ -72,6 +89,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", report.closing_line());
             report.check()
         }
+        Command::Conformance {
+            filter,
+            json,
+            dir,
+            blobs,
+        } => conformance::run(&conformance::Options {
+            filter,
+            json,
+            dir,
+            blobs,
+        }),
         Command::Test => test::run(),
     }
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::{corpus, paths, tools};
+use crate::{conformance, corpus, paths, tools};
 
 /// Runs tools, fmt, clippy, tests and the corpus. On success the last line printed is the
 /// corpus closing line `N passed, N failed`.
@@ -40,6 +40,15 @@ pub fn run() -> Result<()> {
             &["test", "--workspace"],
             validation.then_some(("DXBC2SPIRV_VALIDATION", "1")),
         )
+    })?;
+
+    step("conformance (compute probes on Vulkan)", || {
+        conformance::run(&conformance::Options {
+            filter: None,
+            json: None,
+            dir: None,
+            blobs: None,
+        })
     })?;
 
     println!("== step: corpus");
