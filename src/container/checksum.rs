@@ -1,4 +1,5 @@
-//! DXBC's checksum: MD5's compression function with DXBC's own final-block layout.
+//! DXBC's checksum: MD5's compression function (from the `md-5` crate) with DXBC's own
+//! final-block layout.
 //!
 //! The checksum covers every byte after the checksum field (`bytes[20..]`, length `L`).
 //! Full 64-byte blocks are compressed as in MD5. The last block differs from MD5's padding:
@@ -9,26 +10,6 @@
 //! * otherwise two blocks: `[tail][0x80][zeros]`, then `[L*8][zeros][(L*8)>>2|1]`.
 //!
 //! The result is the four state words in little-endian order, as stored in the header.
-
-/// Per-step additive constants (`floor(|sin(i + 1)| * 2^32)`).
-const K: [u32; 64] = [
-    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
-];
-
-/// Left-rotation amounts, one row per round, cycling every four steps.
-const SHIFTS: [[u32; 4]; 4] = [
-    [7, 12, 17, 22],
-    [5, 9, 14, 20],
-    [4, 11, 16, 23],
-    [6, 10, 15, 21],
-];
 
 /// MD5's initial state.
 const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
@@ -85,32 +66,14 @@ fn put(block: &mut [u8; 64], at: usize, src: &[u8]) {
     }
 }
 
-/// MD5's compression function on one 64-byte block (shorter input is zero-extended).
+/// MD5's compression function (RustCrypto's `md-5`) on one 64-byte block; shorter input is
+/// zero-extended.
 fn compress(state: &mut [u32; 4], block: &[u8]) {
-    let mut m = [0u32; 16];
-    for (word, bytes) in m.iter_mut().zip(block.chunks_exact(4)) {
-        *word = <[u8; 4]>::try_from(bytes).map_or(0, u32::from_le_bytes);
+    let mut full = [0u8; 64];
+    for (dst, src) in full.iter_mut().zip(block) {
+        *dst = *src;
     }
-    let [mut a, mut b, mut c, mut d] = *state;
-    for (i, &k) in K.iter().enumerate() {
-        let round = i / 16;
-        let (f, g) = match round {
-            0 => ((b & c) | (!b & d), i),
-            1 => ((d & b) | (!d & c), (5 * i + 1) % 16),
-            2 => (b ^ c ^ d, (3 * i + 5) % 16),
-            _ => (c ^ (b | !d), (7 * i) % 16),
-        };
-        let shift = SHIFTS[round % 4][i % 4];
-        let sum = a.wrapping_add(f).wrapping_add(k).wrapping_add(m[g % 16]);
-        a = d;
-        d = c;
-        c = b;
-        b = b.wrapping_add(sum.rotate_left(shift));
-    }
-    state[0] = state[0].wrapping_add(a);
-    state[1] = state[1].wrapping_add(b);
-    state[2] = state[2].wrapping_add(c);
-    state[3] = state[3].wrapping_add(d);
+    md5::block_api::compress(state, &[full]);
 }
 
 #[cfg(test)]
