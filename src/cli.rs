@@ -176,7 +176,7 @@ fn execute(command: Command) -> Result<()> {
             let words = dxbc2spirv::translate(&dxbc, &options)
                 .with_context(|| format!("{}", input.display()))?;
             if validate {
-                validate_spirv(&words, target.name()).with_context(|| {
+                dxbc2spirv::spirv::spirv_val(&words, target).with_context(|| {
                     format!("{}: spirv-val rejected the module", input.display())
                 })?;
             }
@@ -251,25 +251,6 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
         _ => std::io::stdout()
             .write_all(bytes)
             .context("writing standard output"),
-    }
-}
-
-/// Runs `spirv-val` on a module.
-fn validate_spirv(words: &[u32], target_env: &str) -> Result<()> {
-    let path = std::env::temp_dir().join(format!("dxbc2spirv-{}.spv", std::process::id()));
-    let binary: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, binary).context("writing a temporary file for spirv-val")?;
-    let output = std::process::Command::new("spirv-val")
-        .arg("--target-env")
-        .arg(target_env)
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let output = output.context("running spirv-val (install spirv-tools)")?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        anyhow::bail!("{}", String::from_utf8_lossy(&output.stderr).trim())
     }
 }
 

@@ -76,38 +76,9 @@ fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {
         };
         let words = dxbc2spirv::translate(dxbc, &options)
             .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
-        spirv_val(&words, target.name())?;
+        dxbc2spirv::spirv::spirv_val(&words, target).map_err(|e| e.to_string())?;
     }
     Ok(())
-}
-
-/// Runs spirv-val; a missing spirv-val is a failure that says how to install it.
-fn spirv_val(words: &[u32], target: &str) -> Result<(), String> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let path = std::env::temp_dir().join(format!(
-        "dxbc2spirv-shaders-{}-{}.spv",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    let output = std::process::Command::new("spirv-val")
-        .args(["--target-env", target])
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let output = output.map_err(|e| {
-        format!("cannot run spirv-val ({e}); install spirv-tools (`cargo xtask test` does)")
-    })?;
-    if output.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "spirv-val --target-env {target} rejects the module: {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ))
-    }
 }
 
 #[test]

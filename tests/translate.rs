@@ -15,7 +15,7 @@ use rspirv::binary::Disassemble;
 /// Set to `1` to rewrite the expected files instead of comparing with them.
 const UPDATE_ENV: &str = "UPDATE_SNAPSHOTS";
 /// The Vulkan version the modules are validated against.
-const TARGET_ENV: &str = "vulkan1.3";
+const TARGET_ENV: dxbc2spirv::spirv::TargetEnv = dxbc2spirv::spirv::TargetEnv::Vulkan1_3;
 /// How many differing lines a mismatch report shows at most.
 const DIFF_LINES: usize = 40;
 
@@ -59,31 +59,6 @@ fn require_spirv_val() {
     );
 }
 
-/// Runs spirv-val on the words; the error is its output.
-fn spirv_val(name: &str, words: &[u32]) -> Result<(), String> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let path = std::env::temp_dir().join(format!(
-        "dxbc2spirv-snapshot-{}-{name}.spv",
-        std::process::id()
-    ));
-    std::fs::write(&path, bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    let out = Command::new("spirv-val")
-        .args(["--target-env", TARGET_ENV])
-        .arg(&path)
-        .stdin(Stdio::null())
-        .output();
-    let _ = std::fs::remove_file(&path);
-    let out = out.map_err(|e| format!("running spirv-val: {e}"))?;
-    if out.status.success() {
-        return Ok(());
-    }
-    Err(format!(
-        "spirv-val --target-env {TARGET_ENV} rejected the module:\n{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    ))
-}
-
 /// Assembles, reads, translates, validates and disassembles one input.
 fn translate(input: &Path) -> Result<String, String> {
     let text = std::fs::read_to_string(input).map_err(|e| format!("reading: {e}"))?;
@@ -95,8 +70,7 @@ fn translate(input: &Path) -> Result<String, String> {
         ..Default::default()
     };
     let words = dxbc2spirv::translate(&dxbc, &options).map_err(|e| format!("translating: {e}"))?;
-    let name = input.file_stem().unwrap_or_default().to_string_lossy();
-    spirv_val(&name, &words)?;
+    dxbc2spirv::spirv::spirv_val(&words, TARGET_ENV).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;
     Ok(module.disassemble() + "\n")

@@ -428,12 +428,12 @@ fn read_resource_ref(s: &mut Scanner<'_>) -> Result<Option<ResourceRef>> {
 }
 
 fn read_area(s: &mut Scanner<'_>) -> Result<ProbeArea> {
-    s.expect("(")?;
+    s.require("(")?;
     let mut coords = vec![s.c_integer()?];
     while s.eat(",") {
         coords.push(s.c_integer()?);
     }
-    s.expect(")")?;
+    s.require(")")?;
     let u = |v: i128| u32::try_from(v).map_err(|_| s.error("probe coordinate out of range"));
     let i = |v: i128| i32::try_from(v).map_err(|_| s.error("probe coordinate out of range"));
     match *coords.as_slice() {
@@ -491,7 +491,7 @@ fn read_literal(s: &mut Scanner<'_>) -> Result<Option<ProbeValues>> {
             break;
         }
     }
-    s.expect(")")?;
+    s.require(")")?;
     let count = match &values {
         ProbeValues::F32(v) => v.len(),
         ProbeValues::F64(v) => v.len(),

@@ -272,8 +272,8 @@ pub(crate) fn read_mark(scanner: &mut Scanner<'_>) -> Result<Option<Mark>> {
             continue;
         };
         if after.starts_with('(') {
-            scanner.expect(kind.keyword())?;
-            scanner.expect("(")?;
+            scanner.require(kind.keyword())?;
+            scanner.require("(")?;
             let inner = scanner.rest();
             let close = inner
                 .find(')')
@@ -290,7 +290,7 @@ pub(crate) fn read_mark(scanner: &mut Scanner<'_>) -> Result<Option<Mark>> {
             if kind == MarkKind::If {
                 return Err(scanner.error("'if' needs a condition"));
             }
-            scanner.expect(kind.keyword())?;
+            scanner.require(kind.keyword())?;
             return Ok(Some(Mark {
                 kind,
                 condition: None,

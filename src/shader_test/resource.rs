@@ -284,7 +284,7 @@ pub(crate) fn parse_resource_line(res: &mut Resource, text: &str, line: u32) -> 
 }
 
 fn read_size(s: &mut Scanner<'_>) -> Result<ResourceSize> {
-    s.expect("(")?;
+    s.require("(")?;
     let kind = s.rest().trim_start();
     let len = kind
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -297,7 +297,7 @@ fn read_size(s: &mut Scanner<'_>) -> Result<ResourceSize> {
     while s.eat(",") {
         dims.push(s.decimal_u32()?);
     }
-    s.expect(")")?;
+    s.require(")")?;
     let size = match (name.as_str(), dims.as_slice()) {
         ("buffer", &[n]) => ResourceSize::Buffer(n),
         ("raw_buffer", &[n]) => ResourceSize::RawBuffer(n),

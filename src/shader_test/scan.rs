@@ -100,7 +100,7 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skips whitespace and requires `token`.
-    pub(crate) fn expect(&mut self, token: &str) -> Result<()> {
+    pub(crate) fn require(&mut self, token: &str) -> Result<()> {
         if self.eat(token) {
             Ok(())
         } else {

@@ -29,8 +29,10 @@ mod test_support;
 mod textures;
 #[cfg(test)]
 mod textures_tests;
+mod validate;
 
 pub use module::Scalar;
+pub use validate::spirv_val;
 
 use crate::container::Reflection;
 use crate::error::Result;

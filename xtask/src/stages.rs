@@ -5,9 +5,7 @@
 //! translator does not handle the program yet) or meets an expected error (a corpus blob
 //! listed in [`KNOWN_INVALID`]).
 
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{anyhow, bail, Context, Result};
 use dxbc2spirv::spirv::TargetEnv;
@@ -187,29 +185,6 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
     }
 }
 
-/// Counts temporary files, so that parallel workers never share one.
-static TEMP_FILES: AtomicUsize = AtomicUsize::new(0);
-
-/// A temporary file holding some bytes, removed when dropped.
-struct TempFile(PathBuf);
-
-impl TempFile {
-    /// Writes `bytes` to a new file in the system's temporary directory.
-    fn new(bytes: &[u8]) -> Result<Self> {
-        let n = TEMP_FILES.fetch_add(1, Ordering::Relaxed);
-        let name = format!("dxbc2spirv-xtask-{}-{n}.spv", std::process::id());
-        let path = std::env::temp_dir().join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
-        Ok(TempFile(path))
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
 /// Checks that spirv-val can be run; the error says how to get it.
 pub fn check_spirv_val() -> Result<()> {
     let out = Command::new("spirv-val")
@@ -227,28 +202,16 @@ pub fn check_spirv_val() -> Result<()> {
 
 /// Runs `spirv-val --target-env vulkan1.3` on SPIR-V words; the error is its first line.
 pub fn spirv_val(words: &[u32], target: &str) -> Result<()> {
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let file = TempFile::new(&bytes)?;
-    let out = Command::new("spirv-val")
-        .args(["--target-env", target])
-        .arg(&file.0)
-        .stdin(Stdio::null())
-        .output()
-        .context("running spirv-val")?;
-    if out.status.success() {
-        return Ok(());
-    }
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let first = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("(no message)");
-    bail!("spirv-val: {first}")
+    let target = TargetEnv::from_name(target).ok_or_else(|| anyhow!("unknown target {target}"))?;
+    dxbc2spirv::spirv::spirv_val(words, target).map_err(|e| {
+        let text = e.to_string();
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("(no message)");
+        anyhow!("{first}")
+    })
 }
 
 /// A skip reason without its `instruction N (dword 0x…)` locations, so that the same
