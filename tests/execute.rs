@@ -1,15 +1,20 @@
-//! Executes the compute seed tests (`shaders/seeds/*.shader_test`) on a Vulkan device
-//! (lavapipe on machines without a GPU): assemble, translate, dispatch, probe.
+//! Executes the project's `.shader_test` files (`shaders/**`) with the library's runner on a
+//! Vulkan device (lavapipe on machines without a GPU): assemble, translate, dispatch or draw,
+//! probe. Also drives the Vulkan runner directly (dispatches and draws).
 //!
 //! Set `DXBC2SPIRV_VALIDATION=1` to run under `VK_LAYER_KHRONOS_validation`; every
-//! validation message then fails the test.
+//! validation error then fails the test.
 #![cfg(feature = "vulkan")]
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use dxbc2spirv::vulkan::{bytes_to_words, words_to_bytes, Binding, Context, Format, Resource};
+use dxbc2spirv::shader_test::runner::{self, BlobSource, Outcome};
+use dxbc2spirv::shader_test::ShaderTestFile;
+use dxbc2spirv::vulkan::{
+    bytes_to_words, words_to_bytes, Binding, Context, Draw, Format, RenderTarget, Resource, Stages,
+    Topology, VertexAttribute, VertexBuffer,
+};
 
 /// The default layout's first UAV binding (src/spirv/resources.rs).
 const UAV_BINDING_BASE: u32 = 160;
@@ -29,359 +34,61 @@ fn context() -> &'static Mutex<Context> {
     }
 }
 
-#[derive(Debug, Clone)]
-enum UavKind {
-    Raw,
-    Typed(Format),
-    Structured(u32),
-}
+/// The project's test files hold assembly only: no blob lookups.
+struct NoBlobs;
 
-#[derive(Debug, Clone)]
-struct Uav {
-    kind: Option<UavKind>,
-    format_name: Option<String>,
-    /// Size in dwords (raw), texels (typed) or elements (structured).
-    size: Option<u32>,
-    data: Vec<u32>,
-    line: usize,
-}
-
-impl Uav {
-    fn dwords(&self) -> Result<usize, String> {
-        let size = self.size.ok_or("no `size` line")? as usize;
-        Ok(match self.kind {
-            Some(UavKind::Raw) | Some(UavKind::Typed(_)) => size,
-            Some(UavKind::Structured(stride)) => size * (stride as usize / 4),
-            None => return Err("neither a `format` nor a `stride` line".into()),
-        })
-    }
-
-    /// The first dword of probe index `index` of a probe of `count` values: as in vkd3d's
-    /// runner, the index counts elements the size of the probed value (`u32(a, b, c, d)`: 16
-    /// bytes).
-    fn probe_offset(index: u32, count: usize) -> usize {
-        index as usize * count
-    }
-
-    fn resource(&self, words: &[u32]) -> Result<Resource, String> {
-        let bytes = words_to_bytes(words);
-        Ok(match &self.kind {
-            Some(UavKind::Raw) | Some(UavKind::Structured(_)) => Resource::StorageBuffer(bytes),
-            Some(UavKind::Typed(format)) => Resource::StorageTexelBuffer {
-                format: *format,
-                data: bytes,
-            },
-            None => return Err("no kind".into()),
-        })
+impl BlobSource for NoBlobs {
+    fn blob(
+        &self,
+        _: &str,
+        section: &dxbc2spirv::shader_test::Section,
+        _: &str,
+        _: &[String],
+    ) -> Result<Option<Vec<u8>>, String> {
+        Err(format!(
+            "line {}: project tests must hold assembly sections",
+            section.line
+        ))
     }
 }
 
-fn parse_u32(token: &str) -> Result<u32, String> {
-    let t = token.trim();
-    let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u32::from_str_radix(hex, 16)
-    } else if let Some(neg) = t.strip_prefix('-') {
-        neg.parse::<u32>().map(|v| v.wrapping_neg())
+/// Runs one file; returns the number of probes that passed, or every failure and skip.
+fn run_file(path: &Path) -> Result<usize, Vec<String>> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|e| vec![format!("{shown}: {e}")])?;
+    let file = ShaderTestFile::parse_bytes(&bytes).map_err(|e| vec![format!("{shown}: {e}")])?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
+    let report = runner::run_file(&ctx, &file, &name, &NoBlobs);
+    drop(ctx);
+    let mut problems = Vec::new();
+    let mut passed = 0;
+    for r in &report.records {
+        match &r.outcome {
+            Outcome::Pass => passed += 1,
+            Outcome::Fail { expected, actual } | Outcome::TodoFail { expected, actual } => problems
+                .push(format!(
+                    "{shown}:{}: {}\n    expected {expected}\n    actual   {actual}",
+                    r.line,
+                    r.text.trim()
+                )),
+            Outcome::Skip(reason) => problems.push(format!(
+                "{shown}:{}: {} skipped: {reason}",
+                r.line,
+                r.text.trim()
+            )),
+        }
+    }
+    if report.records.is_empty() {
+        problems.push(format!("{shown}: no probe (a test file must check something)"));
+    }
+    if problems.is_empty() {
+        Ok(passed)
     } else {
-        t.parse::<u32>()
-    };
-    parsed.map_err(|e| format!("`{t}` is not an integer: {e}"))
-}
-
-/// Reads `(a, b)` as two tokens.
-fn parenthesised(text: &str) -> Option<(&str, &str)> {
-    let inner = text.trim().strip_prefix('(')?.strip_suffix(')')?;
-    let (a, b) = inner.split_once(',')?;
-    Some((a.trim(), b.trim()))
-}
-
-enum Section {
-    None,
-    Uav(u32),
-    Shader,
-    Test,
-    Ignored,
-}
-
-struct Runner<'a> {
-    file: &'a Path,
-    uavs: BTreeMap<u32, Uav>,
-    shader: Option<(usize, String)>,
-    spirv: Option<Vec<u32>>,
-    /// The current contents of each UAV (reset when its declaration is read).
-    contents: BTreeMap<u32, Vec<u32>>,
-    test_line: usize,
-    dispatched: bool,
-    failures: Vec<String>,
-    probes: usize,
-}
-
-impl Runner<'_> {
-    fn fail(&mut self, line: usize, message: impl AsRef<str>) {
-        self.failures.push(format!(
-            "{}:{line} (test section at line {}): {}",
-            self.file.display(),
-            self.test_line,
-            message.as_ref()
-        ));
-    }
-
-    fn translate(&mut self) -> Result<Vec<u32>, String> {
-        if let Some(words) = &self.spirv {
-            return Ok(words.clone());
-        }
-        let (line, text) = self.shader.clone().ok_or("no shader before the test")?;
-        let bytes = dxbc2spirv::asm::assemble(&text)
-            .map_err(|e| format!("shader at line {line}: assembling failed: {e}"))?;
-        let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
-            .map_err(|e| format!("shader at line {line}: reading failed: {e}"))?;
-        let words = dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default())
-            .map_err(|e| format!("shader at line {line}: translation failed: {e}"))?;
-        self.spirv = Some(words.clone());
-        Ok(words)
-    }
-
-    fn dispatch(&mut self, line: usize, groups: [u32; 3]) -> Result<(), String> {
-        let spirv = self.translate()?;
-        let mut bindings = Vec::new();
-        let mut order = Vec::new();
-        for (&n, uav) in &self.uavs {
-            let words = self.contents.get(&n).cloned().unwrap_or_default();
-            let resource = uav
-                .resource(&words)
-                .map_err(|e| format!("uav {n} (line {}): {e}", uav.line))?;
-            bindings.push(Binding::new(0, UAV_BINDING_BASE + n, resource));
-            order.push(n);
-        }
-        let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
-        let result = ctx.dispatch(&spirv, &mut bindings, groups);
-        let messages = ctx.take_validation_messages();
-        drop(ctx);
-        result.map_err(|e| format!("dispatch at line {line} failed: {e}"))?;
-        for m in messages {
-            self.fail(line, format!("validation layer: {m}"));
-        }
-        for (n, b) in order.into_iter().zip(bindings) {
-            self.contents.insert(n, bytes_to_words(b.resource.data()));
-        }
-        self.dispatched = true;
-        Ok(())
-    }
-
-    fn probe(&mut self, line: usize, rest: &str) -> Result<(), String> {
-        // probe uav N (I) u32(a, b, ...)
-        let rest = rest.trim();
-        let rest = rest
-            .strip_prefix("uav")
-            .ok_or("only `probe uav` is supported")?;
-        let (n, rest) = rest.trim().split_once(' ').ok_or("bad probe")?;
-        let n = parse_u32(n)?;
-        let rest = rest.trim();
-        let close = rest.find(')').ok_or("bad probe index")?;
-        let index = parse_u32(rest.get(1..close).ok_or("bad probe index")?)?;
-        let values = rest
-            .get(close + 1..)
-            .unwrap_or("")
-            .trim()
-            .strip_prefix("u32(")
-            .and_then(|v| v.strip_suffix(')'))
-            .ok_or("only u32(...) probes are supported")?;
-        let expected: Vec<u32> = values.split(',').map(parse_u32).collect::<Result<_, _>>()?;
-        if !self.dispatched {
-            return Err("probe before any dispatch".into());
-        }
-        if !self.uavs.contains_key(&n) {
-            return Err(format!("uav {n} is not declared"));
-        }
-        let offset = Uav::probe_offset(index, expected.len());
-        let contents = self.contents.get(&n).cloned().unwrap_or_default();
-        let actual: Vec<Option<u32>> = (0..expected.len())
-            .map(|i| contents.get(offset + i).copied())
-            .collect();
-        self.probes += 1;
-        if actual.iter().zip(&expected).any(|(a, e)| *a != Some(*e)) {
-            let shown: Vec<String> = actual
-                .iter()
-                .map(|a| a.map_or("<out of bounds>".into(), |v| v.to_string()))
-                .collect();
-            self.fail(
-                line,
-                format!(
-                    "probe uav {n} ({index}): expected {expected:?}, got [{}] (whole uav: {contents:?})",
-                    shown.join(", ")
-                ),
-            );
-        }
-        Ok(())
-    }
-
-    fn test_line(&mut self, line: usize, text: &str) -> Result<(), String> {
-        let text = text.trim();
-        if let Some(rest) = text.strip_prefix("dispatch ") {
-            let v: Vec<u32> = rest
-                .split_whitespace()
-                .map(parse_u32)
-                .collect::<Result<_, _>>()?;
-            let groups: [u32; 3] = v.try_into().map_err(|_| "dispatch needs 3 counts")?;
-            self.dispatch(line, groups)
-        } else if let Some(rest) = text.strip_prefix("probe ") {
-            self.probe(line, rest)
-        } else {
-            Err(format!("unsupported test line `{text}`"))
-        }
-    }
-
-    fn uav_line(&mut self, n: u32, text: &str) -> Result<(), String> {
-        let uav = self.uavs.get_mut(&n).ok_or("no uav")?;
-        let text = text.trim();
-        if let Some(format) = text.strip_prefix("format ") {
-            let format = format.trim();
-            uav.format_name = Some(format.to_string());
-            uav.kind = Some(match format {
-                "r32-typeless" => UavKind::Raw,
-                "r32-uint" => UavKind::Typed(Format::R32Uint),
-                "r32-sint" => UavKind::Typed(Format::R32Sint),
-                "r32-float" => UavKind::Typed(Format::R32Float),
-                other => return Err(format!("unsupported uav format `{other}`")),
-            });
-        } else if let Some(stride) = text.strip_prefix("stride ") {
-            let stride = parse_u32(stride)?;
-            if stride == 0 || stride % 4 != 0 {
-                return Err(format!("unsupported stride {stride}"));
-            }
-            uav.kind = Some(UavKind::Structured(stride));
-        } else if let Some(size) = text.strip_prefix("size ") {
-            let (kind, count) = parenthesised(size).ok_or("bad size line")?;
-            if kind != "raw_buffer" && kind != "buffer" {
-                return Err(format!("unsupported resource kind `{kind}`"));
-            }
-            uav.size = Some(parse_u32(count)?);
-        } else {
-            for token in text.split_whitespace() {
-                uav.data.push(parse_u32(token)?);
-            }
-        }
-        Ok(())
-    }
-
-    /// Fixes a declared UAV's initial contents (its data padded with zeros to its size).
-    fn finish_uav(&mut self, n: u32) -> Result<(), String> {
-        let uav = self.uavs.get(&n).ok_or("no uav")?;
-        let dwords = uav.dwords()?;
-        if uav.data.len() > dwords {
-            return Err(format!(
-                "{} data values for a uav of {dwords} dwords",
-                uav.data.len()
-            ));
-        }
-        let mut data = uav.data.clone();
-        data.resize(dwords, 0);
-        self.contents.insert(n, data);
-        Ok(())
-    }
-}
-
-/// Runs one `.shader_test` file; returns the number of probes checked, or every failure.
-fn run_file(file: &Path) -> Result<usize, Vec<String>> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| vec![format!("{}: cannot read: {e}", file.display())])?;
-    let mut r = Runner {
-        file,
-        uavs: BTreeMap::new(),
-        shader: None,
-        spirv: None,
-        contents: BTreeMap::new(),
-        test_line: 0,
-        dispatched: false,
-        failures: Vec::new(),
-        probes: 0,
-    };
-    let mut section = Section::None;
-    let mut after_test = false;
-    let mut shader_text = String::new();
-    let lines: Vec<&str> = text.lines().collect();
-    // A sentinel header at the end closes the last section.
-    for (i, raw) in lines.iter().copied().chain(["[end]"]).enumerate() {
-        let line = i + 1;
-        let trimmed = raw.trim();
-        if trimmed.starts_with('[') {
-            // Close the current section.
-            let closed = match section {
-                Section::Uav(n) => r.finish_uav(n).map_err(|e| format!("uav {n}: {e}")),
-                Section::Shader => {
-                    if let Some((_, text)) = &mut r.shader {
-                        *text = std::mem::take(&mut shader_text);
-                    }
-                    Ok(())
-                }
-                _ => Ok(()),
-            };
-            if let Err(e) = closed {
-                r.fail(line, e);
-                return Err(r.failures);
-            }
-            let header = trimmed.trim_start_matches('[').trim_end_matches(']').trim();
-            section = if let Some(n) = header.strip_prefix("uav ") {
-                let Ok(n) = parse_u32(n) else {
-                    r.fail(line, format!("bad header `{trimmed}`"));
-                    return Err(r.failures);
-                };
-                if after_test {
-                    r.uavs.clear();
-                    r.contents.clear();
-                    after_test = false;
-                }
-                r.uavs.insert(
-                    n,
-                    Uav {
-                        kind: None,
-                        format_name: None,
-                        size: None,
-                        data: Vec::new(),
-                        line,
-                    },
-                );
-                Section::Uav(n)
-            } else if header == "compute shader asm" {
-                r.shader = Some((line, String::new()));
-                r.spirv = None;
-                shader_text.clear();
-                Section::Shader
-            } else if header == "test" {
-                r.test_line = line;
-                r.dispatched = false;
-                after_test = true;
-                Section::Test
-            } else if header == "end" || header == "require" {
-                Section::Ignored
-            } else {
-                r.fail(line, format!("unsupported section `{trimmed}`"));
-                return Err(r.failures);
-            };
-            continue;
-        }
-        if matches!(section, Section::Shader) {
-            shader_text.push_str(raw);
-            shader_text.push('\n');
-            continue;
-        }
-        if trimmed.is_empty() || trimmed.starts_with('%') {
-            continue;
-        }
-        let result = match section {
-            Section::Uav(n) => r.uav_line(n, trimmed).map_err(|e| format!("uav {n}: {e}")),
-            Section::Test => r.test_line(line, trimmed),
-            Section::Ignored => Ok(()),
-            Section::None | Section::Shader => Err(format!("unexpected line `{trimmed}`")),
-        };
-        if let Err(e) = result {
-            r.fail(line, e);
-        }
-    }
-    if r.failures.is_empty() {
-        Ok(r.probes)
-    } else {
-        Err(r.failures)
+        Err(problems)
     }
 }
 
@@ -398,7 +105,7 @@ fn check(name: &str, min_probes: usize) {
             "{name}: only {probes} probes ran (expected at least {min_probes})"
         ),
         Err(failures) => panic!(
-            "{name}: {} failure(s):\n{}",
+            "{name}: {} problem(s):\n{}",
             failures.len(),
             failures.join("\n")
         ),
@@ -495,7 +202,7 @@ fn validation_layer_reports_errors() {
     );
 }
 
-/// A wrong probe fails, naming the file, the test section, the probe line and both values.
+/// A wrong probe fails, naming the line and both values.
 #[test]
 fn wrong_probe_is_reported() {
     let text = std::fs::read_to_string(seed("store_raw.shader_test")).expect("seed is readable");
@@ -511,17 +218,167 @@ fn wrong_probe_is_reported() {
     let failures = result.expect_err("a wrong probe must fail");
     assert_eq!(failures.len(), 1, "{failures:#?}");
     let message = failures.first().map(String::as_str).unwrap_or("");
-    let line_of = |needle: &str| {
-        text.lines()
-            .position(|l| l.trim() == needle)
-            .map_or(0, |i| i + 1)
-    };
-    let probe_line = format!(".shader_test:{} ", line_of("probe uav 1 (2) u32(21, 22)"));
-    let test_line = format!("test section at line {}", line_of("[test]"));
-    for part in [&probe_line, &test_line, "[21, 99]", "[21, 22]"] {
+    let line = text
+        .lines()
+        .position(|l| l.trim() == "probe uav 1 (2) u32(21, 22)")
+        .map_or(0, |i| i + 1);
+    for part in [&format!(".shader_test:{line}: "), "[21, 99]", "[21, 22]"] {
         assert!(message.contains(part), "`{part}` missing from: {message}");
     }
 }
+
+/// A draw through the runner's graphics path: a vertex buffer with two attributes, a pixel
+/// shader writing an interpolated colour and SV_Position to two render targets.
+#[test]
+fn draw_two_render_targets() {
+    let assemble = |text: &str| {
+        let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
+        let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
+        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates")
+    };
+    let vs = assemble(
+        "vs_4_0\ndcl_input v0.xy\ndcl_input v1.xyzw\n\
+         dcl_output_siv o0.xyzw, position\ndcl_output o1.xyzw\n\
+         mov o0.xy, v0.xyxx\nmov o0.zw, l(0, 0, 0.5, 1.0)\nmov o1.xyzw, v1.xyzw\nret\n",
+    );
+    let ps = assemble(
+        "ps_4_0\ndcl_input_ps_siv linear noperspective v0.xy, position\n\
+         dcl_input_ps constant v1.xyzw\ndcl_output o0.xyzw\ndcl_output o1.xy\n\
+         mov o0.xyzw, v1.xyzw\nmov o1.xy, v0.xyxx\nret\n",
+    );
+    // One triangle covering the 4x4 target; a constant colour (flat interpolation).
+    let vertices: Vec<f32> = [
+        [-1.0, -1.0, 0.25, 0.5, 0.75, 1.0],
+        [-1.0, 3.0, 0.25, 0.5, 0.75, 1.0],
+        [3.0, -1.0, 0.25, 0.5, 0.75, 1.0],
+    ]
+    .concat();
+    let target = |format: Format| RenderTarget {
+        format,
+        width: 4,
+        height: 4,
+        data: vec![0; 16 * format.texel_size()],
+    };
+    let mut draw = Draw {
+        stages: Stages {
+            vertex: &vs,
+            pixel: Some(&ps),
+            ..Stages::default()
+        },
+        topology: Topology::TriangleList,
+        vertex_count: 3,
+        instance_count: 1,
+        vertex_buffers: vec![VertexBuffer {
+            binding: 0,
+            stride: 24,
+            data: vertices.iter().flat_map(|f| f.to_le_bytes()).collect(),
+        }],
+        attributes: vec![
+            VertexAttribute {
+                location: 0,
+                binding: 0,
+                format: Format::R32G32Float,
+                offset: 0,
+            },
+            VertexAttribute {
+                location: 1,
+                binding: 0,
+                format: Format::R32G32B32A32Float,
+                offset: 8,
+            },
+        ],
+        render_targets: vec![
+            Some(target(Format::R32G32B32A32Float)),
+            Some(target(Format::R32G32Float)),
+        ],
+        depth: None,
+        specialization: Vec::new(),
+    };
+    let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
+    let result = ctx.draw(&mut draw, &mut []);
+    let messages = ctx.take_validation_messages();
+    drop(ctx);
+    if let Err(e) = result {
+        panic!("draw failed: {e}");
+    }
+    assert!(messages.is_empty(), "validation: {messages:#?}");
+    let floats = |t: &Option<RenderTarget>| -> Vec<f32> {
+        t.as_ref()
+            .map(|t| bytes_to_words(&t.data))
+            .unwrap_or_default()
+            .into_iter()
+            .map(f32::from_bits)
+            .collect()
+    };
+    let colour = floats(draw.render_targets.first().unwrap_or(&None));
+    assert_eq!(colour.len(), 64);
+    for (i, texel) in colour.chunks(4).enumerate() {
+        assert_eq!(texel, [0.25, 0.5, 0.75, 1.0], "pixel {i} of target 0");
+    }
+    // SV_Position: pixel centres, (0, 0) at the top left as in Direct3D.
+    let position = floats(draw.render_targets.get(1).unwrap_or(&None));
+    for y in 0..4usize {
+        for x in 0..4usize {
+            let at = (y * 4 + x) * 2;
+            let expected = [x as f32 + 0.5, y as f32 + 0.5];
+            assert_eq!(
+                position.get(at..at + 2),
+                Some(&expected[..]),
+                "pixel ({x}, {y})"
+            );
+        }
+    }
+}
+
+/// Every project test file under `shaders/` runs with no failure and no skip.
+#[test]
+fn every_project_shader_test_passes() {
+    fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                collect(&path, out);
+            } else if path.extension().is_some_and(|e| e == "shader_test") {
+                out.push(path);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    collect(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"),
+        &mut files,
+    );
+    files.sort();
+    assert!(!files.is_empty(), "no .shader_test files under shaders/");
+    let mut problems = Vec::new();
+    for file in &files {
+        let pending = PENDING.iter().find(|(name, _)| file.ends_with(name));
+        match (run_file(file), pending) {
+            (Ok(_), None) => {}
+            (Ok(_), Some((name, _))) => problems.push(format!(
+                "{name} passes now: remove it from PENDING in tests/execute.rs"
+            )),
+            (Err(p), None) => problems.extend(p),
+            (Err(p), Some((_, why))) => {
+                eprintln!(
+                    "{}: pending ({why}): {} problem(s)",
+                    file.display(),
+                    p.len()
+                )
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Project tests whose features belong to open issues, with the issue's feature.
+const PENDING: &[(&str, &str)] = &[
+    ("seeds/dmovc.shader_test", "double precision (issue 6)"),
+    (
+        "seeds/sm51_resource_ranges.shader_test",
+        "SM5.1 resource ranges (issue 7)",
+    ),
+];
 
 /// `ld` (mip level 0: the address's w) and `sample_l` from a 2D texture (sampled image +
 /// separate sampler), summed and written to a typed UAV texture (storage image).

@@ -9,6 +9,8 @@ mod command;
 mod condition;
 mod lookup;
 mod resource;
+#[cfg(feature = "vulkan")]
+pub mod runner;
 mod scan;
 #[cfg(test)]
 mod tests;
@@ -110,7 +112,7 @@ pub enum RequireItem {
 }
 
 /// The stage of a shader section.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Stage {
     /// `[pixel shader]`
     Pixel,

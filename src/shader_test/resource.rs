@@ -6,7 +6,7 @@ use super::RawLine;
 use crate::Result;
 
 /// Which kind of resource a resource section declares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ResourceKind {
     /// `[srv N]`: a shader resource view (texture or buffer).
     Srv,

@@ -20,6 +20,8 @@ pub struct Features {
     pub api_version: u32,
     /// `shaderFloat64`.
     pub shader_float64: bool,
+    /// `shaderInt64`.
+    pub shader_int64: bool,
     /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
     pub shader_demote_to_helper_invocation: bool,
     /// `fragmentStoresAndAtomics`.
@@ -40,12 +42,28 @@ pub struct Features {
     pub sample_rate_shading: bool,
     /// `imageCubeArray`.
     pub image_cube_array: bool,
+    /// `shaderImageGatherExtended`.
+    pub image_gather_extended: bool,
     /// `geometryShader`.
     pub geometry_shader: bool,
     /// `tessellationShader`.
     pub tessellation_shader: bool,
     /// `independentBlend`.
     pub independent_blend: bool,
+    /// `multiViewport`.
+    pub multi_viewport: bool,
+    /// `shaderClipDistance`.
+    pub shader_clip_distance: bool,
+    /// `shaderCullDistance`.
+    pub shader_cull_distance: bool,
+    /// `runtimeDescriptorArray` (core 1.2 descriptor indexing).
+    pub runtime_descriptor_array: bool,
+    /// `shaderOutputLayer` and `shaderOutputViewportIndex` (core 1.2).
+    pub shader_output_layer: bool,
+    /// `VK_EXT_transform_feedback` with geometry streams.
+    pub transform_feedback: bool,
+    /// `VK_EXT_shader_stencil_export`.
+    pub shader_stencil_export: bool,
     /// `VK_EXT_fragment_shader_interlock` (pixel interlock, ordered).
     pub fragment_shader_interlock: bool,
     /// `VK_LAYER_KHRONOS_validation` is enabled.
@@ -73,7 +91,7 @@ struct Debug {
     messages: Box<Messages>,
 }
 
-/// A Vulkan instance and device with one compute queue; create it once and run many
+/// A Vulkan instance and device with one compute (and, where the device has one, graphics) queue; create it once and run many
 /// dispatches on it. Every Vulkan object is freed on drop.
 pub struct Context {
     // Field order matters only for the explicit Drop below; `entry` keeps the loader open.
@@ -131,7 +149,7 @@ fn validation_requested() -> bool {
 impl Context {
     /// Opens the Vulkan loader, creates an instance (Vulkan 1.3 when available, else 1.2 or
     /// 1.1) and a device on the first physical device (a GPU before a CPU implementation
-    /// such as lavapipe) with one compute queue, enabling every [`Features`] item it supports.
+    /// such as lavapipe) with one queue for compute and graphics, enabling every [`Features`] item it supports.
     pub fn new() -> Result<Context, VulkanError> {
         // SAFETY: loading the system's Vulkan loader library; its initialisers are trusted.
         let entry =
@@ -312,9 +330,13 @@ fn pick_device(instance: &ash::Instance) -> Result<(vk::PhysicalDevice, u32), Vu
         }
         // SAFETY: as above.
         let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
-        let Some(family) = families
-            .iter()
-            .position(|f| f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.queue_count > 0)
+        let with = |flags: vk::QueueFlags| {
+            families
+                .iter()
+                .position(|f| f.queue_flags.contains(flags) && f.queue_count > 0)
+        };
+        let Some(family) = with(vk::QueueFlags::COMPUTE | vk::QueueFlags::GRAPHICS)
+            .or_else(|| with(vk::QueueFlags::COMPUTE))
             .and_then(|i| u32::try_from(i).ok())
         else {
             continue;
@@ -354,17 +376,21 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     let interlock_ext = has_extension(ash::ext::fragment_shader_interlock::NAME);
     let demote_ext = api < vk::API_VERSION_1_3
         && has_extension(ash::ext::shader_demote_to_helper_invocation::NAME);
+    let xfb_ext = has_extension(ash::ext::transform_feedback::NAME);
+    let stencil_export_ext = has_extension(ash::ext::shader_stencil_export::NAME);
 
-    // Query what is supported.
+    // Query what is supported; everything supported is enabled.
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
+    let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
     let mut v13 = vk::PhysicalDeviceVulkan13Features::default();
     let mut draw = vk::PhysicalDeviceShaderDrawParametersFeatures::default();
     let mut demote = vk::PhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT::default();
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
+    let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
     let core = {
         let mut query = vk::PhysicalDeviceFeatures2::default();
         if api >= vk::API_VERSION_1_2 {
-            query = query.push_next(&mut v11);
+            query = query.push_next(&mut v11).push_next(&mut v12);
         } else {
             query = query.push_next(&mut draw);
         }
@@ -376,6 +402,9 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         }
         if interlock_ext {
             query = query.push_next(&mut interlock);
+        }
+        if xfb_ext {
+            query = query.push_next(&mut xfb);
         }
         // SAFETY: the chain holds only structures this device version or its extensions know.
         unsafe { instance.get_physical_device_features2(physical, &mut query) };
@@ -389,6 +418,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
             .unwrap_or_default(),
         api_version: api,
         shader_float64: on(core.shader_float64),
+        shader_int64: on(core.shader_int64),
         shader_demote_to_helper_invocation: on(v13.shader_demote_to_helper_invocation)
             || on(demote.shader_demote_to_helper_invocation),
         fragment_stores_and_atomics: on(core.fragment_stores_and_atomics),
@@ -400,45 +430,40 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         shader_draw_parameters: on(v11.shader_draw_parameters) || on(draw.shader_draw_parameters),
         sample_rate_shading: on(core.sample_rate_shading),
         image_cube_array: on(core.image_cube_array),
+        image_gather_extended: on(core.shader_image_gather_extended),
         geometry_shader: on(core.geometry_shader),
         tessellation_shader: on(core.tessellation_shader),
         independent_blend: on(core.independent_blend),
+        multi_viewport: on(core.multi_viewport),
+        shader_clip_distance: on(core.shader_clip_distance),
+        shader_cull_distance: on(core.shader_cull_distance),
+        runtime_descriptor_array: on(v12.runtime_descriptor_array),
+        shader_output_layer: on(v12.shader_output_layer) && on(v12.shader_output_viewport_index),
+        transform_feedback: on(xfb.transform_feedback) && on(xfb.geometry_streams),
+        shader_stencil_export: stencil_export_ext,
         fragment_shader_interlock: on(interlock.fragment_shader_pixel_interlock),
         validation: false,
     };
 
-    // Enable what is wanted and supported.
-    let enable_core = vk::PhysicalDeviceFeatures::default()
-        .shader_float64(features.shader_float64)
-        .fragment_stores_and_atomics(features.fragment_stores_and_atomics)
-        .vertex_pipeline_stores_and_atomics(features.vertex_pipeline_stores_and_atomics)
-        .shader_storage_image_read_without_format(features.storage_image_read_without_format)
-        .shader_storage_image_write_without_format(features.storage_image_write_without_format)
-        .robust_buffer_access(features.robust_buffer_access)
-        .sample_rate_shading(features.sample_rate_shading)
-        .image_cube_array(features.image_cube_array)
-        .geometry_shader(features.geometry_shader)
-        .tessellation_shader(features.tessellation_shader)
-        .independent_blend(features.independent_blend);
-    let mut e11 = vk::PhysicalDeviceVulkan11Features::default()
-        .shader_draw_parameters(features.shader_draw_parameters);
-    let mut e13 = vk::PhysicalDeviceVulkan13Features::default()
-        .shader_demote_to_helper_invocation(features.shader_demote_to_helper_invocation)
-        .robust_image_access(features.robust_image_access);
-    let mut e_draw = vk::PhysicalDeviceShaderDrawParametersFeatures::default()
-        .shader_draw_parameters(features.shader_draw_parameters);
-    let mut e_demote = vk::PhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT::default()
-        .shader_demote_to_helper_invocation(features.shader_demote_to_helper_invocation);
-    let mut e_interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default()
-        .fragment_shader_pixel_interlock(on(interlock.fragment_shader_pixel_interlock))
-        .fragment_shader_sample_interlock(on(interlock.fragment_shader_sample_interlock))
-        .fragment_shader_shading_rate_interlock(on(
-            interlock.fragment_shader_shading_rate_interlock
-        ));
-    let mut enable = vk::PhysicalDeviceFeatures2::default().features(enable_core);
+    // Enable everything that is supported: copies of the queried structures, re-chained.
+    let mut e11 = v11;
+    e11.p_next = std::ptr::null_mut();
+    let mut e12 = v12;
+    e12.p_next = std::ptr::null_mut();
+    let mut e13 = v13;
+    e13.p_next = std::ptr::null_mut();
+    let mut e_draw = draw;
+    e_draw.p_next = std::ptr::null_mut();
+    let mut e_demote = demote;
+    e_demote.p_next = std::ptr::null_mut();
+    let mut e_interlock = interlock;
+    e_interlock.p_next = std::ptr::null_mut();
+    let mut e_xfb = xfb;
+    e_xfb.p_next = std::ptr::null_mut();
+    let mut enable = vk::PhysicalDeviceFeatures2::default().features(core);
     let mut device_extensions = Vec::new();
     if api >= vk::API_VERSION_1_2 {
-        enable = enable.push_next(&mut e11);
+        enable = enable.push_next(&mut e11).push_next(&mut e12);
     } else {
         enable = enable.push_next(&mut e_draw);
     }
@@ -452,6 +477,13 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     if interlock_ext {
         enable = enable.push_next(&mut e_interlock);
         device_extensions.push(ash::ext::fragment_shader_interlock::NAME.as_ptr());
+    }
+    if xfb_ext {
+        enable = enable.push_next(&mut e_xfb);
+        device_extensions.push(ash::ext::transform_feedback::NAME.as_ptr());
+    }
+    if stencil_export_ext {
+        device_extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());
     }
     let priorities = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()

@@ -2,13 +2,13 @@
 
 use ash::vk;
 
-use super::image::{self, HostImage};
+use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, HostBuffer, Owned};
 use super::{pipeline, Binding, Context, Resource, VulkanError};
 
 /// What was created for one binding.
 #[derive(Clone, Copy)]
-enum Prepared {
+pub(super) enum Prepared {
     /// A buffer, with its texel-buffer view (null for plain buffers).
     Buffer(HostBuffer, vk::BufferView),
     /// An image with its staging buffer.
@@ -50,7 +50,16 @@ impl Context {
         let prepared = self.create_resources(&mut owned, bindings)?;
         let sets = self.write_descriptors(&mut owned, bindings, &prepared)?;
         self.submit(&mut owned, &sets, &prepared, groups)?;
-        for (binding, prepared) in bindings.iter_mut().zip(&prepared) {
+        self.read_back_bindings(bindings, &prepared)
+    }
+
+    /// Copies every writable binding's memory back into its `Vec`.
+    pub(super) fn read_back_bindings(
+        &self,
+        bindings: &mut [Binding],
+        prepared: &[Prepared],
+    ) -> Result<(), VulkanError> {
+        for (binding, prepared) in bindings.iter_mut().zip(prepared) {
             if !binding.resource.is_writable() {
                 continue;
             }
@@ -67,7 +76,7 @@ impl Context {
     }
 
     /// Creates each binding's buffer (and texel-buffer view) holding its data.
-    fn create_resources(
+    pub(super) fn create_resources(
         &self,
         owned: &mut Owned<'_>,
         bindings: &[Binding],
@@ -82,11 +91,15 @@ impl Context {
             };
             let usage = match &b.resource {
                 Resource::StorageImage2D { .. } | Resource::SampledImage2D { .. } => {
-                    let storage = b.resource.is_writable();
+                    let role = if b.resource.is_writable() {
+                        ImageRole::Storage
+                    } else {
+                        ImageRole::Sampled
+                    };
                     let shape = b.resource.image().ok_or_else(|| {
                         VulkanError::Invalid("an image resource without a shape".into())
                     })?;
-                    let host = image::create_image(self, owned, shape, storage, b.resource.data())
+                    let host = image::create_image(self, owned, shape, role, b.resource.data())
                         .map_err(context)?;
                     out.push(Prepared::Image(host));
                     continue;
@@ -141,7 +154,7 @@ impl Context {
     }
 
     /// Allocates one descriptor set per layout and writes every binding into it.
-    fn write_descriptors(
+    pub(super) fn write_descriptors(
         &self,
         owned: &mut Owned<'_>,
         bindings: &[Binding],
@@ -253,119 +266,12 @@ impl Context {
         groups: [u32; 3],
     ) -> Result<(), VulkanError> {
         let d = &self.device;
-        let pool_info = vk::CommandPoolCreateInfo::default()
-            .queue_family_index(self.queue_family)
-            .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-        // SAFETY: a valid create info; the pool is recorded for destruction.
-        owned.command_pool = unsafe { d.create_command_pool(&pool_info, None) }
-            .map_err(VulkanError::call("vkCreateCommandPool"))?;
-        let alloc = vk::CommandBufferAllocateInfo::default()
-            .command_pool(owned.command_pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        // SAFETY: the pool is live; the command buffer dies with it.
-        let cmd = unsafe { d.allocate_command_buffers(&alloc) }
-            .map_err(VulkanError::call("vkAllocateCommandBuffers"))?
-            .first()
-            .copied()
-            .ok_or_else(|| VulkanError::Invalid("no command buffer allocated".into()))?;
-        let begin = vk::CommandBufferBeginInfo::default()
-            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-        let images: Vec<HostImage> = prepared
-            .iter()
-            .filter_map(|p| match p {
-                Prepared::Image(image) => Some(*image),
-                _ => None,
-            })
-            .collect();
-        let barrier = |image: &HostImage,
-                       from: vk::ImageLayout,
-                       to: vk::ImageLayout,
-                       src: vk::AccessFlags,
-                       dst: vk::AccessFlags| {
-            vk::ImageMemoryBarrier::default()
-                .image(image.image)
-                .subresource_range(image::color_range())
-                .old_layout(from)
-                .new_layout(to)
-                .src_access_mask(src)
-                .dst_access_mask(dst)
-                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-        };
-        let to_transfer: Vec<_> = images
-            .iter()
-            .map(|i| {
-                barrier(
-                    i,
-                    vk::ImageLayout::UNDEFINED,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    vk::AccessFlags::empty(),
-                    vk::AccessFlags::TRANSFER_WRITE,
-                )
-            })
-            .collect();
-        let to_shader: Vec<_> = images
-            .iter()
-            .map(|i| {
-                barrier(
-                    i,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    i.shader_layout(),
-                    vk::AccessFlags::TRANSFER_WRITE,
-                    vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                )
-            })
-            .collect();
-        let written: Vec<HostImage> = images.iter().copied().filter(|i| i.storage).collect();
-        let to_readback: Vec<_> = written
-            .iter()
-            .map(|i| {
-                barrier(
-                    i,
-                    vk::ImageLayout::GENERAL,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    vk::AccessFlags::SHADER_WRITE,
-                    vk::AccessFlags::TRANSFER_READ,
-                )
-            })
-            .collect();
-        let to_host = [vk::MemoryBarrier::default()
-            .src_access_mask(vk::AccessFlags::SHADER_WRITE | vk::AccessFlags::TRANSFER_WRITE)
-            .dst_access_mask(vk::AccessFlags::HOST_READ)];
-        // SAFETY: recording into a fresh command buffer with live pipeline, layout and sets.
+        let cmd = self.begin_commands(owned)?;
+        let images = prepared_images(prepared);
+        self.record_uploads(cmd, &images);
+        // SAFETY: recording into a command buffer in the recording state with a live
+        // pipeline, layout and sets.
         unsafe {
-            d.begin_command_buffer(cmd, &begin)
-                .map_err(VulkanError::call("vkBeginCommandBuffer"))?;
-            if !images.is_empty() {
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TOP_OF_PIPE,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &to_transfer,
-                );
-                for i in &images {
-                    d.cmd_copy_buffer_to_image(
-                        cmd,
-                        i.staging.buffer,
-                        i.image,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &[i.copy_region()],
-                    );
-                }
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &to_shader,
-                );
-            }
             d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, owned.pipeline);
             if !sets.is_empty() {
                 d.cmd_bind_descriptor_sets(
@@ -378,55 +284,19 @@ impl Context {
                 );
             }
             d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
-            if !written.is_empty() {
-                d.cmd_pipeline_barrier(
-                    cmd,
-                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
-                    &to_readback,
-                );
-                for i in &written {
-                    d.cmd_copy_image_to_buffer(
-                        cmd,
-                        i.image,
-                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                        i.staging.buffer,
-                        &[i.copy_region()],
-                    );
-                }
-            }
-            d.cmd_pipeline_barrier(
-                cmd,
-                vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                &to_host,
-                &[],
-                &[],
-            );
-            d.end_command_buffer(cmd)
-                .map_err(VulkanError::call("vkEndCommandBuffer"))?;
         }
-        // SAFETY: a valid create info; the fence is recorded for destruction.
-        owned.fence = unsafe { d.create_fence(&vk::FenceCreateInfo::default(), None) }
-            .map_err(VulkanError::call("vkCreateFence"))?;
-        let cmds = [cmd];
-        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-        let _guard = self
-            .queue_lock
-            .lock()
-            .map_err(|_| VulkanError::Invalid("the queue lock is poisoned".into()))?;
-        // SAFETY: the command buffer is fully recorded; the lock gives this thread the queue.
-        unsafe {
-            d.queue_submit(self.queue, &submit, owned.fence)
-                .map_err(VulkanError::call("vkQueueSubmit"))?;
-            owned.submitted = true;
-            d.wait_for_fences(&[owned.fence], true, u64::MAX)
-                .map_err(VulkanError::call("vkWaitForFences"))?;
-        }
-        Ok(())
+        self.record_readbacks(cmd, &images);
+        self.submit_and_wait(owned, cmd)
     }
+}
+
+/// The images among the prepared bindings.
+pub(super) fn prepared_images(prepared: &[Prepared]) -> Vec<HostImage> {
+    prepared
+        .iter()
+        .filter_map(|p| match p {
+            Prepared::Image(image) => Some(*image),
+            _ => None,
+        })
+        .collect()
 }

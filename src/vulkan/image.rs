@@ -13,18 +13,61 @@ pub(super) struct HostImage {
     pub(super) staging: HostBuffer,
     pub(super) width: u32,
     pub(super) height: u32,
-    /// A storage image (layout GENERAL, read back) rather than a sampled one.
-    pub(super) storage: bool,
+    /// How the image is used.
+    pub(super) role: ImageRole,
+}
+
+/// How an image is used by a dispatch or draw.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum ImageRole {
+    /// A sampled image (SRV texture).
+    Sampled,
+    /// A storage image (UAV texture): layout GENERAL, read back.
+    Storage,
+    /// A color attachment (render target): read back.
+    Color,
+    /// A depth attachment (32-bit float depth): read back.
+    Depth,
+}
+
+impl ImageRole {
+    /// The aspect of an image in this role.
+    pub(super) fn aspect(self) -> vk::ImageAspectFlags {
+        if self == ImageRole::Depth {
+            vk::ImageAspectFlags::DEPTH
+        } else {
+            vk::ImageAspectFlags::COLOR
+        }
+    }
+
+    /// The whole subresource range of a one-level, one-layer image in this role.
+    pub(super) fn range(self) -> vk::ImageSubresourceRange {
+        vk::ImageSubresourceRange::default()
+            .aspect_mask(self.aspect())
+            .level_count(1)
+            .layer_count(1)
+    }
 }
 
 impl HostImage {
-    /// The layout the shader sees the image in.
+    /// The layout the shader or the render pass sees the image in.
     pub(super) fn shader_layout(&self) -> vk::ImageLayout {
-        if self.storage {
-            vk::ImageLayout::GENERAL
-        } else {
-            vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL
+        match self.role {
+            ImageRole::Sampled => vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            ImageRole::Storage => vk::ImageLayout::GENERAL,
+            ImageRole::Color => vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+            ImageRole::Depth => vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL,
         }
+    }
+
+    /// True when the image is written by the GPU and read back afterwards.
+    pub(super) fn read_back(&self) -> bool {
+        self.role != ImageRole::Sampled
+    }
+
+    /// The whole subresource range (one level, one layer).
+    pub(super) fn range(&self) -> vk::ImageSubresourceRange {
+        self.role.range()
     }
 
     /// The region copied between the staging buffer and the image.
@@ -32,7 +75,7 @@ impl HostImage {
         vk::BufferImageCopy::default()
             .image_subresource(
                 vk::ImageSubresourceLayers::default()
-                    .aspect_mask(vk::ImageAspectFlags::COLOR)
+                    .aspect_mask(self.role.aspect())
                     .layer_count(1),
             )
             .image_extent(vk::Extent3D {
@@ -43,21 +86,13 @@ impl HostImage {
     }
 }
 
-/// The whole color subresource range of a one-level, one-layer image.
-pub(super) fn color_range() -> vk::ImageSubresourceRange {
-    vk::ImageSubresourceRange::default()
-        .aspect_mask(vk::ImageAspectFlags::COLOR)
-        .level_count(1)
-        .layer_count(1)
-}
-
 /// Creates a 2D image of `format` holding `data` (uploaded by the command buffer from the
 /// staging buffer) and its view.
 pub(super) fn create_image(
     ctx: &Context,
     owned: &mut Owned<'_>,
     (format, width, height): (Format, u32, u32),
-    storage: bool,
+    role: ImageRole,
     data: &[u8],
 ) -> Result<HostImage, VulkanError> {
     let expected = usize::try_from(u64::from(width) * u64::from(height))
@@ -70,16 +105,23 @@ pub(super) fn create_image(
             data.len()
         )));
     }
-    let (feature, usage) = if storage {
-        (
+    let (feature, usage) = match role {
+        ImageRole::Storage => (
             vk::FormatFeatureFlags::STORAGE_IMAGE,
             vk::ImageUsageFlags::STORAGE,
-        )
-    } else {
-        (
+        ),
+        ImageRole::Sampled => (
             vk::FormatFeatureFlags::SAMPLED_IMAGE,
             vk::ImageUsageFlags::SAMPLED,
-        )
+        ),
+        ImageRole::Color => (
+            vk::FormatFeatureFlags::COLOR_ATTACHMENT,
+            vk::ImageUsageFlags::COLOR_ATTACHMENT,
+        ),
+        ImageRole::Depth => (
+            vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT,
+            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+        ),
     };
     // SAFETY: a plain query on the context's physical device.
     let props = unsafe {
@@ -145,7 +187,7 @@ pub(super) fn create_image(
         .image(image)
         .view_type(vk::ImageViewType::TYPE_2D)
         .format(format.vk())
-        .subresource_range(color_range());
+        .subresource_range(role.range());
     // SAFETY: the image is live and bound; the view is recorded for destruction.
     let view = unsafe { d.create_image_view(&view_info, None) }
         .map_err(VulkanError::call("vkCreateImageView"))?;
@@ -156,7 +198,7 @@ pub(super) fn create_image(
         staging,
         width,
         height,
-        storage,
+        role,
     })
 }
 

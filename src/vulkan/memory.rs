@@ -14,7 +14,9 @@ pub(super) struct Owned<'a> {
     pub(super) images: Vec<vk::Image>,
     pub(super) image_views: Vec<vk::ImageView>,
     pub(super) samplers: Vec<vk::Sampler>,
-    pub(super) shader: vk::ShaderModule,
+    pub(super) shaders: Vec<vk::ShaderModule>,
+    pub(super) render_pass: vk::RenderPass,
+    pub(super) framebuffer: vk::Framebuffer,
     pub(super) set_layouts: Vec<vk::DescriptorSetLayout>,
     pub(super) pipeline_layout: vk::PipelineLayout,
     pub(super) pipeline: vk::Pipeline,
@@ -35,7 +37,9 @@ impl<'a> Owned<'a> {
             images: Vec::new(),
             image_views: Vec::new(),
             samplers: Vec::new(),
-            shader: vk::ShaderModule::null(),
+            shaders: Vec::new(),
+            render_pass: vk::RenderPass::null(),
+            framebuffer: vk::Framebuffer::null(),
             set_layouts: Vec::new(),
             pipeline_layout: vk::PipelineLayout::null(),
             pipeline: vk::Pipeline::null(),
@@ -62,11 +66,15 @@ impl Drop for Owned<'_> {
             d.destroy_command_pool(self.command_pool, None);
             d.destroy_descriptor_pool(self.descriptor_pool, None);
             d.destroy_pipeline(self.pipeline, None);
+            d.destroy_framebuffer(self.framebuffer, None);
+            d.destroy_render_pass(self.render_pass, None);
             d.destroy_pipeline_layout(self.pipeline_layout, None);
             for &layout in &self.set_layouts {
                 d.destroy_descriptor_set_layout(layout, None);
             }
-            d.destroy_shader_module(self.shader, None);
+            for &shader in &self.shaders {
+                d.destroy_shader_module(shader, None);
+            }
             for &sampler in &self.samplers {
                 d.destroy_sampler(sampler, None);
             }

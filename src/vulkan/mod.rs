@@ -1,14 +1,17 @@
-//! A small headless Vulkan compute runner: creates an instance and device once
-//! ([`Context::new`]), then runs SPIR-V compute modules on buffers ([`Context::dispatch`]) and
-//! reads every writable resource back.
+//! A small headless Vulkan runner: creates an instance and device once ([`Context::new`]),
+//! then runs SPIR-V compute modules ([`Context::dispatch`]) or draws with graphics pipelines
+//! into render targets ([`Context::draw`]), and reads every written resource back.
 //!
 //! The Vulkan loader is opened at run time, so the library works (and this module reports a
 //! [`VulkanError`]) on machines without Vulkan. Setting the environment variable
 //! `DXBC2SPIRV_VALIDATION=1` enables `VK_LAYER_KHRONOS_validation`; its messages are collected
 //! and returned by [`Context::take_validation_messages`].
 
+mod commands;
 mod device;
 mod dispatch;
+mod draw;
+mod graphics;
 mod image;
 mod memory;
 mod pipeline;
@@ -18,6 +21,9 @@ use std::fmt;
 use ash::vk;
 
 pub use device::{Context, Features};
+pub use draw::{
+    CompareOp, DepthTarget, Draw, RenderTarget, Stages, Topology, VertexAttribute, VertexBuffer,
+};
 
 /// Why a Vulkan operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +76,12 @@ pub enum Format {
     R32G32Uint,
     /// Two 32-bit floats.
     R32G32Float,
+    /// Two 32-bit signed integers.
+    R32G32Sint,
+    /// Three 32-bit floats (vertex attributes).
+    R32G32B32Float,
+    /// 32-bit float depth (depth attachments).
+    D32Float,
     /// Four 32-bit unsigned integers.
     R32G32B32A32Uint,
     /// Four 32-bit signed integers.
@@ -93,6 +105,9 @@ impl Format {
             Format::R32Float => vk::Format::R32_SFLOAT,
             Format::R32G32Uint => vk::Format::R32G32_UINT,
             Format::R32G32Float => vk::Format::R32G32_SFLOAT,
+            Format::R32G32Sint => vk::Format::R32G32_SINT,
+            Format::R32G32B32Float => vk::Format::R32G32B32_SFLOAT,
+            Format::D32Float => vk::Format::D32_SFLOAT,
             Format::R32G32B32A32Uint => vk::Format::R32G32B32A32_UINT,
             Format::R32G32B32A32Sint => vk::Format::R32G32B32A32_SINT,
             Format::R32G32B32A32Float => vk::Format::R32G32B32A32_SFLOAT,
@@ -105,9 +120,13 @@ impl Format {
     /// The size of one texel in bytes.
     pub fn texel_size(self) -> usize {
         match self {
-            Format::R32Uint | Format::R32Sint | Format::R32Float => 4,
+            Format::R32Uint | Format::R32Sint | Format::R32Float | Format::D32Float => 4,
             Format::R8G8B8A8Unorm | Format::R8G8B8A8Uint => 4,
-            Format::R32G32Uint | Format::R32G32Float | Format::R16G16B16A16Float => 8,
+            Format::R32G32Uint
+            | Format::R32G32Float
+            | Format::R32G32Sint
+            | Format::R16G16B16A16Float => 8,
+            Format::R32G32B32Float => 12,
             Format::R32G32B32A32Uint | Format::R32G32B32A32Sint | Format::R32G32B32A32Float => 16,
         }
     }

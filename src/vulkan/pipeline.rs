@@ -6,7 +6,7 @@ use super::memory::Owned;
 use super::{Binding, Context, VulkanError};
 
 /// Creates one descriptor set layout per set from 0 to the highest set used (sets with no
-/// binding get an empty layout), all visible to the compute stage.
+/// binding get an empty layout), visible to every stage.
 pub(super) fn create_set_layouts(
     ctx: &Context,
     owned: &mut Owned<'_>,
@@ -45,7 +45,7 @@ pub(super) fn create_set_layouts(
                     .binding(b.binding)
                     .descriptor_type(b.resource.descriptor_type())
                     .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                    .stage_flags(vk::ShaderStageFlags::ALL)
             })
             .collect();
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
@@ -66,37 +66,15 @@ pub(super) fn create_pipeline(
     specialization: &[(u32, u32)],
 ) -> Result<(), VulkanError> {
     let d = &ctx.device;
-    if spirv.first() != Some(&0x0723_0203) {
-        return Err(VulkanError::Invalid(
-            "the module does not start with the SPIR-V magic number".into(),
-        ));
-    }
-    let info = vk::ShaderModuleCreateInfo::default().code(spirv);
-    // SAFETY: the code is a SPIR-V module (magic checked); it is recorded for destruction.
-    owned.shader = unsafe { d.create_shader_module(&info, None) }
-        .map_err(VulkanError::call("vkCreateShaderModule"))?;
-    let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&owned.set_layouts);
-    // SAFETY: the set layouts are live.
-    owned.pipeline_layout = unsafe { d.create_pipeline_layout(&layout_info, None) }
-        .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
-
-    let mut map = Vec::with_capacity(specialization.len());
-    let mut data = Vec::with_capacity(specialization.len().saturating_mul(4));
-    for (&(id, value), offset) in specialization.iter().zip((0u32..).step_by(4)) {
-        map.push(
-            vk::SpecializationMapEntry::default()
-                .constant_id(id)
-                .offset(offset)
-                .size(4),
-        );
-        data.extend_from_slice(&value.to_le_bytes());
-    }
+    let shader = create_shader(ctx, owned, spirv)?;
+    create_pipeline_layout(ctx, owned)?;
+    let (map, data) = specialization_entries(specialization);
     let spec = vk::SpecializationInfo::default()
         .map_entries(&map)
         .data(&data);
     let mut stage = vk::PipelineShaderStageCreateInfo::default()
         .stage(vk::ShaderStageFlags::COMPUTE)
-        .module(owned.shader)
+        .module(shader)
         .name(c"main");
     if !specialization.is_empty() {
         stage = stage.specialization_info(&spec);
@@ -119,4 +97,53 @@ pub(super) fn create_pipeline(
             })?;
     owned.pipeline = pipelines.first().copied().unwrap_or_default();
     Ok(())
+}
+
+/// Creates a shader module (recorded in `owned`) after checking the SPIR-V magic number.
+pub(super) fn create_shader(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    spirv: &[u32],
+) -> Result<vk::ShaderModule, VulkanError> {
+    if spirv.first() != Some(&0x0723_0203) {
+        return Err(VulkanError::Invalid(
+            "the module does not start with the SPIR-V magic number".into(),
+        ));
+    }
+    let info = vk::ShaderModuleCreateInfo::default().code(spirv);
+    // SAFETY: the code is a SPIR-V module (magic checked); it is recorded for destruction.
+    let shader = unsafe { ctx.device.create_shader_module(&info, None) }
+        .map_err(VulkanError::call("vkCreateShaderModule"))?;
+    owned.shaders.push(shader);
+    Ok(shader)
+}
+
+/// Creates the pipeline layout over `owned.set_layouts`.
+pub(super) fn create_pipeline_layout(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+) -> Result<(), VulkanError> {
+    let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&owned.set_layouts);
+    // SAFETY: the set layouts are live.
+    owned.pipeline_layout = unsafe { ctx.device.create_pipeline_layout(&layout_info, None) }
+        .map_err(VulkanError::call("vkCreatePipelineLayout"))?;
+    Ok(())
+}
+
+/// The map entries and data of 32-bit specialization constants `(constant id, value)`.
+pub(super) fn specialization_entries(
+    specialization: &[(u32, u32)],
+) -> (Vec<vk::SpecializationMapEntry>, Vec<u8>) {
+    let mut map = Vec::with_capacity(specialization.len());
+    let mut data = Vec::with_capacity(specialization.len().saturating_mul(4));
+    for (&(id, value), offset) in specialization.iter().zip((0u32..).step_by(4)) {
+        map.push(
+            vk::SpecializationMapEntry::default()
+                .constant_id(id)
+                .offset(offset)
+                .size(4),
+        );
+        data.extend_from_slice(&value.to_le_bytes());
+    }
+    (map, data)
 }

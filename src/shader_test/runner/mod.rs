@@ -1,0 +1,937 @@
+//! Runs `.shader_test` files on Vulkan: translates each shader section's DXBC, executes the
+//! `[test]` commands (uniforms, dispatches, draws, clears, copies) on a
+//! [`Context`](crate::vulkan::Context) and checks every probe.
+//!
+//! The runner follows vkd3d's `shader_runner`: resources persist across `[test]` blocks
+//! and are replaced by later sections of the same kind and slot; a draw without a render
+//! target or depth target gets a 640x480 RGBA32F target; `draw quad` draws one large
+//! triangle through slot 0 with the default vertex shader when the file has none. Bindings
+//! are the translator's defaults (constant buffer 0 at binding 0, samplers from 16, SRVs
+//! from 32, UAVs from 160, UAV counters at their UAV's binding + 64, all in set 0).
+//!
+//! Every probe gets an [`Outcome`]: a skip always carries its reason (a shader-model range
+//! outside SM4.0–5.1, a device feature missing, no blob, a section fxc would refuse, or a
+//! runner limitation named as such); a translation error is a failure.
+
+mod probe;
+mod resources;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::shader_test::{
+    self as st, Command, EvalContext, ExpectedFxc, RequireItem, ResourceKind, SectionKind,
+    ShaderModel, ShaderTestFile, SourceFormat, Stage,
+};
+use crate::vulkan::{self, Binding, Context};
+use crate::ErrorKind;
+
+pub use probe::{close_f32, close_f64, describe, Outcome};
+pub use resources::vk_format;
+
+use resources::Payload;
+
+/// Binding of constant buffer 0.
+pub const CB0_BINDING: u32 = 0;
+/// First sampler binding.
+pub const SAMPLER_BINDING: u32 = 16;
+/// First SRV binding.
+pub const SRV_BINDING: u32 = 32;
+/// First UAV binding.
+pub const UAV_BINDING: u32 = 160;
+/// Distance from a UAV binding to its counter's binding.
+pub const COUNTER_OFFSET: u32 = 64;
+/// Smallest constant buffer bound (bytes), so shaders reading past the uniforms see zeros.
+const CB0_MIN_BYTES: usize = 4096;
+/// Skip reason for sections whose `[require]` range excludes SM4.0-5.1.
+pub const NOT_SM45: &str = "not applicable: the [require] shader-model range excludes SM4.0-5.1";
+/// The vertex shader `draw quad` uses when the file has none: position in, position out.
+const DEFAULT_VS: &str = "vs_4_0\ndcl_input v0.xyzw\ndcl_output_siv o0.xyzw, position\n\
+                          mov o0.xyzw, v0.xyzw\nret\n";
+
+/// One probe's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeRecord {
+    /// 1-based line of the probe in the file.
+    pub line: u32,
+    /// The probe's text.
+    pub text: String,
+    /// What happened.
+    pub outcome: Outcome,
+    /// Whether every shader behind the probed contents is expected to compile with fxc.
+    pub fxc_ok: bool,
+}
+
+/// What running one file gave.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileReport {
+    /// Every probe, in file order.
+    pub records: Vec<ProbeRecord>,
+    /// Validation-layer warnings (errors fail the probes that follow the work instead).
+    pub warnings: Vec<String>,
+}
+
+/// Where the runner finds the DXBC of a shader section written in HLSL.
+pub trait BlobSource {
+    /// The blob of `section` (of the file named `file_name`) compiled for `profile` with the
+    /// `[require]` `options`; `Ok(None)` when there is none (the upstream compile failed).
+    fn blob(
+        &self,
+        file_name: &str,
+        section: &st::Section,
+        profile: &str,
+        options: &[String],
+    ) -> Result<Option<Vec<u8>>, String>;
+}
+
+/// A blob directory laid out as the corpus's `shader_test_dxbc`: blobs named by the section
+/// hash rule, and an optional `MANIFEST.tsv` recording upstream compile failures.
+#[derive(Debug, Clone)]
+pub struct BlobDir {
+    dir: PathBuf,
+    manifest: HashMap<(String, u32), st::ManifestRow>,
+}
+
+impl BlobDir {
+    /// Opens `dir`, reading its `MANIFEST.tsv` when there is one.
+    pub fn open(dir: &Path) -> crate::Result<BlobDir> {
+        let mut manifest = HashMap::new();
+        let path = dir.join("MANIFEST.tsv");
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                crate::Error::new(
+                    crate::error::Location::None,
+                    format!("reading {}: {e}", path.display()),
+                )
+            })?;
+            for row in st::read_manifest(&text)? {
+                manifest.insert((row.test_file.clone(), row.line), row);
+            }
+        }
+        Ok(BlobDir {
+            dir: dir.to_path_buf(),
+            manifest,
+        })
+    }
+}
+
+impl BlobSource for BlobDir {
+    fn blob(
+        &self,
+        file_name: &str,
+        section: &st::Section,
+        profile: &str,
+        options: &[String],
+    ) -> Result<Option<Vec<u8>>, String> {
+        let name = match self.manifest.get(&(file_name.to_string(), section.line)) {
+            Some(row) => match row.blob_file() {
+                Some(f) => f.to_string(),
+                None => return Ok(None),
+            },
+            None => st::blob_name(section, profile, options),
+        };
+        match std::fs::read(self.dir.join(&name)) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(format!("reading {name}: {e}")),
+        }
+    }
+}
+
+/// A vertex shader input: (semantic name, semantic index, register).
+type InputRegister = (String, u32, u32);
+
+/// A translated shader's words and vertex inputs.
+type Translated<'s> = (&'s [u32], &'s [InputRegister]);
+
+/// A translated shader, or why it cannot run.
+#[derive(Debug, Clone)]
+enum ShaderState {
+    /// Translated; `inputs` maps (semantic, index) to the input register (vertex shaders).
+    Ready {
+        words: Vec<u32>,
+        inputs: Vec<InputRegister>,
+    },
+    /// Work with this shader is skipped for this reason.
+    Skip(String),
+    /// Work with this shader fails with this message.
+    Fail(String),
+}
+
+/// The current shader of one stage.
+#[derive(Debug, Clone)]
+struct Loaded {
+    state: ShaderState,
+    fxc_ok: bool,
+}
+
+/// What a resource holds: real contents or why they are not known.
+#[derive(Debug, Clone)]
+enum Contents {
+    /// As uploaded or as written by the last dispatch or draw.
+    Known,
+    /// The last dispatch or draw was not run: probes are skipped.
+    Skip(String),
+    /// The last dispatch or draw failed: probes fail.
+    Fail(String),
+}
+
+/// One resource of the file.
+#[derive(Debug, Clone)]
+struct Live {
+    decl: st::Resource,
+    payload: Result<Payload, String>,
+    contents: Contents,
+    fxc_ok: bool,
+}
+
+/// A resource's key: kind and slot.
+type Key = (ResourceKind, u32);
+
+/// The state of one file's run.
+struct FileRun<'a> {
+    ctx: &'a Context,
+    file_name: &'a str,
+    blobs: &'a dyn BlobSource,
+    resources: BTreeMap<Key, Live>,
+    samplers: BTreeMap<u32, Result<vulkan::SamplerDesc, String>>,
+    input_layout: Vec<st::InputElement>,
+    shaders: HashMap<Stage, Loaded>,
+    uniforms: Vec<u32>,
+    depth: vulkan::CompareOp,
+    /// A `[test]` command changed pipeline state the runner does not model.
+    unmodelled: Option<String>,
+    report: FileReport,
+}
+
+/// Runs one parsed file (named `file_name` for blob lookups) and returns its probe records.
+pub fn run_file(
+    ctx: &Context,
+    file: &ShaderTestFile,
+    file_name: &str,
+    blobs: &dyn BlobSource,
+) -> FileReport {
+    let mut run = FileRun {
+        ctx,
+        file_name,
+        blobs,
+        resources: BTreeMap::new(),
+        samplers: BTreeMap::new(),
+        input_layout: Vec::new(),
+        shaders: HashMap::new(),
+        uniforms: Vec::new(),
+        depth: vulkan::CompareOp::Always,
+        unmodelled: None,
+        report: FileReport::default(),
+    };
+    let mut missing: Vec<String> = Vec::new();
+    for (section, state) in file.sections_with_require() {
+        // The model the runner uses for this part of the file (the lowest SM4/5 one).
+        let model = state.min.max(ShaderModel::new(4, 0));
+        let in_range = state.max.is_none_or(|max| model < max) && model < ShaderModel::new(6, 0);
+        match &section.kind {
+            SectionKind::Require(lines) => missing = missing_features(lines, ctx.features()),
+            SectionKind::Resource(decl) => run.add_resource(decl),
+            SectionKind::Sampler(s) => {
+                run.samplers.insert(s.slot, sampler_desc(s));
+            }
+            SectionKind::InputLayout(elements) => run.input_layout = elements.clone(),
+            SectionKind::Shader(sh) if sh.stage != Stage::Effect => {
+                let loaded = match st::profile(sh, &state) {
+                    Some(profile) if in_range => Loaded {
+                        state: run.load_shader(section, sh, model, &profile, &state.options),
+                        fxc_ok: st::expected_fxc(&sh.qualifiers, model) == ExpectedFxc::Ok,
+                    },
+                    _ => Loaded {
+                        state: ShaderState::Skip(NOT_SM45.into()),
+                        fxc_ok: false,
+                    },
+                };
+                run.shaders.insert(sh.stage, loaded);
+            }
+            SectionKind::Test(lines) => {
+                let skip_all = if !in_range {
+                    Some(NOT_SM45.to_string())
+                } else if !missing.is_empty() {
+                    Some(missing.join("; "))
+                } else {
+                    None
+                };
+                let eval = EvalContext { model, tags: &[] };
+                for line in lines.iter().filter(|l| l.runs(&eval)) {
+                    run.command(line, &eval, skip_all.as_deref());
+                }
+            }
+            _ => {}
+        }
+    }
+    run.report
+}
+
+/// Why the `[require]` lines cannot be met here, one entry per unmet line.
+pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in lines {
+        match &line.item {
+            RequireItem::Feature(name) => {
+                let have = match name.as_str() {
+                    "float64" => Some(features.shader_float64),
+                    "int64" => Some(features.shader_int64),
+                    "rt-vp-array-index" => Some(features.shader_output_layer),
+                    "geometry-shader" => Some(features.geometry_shader),
+                    "tessellation-shader" => Some(features.tessellation_shader),
+                    "rov" => Some(features.fragment_shader_interlock),
+                    _ => None,
+                };
+                match have {
+                    Some(true) => {}
+                    Some(false) => out.push(format!("device lacks a required feature: {name}")),
+                    None => out.push(format!(
+                        "device lacks a required feature: {name} (not queried by this runner)"
+                    )),
+                }
+            }
+            RequireItem::Format { name, caps } if vk_format(name).is_none() => {
+                out.push(format!(
+                    "device lacks a required feature: format {name} {} (not mapped by this runner)",
+                    caps.join(" ")
+                ));
+            }
+            RequireItem::Raw(text) => out.push(format!(
+                "device lacks a required feature: {text} (not understood by this runner)"
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The Vulkan sampler of a `[sampler]` section.
+fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
+    let filter = match s.filter.as_deref() {
+        Some(words) if words.iter().take(2).any(|w| w == "linear") => vulkan::Filter::Linear,
+        _ => vulkan::Filter::Nearest,
+    };
+    let address = match s
+        .address
+        .as_deref()
+        .and_then(|a| a.first())
+        .map(String::as_str)
+    {
+        None | Some("wrap") => vulkan::AddressMode::Repeat,
+        Some("clamp") => vulkan::AddressMode::ClampToEdge,
+        Some("mirror") => vulkan::AddressMode::MirroredRepeat,
+        Some("border") => vulkan::AddressMode::ClampToBorder,
+        Some(other) => return Err(format!("runner: address mode {other} is not supported")),
+    };
+    if s.comparison.is_some() {
+        return Err("runner: comparison samplers are not supported".into());
+    }
+    Ok(vulkan::SamplerDesc { filter, address })
+}
+
+impl FileRun<'_> {
+    /// Adds (or replaces) a resource section.
+    fn add_resource(&mut self, decl: &st::Resource) {
+        self.resources.insert(
+            (decl.kind, decl.slot),
+            Live {
+                decl: decl.clone(),
+                payload: resources::payload(decl),
+                contents: Contents::Known,
+                fxc_ok: true,
+            },
+        );
+    }
+
+    /// Adds the default render target unless there is a render target 0 or a depth target.
+    fn set_default_target(&mut self) {
+        if !self.resources.contains_key(&(ResourceKind::Rtv, 0))
+            && !self.resources.contains_key(&(ResourceKind::Dsv, 0))
+        {
+            self.add_resource(&resources::default_target());
+        }
+    }
+
+    /// Translates a shader section, or says why not.
+    fn load_shader(
+        &self,
+        section: &st::Section,
+        shader: &st::ShaderSection,
+        model: ShaderModel,
+        profile: &str,
+        options: &[String],
+    ) -> ShaderState {
+        if matches!(
+            st::expected_fxc(&shader.qualifiers, model),
+            ExpectedFxc::Fail | ExpectedFxc::NotImpl
+        ) {
+            return ShaderState::Skip(format!(
+                "shader is expected not to compile with fxc for {profile}"
+            ));
+        }
+        let bytes = match shader.format() {
+            SourceFormat::Asm => match crate::asm::assemble(&shader.source) {
+                Ok(b) => b,
+                Err(e) => return ShaderState::Fail(format!("assembling: {e}")),
+            },
+            SourceFormat::DxbcTpfHex => match st::decode_hex(&shader.source) {
+                Ok(b) => b,
+                Err(e) => return ShaderState::Fail(format!("decoding hex: {e}")),
+            },
+            _ => match self.blobs.blob(self.file_name, section, profile, options) {
+                Ok(Some(b)) => b,
+                Ok(None) => return ShaderState::Skip("no blob (upstream compile failure)".into()),
+                Err(e) => return ShaderState::Fail(e),
+            },
+        };
+        translate(&bytes)
+    }
+
+    /// Runs one `[test]` command.
+    fn command(&mut self, line: &st::TestLine, eval: &EvalContext<'_>, skip_all: Option<&str>) {
+        match &line.command {
+            Command::Uniform { offset, values, .. } => {
+                let start = usize::try_from(*offset).unwrap_or(0);
+                let words = values.words();
+                let end = start.saturating_add(words.len());
+                if self.uniforms.len() < end {
+                    // vkd3d fills gaps with 0x7f bytes.
+                    self.uniforms.resize(end.div_ceil(4) * 4, 0x7f7f_7f7f);
+                }
+                if let Some(dst) = self.uniforms.get_mut(start..end) {
+                    dst.copy_from_slice(&words);
+                }
+            }
+            Command::Dispatch { x, y, z } => {
+                let outcome = match skip_all {
+                    Some(reason) => Contents::Skip(reason.to_string()),
+                    None => self.dispatch([*x, *y, *z]),
+                };
+                let fxc_ok = self.shaders.get(&Stage::Compute).is_some_and(|s| s.fxc_ok);
+                self.written(outcome, fxc_ok, &[ResourceKind::Uav]);
+            }
+            Command::DrawQuad => {
+                self.set_default_target();
+                self.input_layout = vec![st::InputElement {
+                    slot: 0,
+                    format: "r32g32-float".into(),
+                    semantic: "position".into(),
+                    index: 0,
+                }];
+                let quad: Vec<u32> = [-2.0f32, -2.0, -2.0, 4.0, 4.0, -2.0]
+                    .iter()
+                    .map(|f| f.to_bits())
+                    .collect();
+                self.resources.insert(
+                    (ResourceKind::Vb, 0),
+                    Live {
+                        decl: st::Resource {
+                            kind: ResourceKind::Vb,
+                            slot: 0,
+                            format: None,
+                            stride: None,
+                            size: None,
+                            levels: None,
+                            data: Vec::new(),
+                        },
+                        payload: Ok(Payload::Vertices(vulkan::words_to_bytes(&quad))),
+                        contents: Contents::Known,
+                        fxc_ok: true,
+                    },
+                );
+                self.draw_command(vulkan::Topology::TriangleList, 3, 1, skip_all);
+            }
+            Command::Draw {
+                topology,
+                vertex_count,
+                instance_count,
+            } => {
+                self.set_default_target();
+                let topology = match topology {
+                    st::Topology::TriangleList => vulkan::Topology::TriangleList,
+                    st::Topology::TriangleStrip => vulkan::Topology::TriangleStrip,
+                    st::Topology::PointList => vulkan::Topology::PointList,
+                    st::Topology::LineList => vulkan::Topology::LineList,
+                    st::Topology::LineStrip => vulkan::Topology::LineStrip,
+                    st::Topology::PatchList(n) => vulkan::Topology::PatchList(*n),
+                };
+                self.draw_command(topology, *vertex_count, *instance_count, skip_all);
+            }
+            Command::Clear { target, values } => {
+                if target.kind == ResourceKind::Rtv {
+                    self.set_default_target();
+                }
+                self.clear(target.kind, target.slot, values);
+            }
+            Command::Copy { src, dst } => self.copy((src.kind, src.slot), (dst.kind, dst.slot)),
+            Command::Depth(comparison) => self.depth = compare_op(*comparison),
+            Command::DepthBounds { .. } => {
+                self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
+            }
+            Command::Other(text) => {
+                let word = text.split_whitespace().next().unwrap_or("");
+                self.unmodelled = Some(format!("runner: `{word}` is not supported"));
+            }
+            Command::Probe(probe) => {
+                let todo = line.is_todo(eval) || line.is_bug(eval);
+                let (outcome, fxc_ok) = match skip_all {
+                    Some(reason) => (Outcome::Skip(reason.to_string()), false),
+                    None => self.probe(probe),
+                };
+                let outcome = match outcome {
+                    Outcome::Fail { expected, actual } if todo => {
+                        Outcome::TodoFail { expected, actual }
+                    }
+                    other => other,
+                };
+                self.report.records.push(ProbeRecord {
+                    line: line.line,
+                    text: line.text.clone(),
+                    outcome,
+                    fxc_ok,
+                });
+            }
+        }
+    }
+
+    /// Records what a dispatch or draw did to the resources of `kinds`.
+    fn written(&mut self, outcome: Contents, fxc_ok: bool, kinds: &[ResourceKind]) {
+        for live in self
+            .resources
+            .values_mut()
+            .filter(|r| kinds.contains(&r.decl.kind))
+        {
+            live.fxc_ok = fxc_ok;
+            if !matches!(outcome, Contents::Known) {
+                live.contents = outcome.clone();
+            }
+        }
+    }
+
+    /// The shader of `stage`, translated, or the contents its failure leaves.
+    fn ready(&self, stage: Stage) -> Result<Option<Translated<'_>>, Contents> {
+        match self.shaders.get(&stage).map(|s| &s.state) {
+            None => Ok(None),
+            Some(ShaderState::Skip(reason)) => Err(Contents::Skip(reason.clone())),
+            Some(ShaderState::Fail(message)) => Err(Contents::Fail(message.clone())),
+            Some(ShaderState::Ready { words, inputs }) => Ok(Some((words, inputs))),
+        }
+    }
+
+    /// The descriptor bindings of every current SRV, UAV, sampler and constant buffer 0.
+    fn bindings(&self) -> Result<Vec<Binding>, Contents> {
+        let mut cb = vulkan::words_to_bytes(&self.uniforms);
+        cb.resize(cb.len().max(CB0_MIN_BYTES).div_ceil(16) * 16, 0);
+        let mut bindings = vec![Binding::new(
+            0,
+            CB0_BINDING,
+            vulkan::Resource::UniformBuffer(cb),
+        )];
+        for (&(kind, slot), live) in &self.resources {
+            let base = match kind {
+                ResourceKind::Srv => SRV_BINDING,
+                ResourceKind::Uav => UAV_BINDING,
+                _ => continue,
+            };
+            let resource = match &live.payload {
+                Ok(Payload::Bound(r)) => r.clone(),
+                Ok(_) => continue,
+                Err(why) => return Err(Contents::Skip(why.clone())),
+            };
+            let binding = base.saturating_add(slot);
+            bindings.push(Binding::new(0, binding, resource));
+            if matches!(live.decl.size, Some(st::ResourceSize::CounterBuffer(_))) {
+                bindings.push(Binding::new(
+                    0,
+                    binding.saturating_add(COUNTER_OFFSET),
+                    vulkan::Resource::StorageBuffer(vec![0; 4]),
+                ));
+            }
+        }
+        for (&slot, sampler) in &self.samplers {
+            let desc = sampler.clone().map_err(Contents::Skip)?;
+            bindings.push(Binding::new(
+                0,
+                SAMPLER_BINDING.saturating_add(slot),
+                vulkan::Resource::Sampler(desc),
+            ));
+        }
+        Ok(bindings)
+    }
+
+    /// Stores the written contents of UAV bindings after a dispatch or draw.
+    fn store_bindings(&mut self, bindings: Vec<Binding>) {
+        for b in bindings {
+            if !(UAV_BINDING..UAV_BINDING + COUNTER_OFFSET).contains(&b.binding) {
+                continue;
+            }
+            let key = (ResourceKind::Uav, b.binding - UAV_BINDING);
+            if let Some(live) = self.resources.get_mut(&key) {
+                live.payload = Ok(Payload::Bound(b.resource));
+                live.contents = Contents::Known;
+            }
+        }
+    }
+
+    /// Runs a dispatch; returns what the UAVs hold afterwards.
+    fn dispatch(&mut self, groups: [u32; 3]) -> Contents {
+        let spirv = match self.ready(Stage::Compute) {
+            Ok(Some((words, _))) => words.to_vec(),
+            Ok(None) => return Contents::Fail("dispatch without a compute shader".into()),
+            Err(contents) => return contents,
+        };
+        let mut bindings = match self.bindings() {
+            Ok(b) => b,
+            Err(contents) => return contents,
+        };
+        if let Err(e) = self.ctx.dispatch(&spirv, &mut bindings, groups) {
+            return Contents::Fail(format!("vulkan: {e}"));
+        }
+        let errors = self.validation_errors();
+        self.store_bindings(bindings);
+        errors
+    }
+
+    /// Takes the validation layer's messages: warnings are kept in the report, errors make
+    /// the work's contents a failure.
+    fn validation_errors(&mut self) -> Contents {
+        let (errors, warnings): (Vec<String>, Vec<String>) = self
+            .ctx
+            .take_validation_messages()
+            .into_iter()
+            .partition(|m| m.starts_with("error"));
+        self.report.warnings.extend(warnings);
+        if errors.is_empty() {
+            Contents::Known
+        } else {
+            Contents::Fail(format!("validation: {}", errors.join("; ")))
+        }
+    }
+
+    /// Runs a draw command and records its effect on targets and UAVs.
+    fn draw_command(
+        &mut self,
+        topology: vulkan::Topology,
+        vertex_count: u32,
+        instance_count: u32,
+        skip_all: Option<&str>,
+    ) {
+        let outcome = match (skip_all, &self.unmodelled) {
+            (Some(reason), _) => Contents::Skip(reason.to_string()),
+            (None, Some(reason)) => Contents::Skip(reason.clone()),
+            (None, None) => self.draw(topology, vertex_count, instance_count),
+        };
+        let stages = [
+            Stage::Vertex,
+            Stage::Hull,
+            Stage::Domain,
+            Stage::Geometry,
+            Stage::Pixel,
+        ];
+        let fxc_ok = stages
+            .iter()
+            .filter_map(|s| self.shaders.get(s))
+            .all(|s| s.fxc_ok);
+        self.written(
+            outcome,
+            fxc_ok,
+            &[ResourceKind::Uav, ResourceKind::Rtv, ResourceKind::Dsv],
+        );
+    }
+
+    /// Runs a draw; returns what the targets and UAVs hold afterwards.
+    fn draw(
+        &mut self,
+        topology: vulkan::Topology,
+        vertex_count: u32,
+        instance_count: u32,
+    ) -> Contents {
+        let default_vs;
+        let (vertex, inputs) = match self.ready(Stage::Vertex) {
+            Ok(Some(vs)) => vs,
+            Ok(None) => {
+                default_vs = translate(&match crate::asm::assemble(DEFAULT_VS) {
+                    Ok(b) => b,
+                    Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
+                });
+                match &default_vs {
+                    ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
+                    ShaderState::Skip(r) | ShaderState::Fail(r) => {
+                        return Contents::Fail(format!("default VS: {r}"))
+                    }
+                }
+            }
+            Err(contents) => return contents,
+        };
+        let optional = |stage| self.ready(stage).map(|s| s.map(|(w, _)| w));
+        let (hull, domain, geometry, pixel) = match (
+            optional(Stage::Hull),
+            optional(Stage::Domain),
+            optional(Stage::Geometry),
+            optional(Stage::Pixel),
+        ) {
+            (Ok(h), Ok(d), Ok(g), Ok(p)) => (h, d, g, p),
+            (Err(c), ..) | (_, Err(c), ..) | (_, _, Err(c), _) | (.., Err(c)) => return c,
+        };
+        let (vertex_buffers, attributes) = match self.vertex_input(inputs) {
+            Ok(v) => v,
+            Err(contents) => return contents,
+        };
+        let mut render_targets = Vec::new();
+        let mut depth = None;
+        for (&(kind, slot), live) in &self.resources {
+            match (&live.payload, kind) {
+                (Ok(Payload::Target(t)), ResourceKind::Rtv) => {
+                    let slot = usize::try_from(slot).unwrap_or(usize::MAX);
+                    if render_targets.len() <= slot {
+                        render_targets.resize(slot.saturating_add(1), None);
+                    }
+                    if let Some(entry) = render_targets.get_mut(slot) {
+                        *entry = Some(t.clone());
+                    }
+                }
+                (Ok(Payload::Depth(d)), ResourceKind::Dsv) => {
+                    depth = Some(vulkan::DepthTarget {
+                        compare: self.depth,
+                        ..d.clone()
+                    });
+                }
+                (Err(why), ResourceKind::Rtv | ResourceKind::Dsv) => {
+                    return Contents::Skip(why.clone())
+                }
+                _ => {}
+            }
+        }
+        let mut bindings = match self.bindings() {
+            Ok(b) => b,
+            Err(contents) => return contents,
+        };
+        let mut draw = vulkan::Draw {
+            stages: vulkan::Stages {
+                vertex,
+                hull,
+                domain,
+                geometry,
+                pixel,
+            },
+            topology,
+            vertex_count,
+            instance_count,
+            vertex_buffers,
+            attributes,
+            render_targets,
+            depth,
+            specialization: vec![(0x100, 1)],
+        };
+        if let Err(e) = self.ctx.draw(&mut draw, &mut bindings) {
+            return Contents::Fail(format!("vulkan: {e}"));
+        }
+        let (targets, depth) = (draw.render_targets, draw.depth);
+        let errors = self.validation_errors();
+        self.store_bindings(bindings);
+        for (slot, target) in targets.into_iter().enumerate() {
+            let Some(target) = target else { continue };
+            let key = (ResourceKind::Rtv, u32::try_from(slot).unwrap_or(u32::MAX));
+            if let Some(live) = self.resources.get_mut(&key) {
+                live.payload = Ok(Payload::Target(target));
+                live.contents = Contents::Known;
+            }
+        }
+        if let (Some(d), Some(live)) = (depth, self.resources.get_mut(&(ResourceKind::Dsv, 0))) {
+            live.payload = Ok(Payload::Depth(d));
+            live.contents = Contents::Known;
+        }
+        errors
+    }
+
+    /// The vertex buffers and attributes of the current input layout for a vertex shader
+    /// with `inputs` (semantic, index, register); the default vertex shader has none and
+    /// reads `position` at location 0.
+    #[allow(clippy::type_complexity)]
+    fn vertex_input(
+        &self,
+        inputs: &[InputRegister],
+    ) -> Result<(Vec<vulkan::VertexBuffer>, Vec<vulkan::VertexAttribute>), Contents> {
+        let mut attributes = Vec::new();
+        let mut offsets: BTreeMap<u32, u32> = BTreeMap::new();
+        for element in &self.input_layout {
+            let format = vk_format(&element.format).ok_or_else(|| {
+                Contents::Skip(format!(
+                    "runner: vertex format {} is not supported",
+                    element.format
+                ))
+            })?;
+            let offset = offsets.entry(element.slot).or_insert(0);
+            let location = if inputs.is_empty() {
+                Some(0)
+            } else {
+                inputs
+                    .iter()
+                    .find(|(name, index, _)| {
+                        name.eq_ignore_ascii_case(&element.semantic) && *index == element.index
+                    })
+                    .map(|&(_, _, register)| register)
+            };
+            if let Some(location) = location {
+                attributes.push(vulkan::VertexAttribute {
+                    location,
+                    binding: element.slot,
+                    format,
+                    offset: *offset,
+                });
+            }
+            *offset = offset.saturating_add(u32::try_from(format.texel_size()).unwrap_or(0));
+        }
+        let mut buffers = Vec::new();
+        for (&slot, &stride) in &offsets {
+            match self
+                .resources
+                .get(&(ResourceKind::Vb, slot))
+                .map(|l| &l.payload)
+            {
+                Some(Ok(Payload::Vertices(data))) if !data.is_empty() => {
+                    buffers.push(vulkan::VertexBuffer {
+                        binding: slot,
+                        stride,
+                        data: data.clone(),
+                    })
+                }
+                Some(Err(why)) => return Err(Contents::Skip(why.clone())),
+                _ => return Err(Contents::Fail(format!("no vertex buffer in slot {slot}"))),
+            }
+        }
+        Ok((buffers, attributes))
+    }
+
+    /// `clear rtv N r g b a` / `clear dsv d`.
+    fn clear(&mut self, kind: ResourceKind, slot: u32, values: &[f32]) {
+        let Some(live) = self.resources.get_mut(&(kind, slot)) else {
+            return;
+        };
+        let format = live
+            .decl
+            .format
+            .clone()
+            .unwrap_or_else(|| "r32g32b32a32-float".into());
+        match &mut live.payload {
+            Ok(Payload::Target(t)) => match resources::clear_texel(&format, values) {
+                Ok(texel) => {
+                    for chunk in t.data.chunks_exact_mut(texel.len().max(1)) {
+                        chunk.copy_from_slice(&texel);
+                    }
+                    live.contents = Contents::Known;
+                }
+                Err(why) => live.contents = Contents::Skip(why),
+            },
+            Ok(Payload::Depth(d)) => {
+                let depth = values.first().copied().unwrap_or(0.0).to_le_bytes();
+                for chunk in d.data.chunks_exact_mut(4) {
+                    chunk.copy_from_slice(&depth);
+                }
+                live.contents = Contents::Known;
+            }
+            _ => {}
+        }
+    }
+
+    /// `copy SRC DST`: the runner keeps contents on the host, so this copies bytes.
+    fn copy(&mut self, src: Key, dst: Key) {
+        let Some(source) = self.resources.get(&src) else {
+            return;
+        };
+        let (bytes, contents, fxc_ok) = match &source.payload {
+            Ok(p) => (
+                p.probe_view().0.to_vec(),
+                source.contents.clone(),
+                source.fxc_ok,
+            ),
+            Err(why) => (Vec::new(), Contents::Skip(why.clone()), false),
+        };
+        if let Some(live) = self.resources.get_mut(&dst) {
+            let data = match &mut live.payload {
+                Ok(Payload::Bound(r)) => r.data_mut(),
+                Ok(Payload::Target(t)) => Some(&mut t.data),
+                Ok(Payload::Depth(d)) => Some(&mut d.data),
+                Ok(Payload::Vertices(v)) => Some(v),
+                Err(_) => None,
+            };
+            if let Some(data) = data {
+                let n = data.len().min(bytes.len());
+                if let (Some(d), Some(s)) = (data.get_mut(..n), bytes.get(..n)) {
+                    d.copy_from_slice(s);
+                }
+            }
+            live.contents = contents;
+            live.fxc_ok = fxc_ok;
+        }
+    }
+
+    /// Checks one probe; returns its outcome and whether the shaders behind it are fxc-ok.
+    fn probe(&self, probe: &st::Probe) -> (Outcome, bool) {
+        let key = probe
+            .resource
+            .map_or((ResourceKind::Rtv, 0), |r| (r.kind, r.slot));
+        let Some(live) = self.resources.get(&key) else {
+            return (
+                Outcome::Fail {
+                    expected: format!("{:?} {} exists", key.0, key.1),
+                    actual: "no such resource".into(),
+                },
+                false,
+            );
+        };
+        let outcome = match (&live.contents, &live.payload) {
+            (Contents::Skip(reason), _) => Outcome::Skip(reason.clone()),
+            (Contents::Fail(message), _) => Outcome::Fail {
+                expected: describe(&probe.values),
+                actual: message.clone(),
+            },
+            (Contents::Known, Err(why)) => Outcome::Skip(why.clone()),
+            (Contents::Known, Ok(payload)) => {
+                let (data, addressing) = payload.probe_view();
+                probe::check(data, addressing, probe)
+            }
+        };
+        (outcome, live.fxc_ok)
+    }
+}
+
+/// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature.
+fn translate(bytes: &[u8]) -> ShaderState {
+    let dxbc = match crate::read(bytes, &crate::ReadOptions::default()) {
+        Ok(d) => d,
+        Err(e) => return ShaderState::Fail(format!("reading: {e}")),
+    };
+    match crate::translate(&dxbc, &crate::spirv::Options::default()) {
+        Ok(words) => {
+            let inputs = dxbc
+                .reflection
+                .input
+                .iter()
+                .flat_map(|s| &s.elements)
+                .filter(|e| e.system_value == crate::container::SystemValue::Undefined)
+                .map(|e| (e.semantic_name.clone(), e.semantic_index, e.register))
+                .collect();
+            ShaderState::Ready { words, inputs }
+        }
+        Err(e) if e.kind == ErrorKind::Unsupported => {
+            ShaderState::Skip(format!("unsupported: {e}"))
+        }
+        Err(e) => ShaderState::Fail(format!("translation error: {e}")),
+    }
+}
+
+/// The Vulkan compare op of a shader_test comparison.
+fn compare_op(c: st::Comparison) -> vulkan::CompareOp {
+    match c {
+        st::Comparison::Never => vulkan::CompareOp::Never,
+        st::Comparison::Less => vulkan::CompareOp::Less,
+        st::Comparison::Equal => vulkan::CompareOp::Equal,
+        st::Comparison::LessEqual => vulkan::CompareOp::LessEqual,
+        st::Comparison::Greater => vulkan::CompareOp::Greater,
+        st::Comparison::NotEqual => vulkan::CompareOp::NotEqual,
+        st::Comparison::GreaterEqual => vulkan::CompareOp::GreaterEqual,
+        st::Comparison::Always => vulkan::CompareOp::Always,
+    }
+}

@@ -1,0 +1,255 @@
+//! Render pass, framebuffer and graphics pipeline of a draw.
+//!
+//! The viewport covers the whole framebuffer with a negative height, so that clip-space +y
+//! is the top of the image and (0, 0) its top-left pixel, as in Direct3D; depth runs from 0
+//! to 1. Culling and blending are off; the depth test is on when the draw has a depth target.
+
+use ash::vk;
+
+use super::draw::{Draw, Topology};
+use super::image::HostImage;
+use super::memory::Owned;
+use super::pipeline::{create_shader, specialization_entries};
+use super::{Context, Format, VulkanError};
+
+/// The number of color attachment slots of the subpass (highest bound slot + 1).
+fn color_slots(draw: &Draw<'_>) -> usize {
+    draw.render_targets
+        .iter()
+        .rposition(Option::is_some)
+        .map_or(0, |i| i.saturating_add(1))
+}
+
+fn u32_len(n: usize) -> Result<u32, VulkanError> {
+    u32::try_from(n).map_err(|_| VulkanError::Invalid("too many attachments".into()))
+}
+
+/// Creates the render pass: color attachments in slot order, then depth; contents are loaded
+/// and stored, and stay in their attachment layouts.
+pub(super) fn create_render_pass(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    draw: &Draw<'_>,
+) -> Result<(), VulkanError> {
+    let mut attachments = Vec::new();
+    let mut color_refs = Vec::new();
+    for target in draw.render_targets.iter().take(color_slots(draw)) {
+        match target {
+            Some(t) => {
+                color_refs.push(
+                    vk::AttachmentReference::default()
+                        .attachment(u32_len(attachments.len())?)
+                        .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+                );
+                attachments.push(
+                    vk::AttachmentDescription::default()
+                        .format(t.format.vk())
+                        .samples(vk::SampleCountFlags::TYPE_1)
+                        .load_op(vk::AttachmentLoadOp::LOAD)
+                        .store_op(vk::AttachmentStoreOp::STORE)
+                        .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                        .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                        .initial_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)
+                        .final_layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL),
+                );
+            }
+            None => color_refs.push(
+                vk::AttachmentReference::default()
+                    .attachment(vk::ATTACHMENT_UNUSED)
+                    .layout(vk::ImageLayout::UNDEFINED),
+            ),
+        }
+    }
+    let depth_ref = vk::AttachmentReference::default()
+        .attachment(u32_len(attachments.len())?)
+        .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
+    if draw.depth.is_some() {
+        attachments.push(
+            vk::AttachmentDescription::default()
+                .format(Format::D32Float.vk())
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .load_op(vk::AttachmentLoadOp::LOAD)
+                .store_op(vk::AttachmentStoreOp::STORE)
+                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
+                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .initial_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
+                .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+        );
+    }
+    let mut subpass = vk::SubpassDescription::default()
+        .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
+        .color_attachments(&color_refs);
+    if draw.depth.is_some() {
+        subpass = subpass.depth_stencil_attachment(&depth_ref);
+    }
+    let subpasses = [subpass];
+    let info = vk::RenderPassCreateInfo::default()
+        .attachments(&attachments)
+        .subpasses(&subpasses);
+    // SAFETY: a valid create info whose arrays live across the call; recorded for destruction.
+    owned.render_pass = unsafe { ctx.device.create_render_pass(&info, None) }
+        .map_err(VulkanError::call("vkCreateRenderPass"))?;
+    Ok(())
+}
+
+/// Creates the framebuffer over the targets' views (in attachment order).
+pub(super) fn create_framebuffer(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    targets: &[(Option<usize>, HostImage)],
+    extent: vk::Extent2D,
+) -> Result<(), VulkanError> {
+    let views: Vec<vk::ImageView> = targets.iter().map(|(_, image)| image.view).collect();
+    let info = vk::FramebufferCreateInfo::default()
+        .render_pass(owned.render_pass)
+        .attachments(&views)
+        .width(extent.width)
+        .height(extent.height)
+        .layers(1);
+    // SAFETY: the render pass and views are live and match in count and format.
+    owned.framebuffer = unsafe { ctx.device.create_framebuffer(&info, None) }
+        .map_err(VulkanError::call("vkCreateFramebuffer"))?;
+    Ok(())
+}
+
+/// Creates the graphics pipeline of `draw` on `owned`'s layout and render pass.
+pub(super) fn create_pipeline(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    draw: &Draw<'_>,
+    extent: vk::Extent2D,
+) -> Result<(), VulkanError> {
+    let (map, data) = specialization_entries(&draw.specialization);
+    let spec = vk::SpecializationInfo::default()
+        .map_entries(&map)
+        .data(&data);
+    let s = draw.stages;
+    let modules = [
+        (vk::ShaderStageFlags::VERTEX, Some(s.vertex)),
+        (vk::ShaderStageFlags::TESSELLATION_CONTROL, s.hull),
+        (vk::ShaderStageFlags::TESSELLATION_EVALUATION, s.domain),
+        (vk::ShaderStageFlags::GEOMETRY, s.geometry),
+        (vk::ShaderStageFlags::FRAGMENT, s.pixel),
+    ];
+    let mut stages = Vec::new();
+    for (stage, code) in modules {
+        let Some(code) = code else { continue };
+        let module = create_shader(ctx, owned, code)?;
+        let mut info = vk::PipelineShaderStageCreateInfo::default()
+            .stage(stage)
+            .module(module)
+            .name(c"main");
+        if !draw.specialization.is_empty() {
+            info = info.specialization_info(&spec);
+        }
+        stages.push(info);
+    }
+
+    let bindings: Vec<vk::VertexInputBindingDescription> = draw
+        .vertex_buffers
+        .iter()
+        .map(|vb| {
+            vk::VertexInputBindingDescription::default()
+                .binding(vb.binding)
+                .stride(vb.stride)
+                .input_rate(vk::VertexInputRate::VERTEX)
+        })
+        .collect();
+    let attributes: Vec<vk::VertexInputAttributeDescription> = draw
+        .attributes
+        .iter()
+        .map(|a| {
+            vk::VertexInputAttributeDescription::default()
+                .location(a.location)
+                .binding(a.binding)
+                .format(a.format.vk())
+                .offset(a.offset)
+        })
+        .collect();
+    let vertex_input = vk::PipelineVertexInputStateCreateInfo::default()
+        .vertex_binding_descriptions(&bindings)
+        .vertex_attribute_descriptions(&attributes);
+    let (topology, patch_points) = match draw.topology {
+        Topology::PointList => (vk::PrimitiveTopology::POINT_LIST, None),
+        Topology::LineList => (vk::PrimitiveTopology::LINE_LIST, None),
+        Topology::LineStrip => (vk::PrimitiveTopology::LINE_STRIP, None),
+        Topology::TriangleList => (vk::PrimitiveTopology::TRIANGLE_LIST, None),
+        Topology::TriangleStrip => (vk::PrimitiveTopology::TRIANGLE_STRIP, None),
+        Topology::PatchList(n) => (vk::PrimitiveTopology::PATCH_LIST, Some(n)),
+    };
+    let input_assembly = vk::PipelineInputAssemblyStateCreateInfo::default().topology(topology);
+    let tessellation = vk::PipelineTessellationStateCreateInfo::default()
+        .patch_control_points(patch_points.unwrap_or(1));
+    #[allow(clippy::cast_precision_loss)]
+    let (width, height) = (extent.width as f32, extent.height as f32);
+    let viewports = [vk::Viewport {
+        x: 0.0,
+        y: height,
+        width,
+        height: -height,
+        min_depth: 0.0,
+        max_depth: 1.0,
+    }];
+    let scissors = [vk::Rect2D {
+        offset: vk::Offset2D::default(),
+        extent,
+    }];
+    let viewport = vk::PipelineViewportStateCreateInfo::default()
+        .viewports(&viewports)
+        .scissors(&scissors);
+    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+        .polygon_mode(vk::PolygonMode::FILL)
+        .cull_mode(vk::CullModeFlags::NONE)
+        .front_face(vk::FrontFace::CLOCKWISE)
+        .line_width(1.0);
+    let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+    let depth = vk::PipelineDepthStencilStateCreateInfo::default()
+        .depth_test_enable(draw.depth.is_some())
+        .depth_write_enable(draw.depth.is_some())
+        .depth_compare_op(
+            draw.depth
+                .as_ref()
+                .map_or(vk::CompareOp::ALWAYS, |d| d.compare.vk()),
+        );
+    let blend_attachments: Vec<vk::PipelineColorBlendAttachmentState> = (0..color_slots(draw))
+        .map(|_| {
+            vk::PipelineColorBlendAttachmentState::default()
+                .blend_enable(false)
+                .color_write_mask(vk::ColorComponentFlags::RGBA)
+        })
+        .collect();
+    let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);
+    let mut info = vk::GraphicsPipelineCreateInfo::default()
+        .stages(&stages)
+        .vertex_input_state(&vertex_input)
+        .input_assembly_state(&input_assembly)
+        .viewport_state(&viewport)
+        .rasterization_state(&raster)
+        .multisample_state(&multisample)
+        .depth_stencil_state(&depth)
+        .color_blend_state(&blend)
+        .layout(owned.pipeline_layout)
+        .render_pass(owned.render_pass)
+        .subpass(0);
+    if patch_points.is_some() {
+        info = info.tessellation_state(&tessellation);
+    }
+    let infos = [info];
+    let d = &ctx.device;
+    // SAFETY: every state structure lives across the call; modules, layout and render pass
+    // are live.
+    let pipelines = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &infos, None) }
+        .map_err(|(pipelines, result)| {
+            for p in pipelines {
+                // SAFETY: failed creations return null handles, which destroy ignores.
+                unsafe { d.destroy_pipeline(p, None) };
+            }
+            VulkanError::Call {
+                function: "vkCreateGraphicsPipelines",
+                result,
+            }
+        })?;
+    owned.pipeline = pipelines.first().copied().unwrap_or_default();
+    Ok(())
+}
