@@ -19,7 +19,9 @@
 //! the instruction. The emitter only follows the lanes this pass returns.
 
 use crate::error::{Error, Result};
-use crate::ir::{ComponentCount, Instruction, Operand, Program, RegisterKind, Selection, ValueType};
+use crate::ir::{
+    ComponentCount, Instruction, Operand, Program, RegisterKind, Selection, ValueType,
+};
 
 /// How a lane reads one source operand.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +60,11 @@ pub struct DoubleInstruction {
 pub fn is_double(instruction: &Instruction) -> bool {
     let info = instruction.opcode.info();
     instruction.declaration.is_none()
-        && info.dsts.iter().chain(info.srcs).any(|t| *t == ValueType::F64)
+        && info
+            .dsts
+            .iter()
+            .chain(info.srcs)
+            .any(|t| *t == ValueType::F64)
 }
 
 /// Legalizes every double-precision instruction of a program: `(instruction index, lanes)`.
@@ -134,8 +140,7 @@ pub fn legalize_instruction(
         .collect();
     for (i, (src, src_type)) in srcs.iter().zip(info.srcs).enumerate() {
         let reads: Vec<SourceRead> = if *src_type == ValueType::F64 {
-            let pairs = double_pairs(src)
-                .map_err(|m| err(format!("source {}: {m}", i + 1)))?;
+            let pairs = double_pairs(src).map_err(|m| err(format!("source {}: {m}", i + 1)))?;
             slots
                 .iter()
                 .map(|&(_, k)| {
@@ -268,12 +273,21 @@ mod tests {
     #[test]
     fn dmovc_condition_is_32_bit_from_the_first_two_swizzled_components() {
         let out = legal("dmovc r0.xyzw, r3.wzyx, r1.xyxy, r2.zwzw").unwrap();
-        assert_eq!(out.lanes[0].srcs, vec![SourceRead::Single(3), d(0, 1), d(2, 3)]);
-        assert_eq!(out.lanes[1].srcs, vec![SourceRead::Single(2), d(0, 1), d(2, 3)]);
+        assert_eq!(
+            out.lanes[0].srcs,
+            vec![SourceRead::Single(3), d(0, 1), d(2, 3)]
+        );
+        assert_eq!(
+            out.lanes[1].srcs,
+            vec![SourceRead::Single(2), d(0, 1), d(2, 3)]
+        );
         // .zw alone uses the second condition component.
         let out = legal("dmovc r0.zw, r3.yxzw, r1.xyzw, r2.xyzw").unwrap();
         assert_eq!(out.lanes[0].dst, 2);
-        assert_eq!(out.lanes[0].srcs, vec![SourceRead::Single(0), d(2, 3), d(2, 3)]);
+        assert_eq!(
+            out.lanes[0].srcs,
+            vec![SourceRead::Single(0), d(2, 3), d(2, 3)]
+        );
     }
 
     #[test]
@@ -307,14 +321,29 @@ mod tests {
     #[test]
     fn illegal_masks_and_swizzles_name_the_instruction() {
         for (line, needle) in [
-            ("dadd r0.xyz, r1.xyzw, r2.xyzw", "dadd: destination mask .xyz"),
+            (
+                "dadd r0.xyz, r1.xyzw, r2.xyzw",
+                "dadd: destination mask .xyz",
+            ),
             ("dmov r0.yz, r1.xyzw", "dmov: destination mask .yz"),
-            ("dmovc r0.x, r3.x, r1.xyzw, r2.xyzw", "dmovc: destination mask .x"),
-            ("dmovc r0.xy, r3.x, r1.yxzw, r2.xyzw", "dmovc: source 2: swizzle .yxzw"),
-            ("dmovc r0.xy, r3.x, r1.xyzw, r2.xxzw", "dmovc: source 3: swizzle .xxzw"),
+            (
+                "dmovc r0.x, r3.x, r1.xyzw, r2.xyzw",
+                "dmovc: destination mask .x",
+            ),
+            (
+                "dmovc r0.xy, r3.x, r1.yxzw, r2.xyzw",
+                "dmovc: source 2: swizzle .yxzw",
+            ),
+            (
+                "dmovc r0.xy, r3.x, r1.xyzw, r2.xxzw",
+                "dmovc: source 3: swizzle .xxzw",
+            ),
             ("dmul r0.xy, r1.xyzw, r2.x", "dmul: source 2: selection .x"),
             ("dtof r0.xyz, r1.xyzw", "dtof: destination mask .xyz"),
-            ("deq r0.xy, r1.ywxy, r2.xyzw", "deq: source 1: swizzle .ywxy"),
+            (
+                "deq r0.xy, r1.ywxy, r2.xyzw",
+                "deq: source 1: swizzle .ywxy",
+            ),
         ] {
             let error = legal(line).expect_err(line);
             let text = error.to_string();

@@ -40,7 +40,8 @@ impl TempTypes {
         let slot = match value_type {
             ValueType::F32 => 0,
             ValueType::I32 => 1,
-            ValueType::U32 => 2,
+            // Double halves are held as uint bits.
+            ValueType::U32 | ValueType::F64 => 2,
             _ => return,
         };
         let Some(register) = operand.indices[0].as_imm32() else {
