@@ -165,15 +165,17 @@ impl Emitter<'_> {
                     ValueType::I32 => Scalar::I32,
                     _ => Scalar::U32,
                 };
-                let bits = self.double_half(src, component)?;
-                let value = self.cast(
+                let value = if matches!(src.kind, RegisterKind::Immediate32) {
+                    let bits = src.values.get(component as usize).copied().unwrap_or(0);
                     Val {
-                        id: bits,
-                        scalar: Scalar::U32,
+                        id: self.m.constant_bits(scalar, bits),
+                        scalar,
                         count: 1,
-                    },
-                    scalar,
-                )?;
+                    }
+                } else {
+                    let raw = self.load_component(src, component)?;
+                    self.cast(raw, scalar)?
+                };
                 Ok(Input::Single(self.modify(value, src.modifier)?))
             }
         }
