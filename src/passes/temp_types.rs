@@ -110,4 +110,15 @@ mod tests {
         assert_eq!(types.get(0, 3), TempType::Uint, "r0.w: ftou writes uint");
         assert_eq!(types.get(1, 0), TempType::Uint, "r1.x: only moved");
     }
+
+    #[test]
+    fn double_halves_are_uint_bits() {
+        let text = "cs_5_0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\ndadd r0.xyzw, r1.xyzw, r1.zwxy\ndtof r1.x, r0.zwzw\nret\n";
+        let program = crate::asm::parse_program(text).expect("test program assembles");
+        let types = infer_temp_types(&program);
+        for c in 0..4 {
+            assert_eq!(types.get(0, c), TempType::Uint, "r0 component {c}");
+        }
+        assert_eq!(types.get(1, 1), TempType::Uint, "r1.y: a double half");
+    }
 }
