@@ -172,6 +172,7 @@ fn execute(command: Command) -> Result<()> {
             let options = dxbc2spirv::spirv::Options {
                 target,
                 debug_names: !strip_debug,
+                ..Default::default()
             };
             let words = dxbc2spirv::translate(&dxbc, &options)
                 .with_context(|| format!("{}", input.display()))?;

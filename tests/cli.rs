@@ -90,7 +90,16 @@ fn input_errors_exit_1_with_the_place() {
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     let _ = std::fs::remove_file(&junk);
 
-    let out = dxbc2spirv(&["translate", "shaders/seeds/dmovc.shader_test", "-o", "-"]);
+    // An illegal double swizzle (`.yxyx`) fails at its instruction.
+    let illegal = temp("illegal_double.shader_test");
+    std::fs::write(
+        &illegal,
+        "[compute shader asm]\ncs_5_0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\n\
+         dadd r0.xy, r1.yxyx, r1.xyxy\nret\n",
+    )
+    .expect("write");
+    let out = dxbc2spirv(&["translate", illegal.to_str().expect("utf-8"), "-o", "-"]);
+    let _ = std::fs::remove_file(&illegal);
     assert_eq!(out.status.code(), Some(1), "{}", show(&out));
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("instruction "),

@@ -40,7 +40,8 @@ impl TempTypes {
         let slot = match value_type {
             ValueType::F32 => 0,
             ValueType::I32 => 1,
-            ValueType::U32 => 2,
+            // Double halves are held as uint bits.
+            ValueType::U32 | ValueType::F64 => 2,
             _ => return,
         };
         let Some(register) = operand.indices[0].as_imm32() else {
@@ -108,5 +109,16 @@ mod tests {
         assert_eq!(types.get(0, 2), TempType::Int, "r0.z: iadd");
         assert_eq!(types.get(0, 3), TempType::Uint, "r0.w: ftou writes uint");
         assert_eq!(types.get(1, 0), TempType::Uint, "r1.x: only moved");
+    }
+
+    #[test]
+    fn double_halves_are_uint_bits() {
+        let text = "cs_5_0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\ndadd r0.xyzw, r1.xyzw, r1.zwxy\ndtof r1.x, r0.zwzw\nret\n";
+        let program = crate::asm::parse_program(text).expect("test program assembles");
+        let types = infer_temp_types(&program);
+        for c in 0..4 {
+            assert_eq!(types.get(0, c), TempType::Uint, "r0 component {c}");
+        }
+        assert_eq!(types.get(1, 1), TempType::Uint, "r1.y: a double half");
     }
 }

@@ -7,8 +7,8 @@
 //! `sincos r0.x, r1.x, r0.x` or `udiv r0.x, r1.x, r0.x, r1.x` see the old values.
 //!
 //! Minimum-precision hints (`{min16f}`, `{min16i}`, …) are honoured by computing at full
-//! 32-bit precision, which the hints allow (they set a minimum). Doubles are not handled
-//! here: their opcodes fall through to the caller's "not translated yet" error.
+//! 32-bit precision, which the hints allow (they set a minimum). Doubles are handled in
+//! `doubles.rs`.
 //!
 //! `f32tof16` uses GLSL.std.450 `PackHalf2x16` on `(x, 0)` and keeps the low 16 bits; the
 //! rounding of that conversion is the implementation's (Vulkan drivers round to nearest

@@ -364,12 +364,3 @@ udiv r0.x, r0.y, r0.y, r0.x"));
     // Only the initial mov's two stores come before the division's results.
     assert_eq!(stores_before, 2);
 }
-
-#[test]
-fn doubles_are_left_unsupported() {
-    let program =
-        crate::asm::parse_program(&cs("dadd r0.xy, r1.xyxx, r1.zwzz")).expect("assembles");
-    let error = translate(&program, &Reflection::default(), &Options::default())
-        .expect_err("doubles are not translated yet");
-    assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
-}

@@ -168,7 +168,10 @@ impl<'a> Emitter<'a> {
 
     fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
         match declaration {
-            Declaration::GlobalFlags(flags) => self.io_global_flags(*flags),
+            Declaration::GlobalFlags(flags) => {
+                self.double_global_flags(*flags);
+                self.io_global_flags(*flags)
+            }
             Declaration::Temps(_) => Ok(()),
             Declaration::IndexableTemp {
                 register,
@@ -268,6 +271,9 @@ impl<'a> Emitter<'a> {
             self.note_case_code();
         }
         if self.flow_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.double_instruction(instruction)? {
             return Ok(());
         }
         if self.alu_instruction(instruction)? {

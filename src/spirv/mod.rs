@@ -16,6 +16,9 @@
 mod alu;
 #[cfg(test)]
 mod alu_tests;
+mod doubles;
+#[cfg(test)]
+mod doubles_tests;
 mod emitter;
 mod flow;
 mod io;
@@ -87,6 +90,28 @@ pub struct Options {
     pub target: TargetEnv,
     /// Keep `OpName` debug names in the module.
     pub debug_names: bool,
+    /// Optional device features the module may rely on.
+    pub features: Features,
+}
+
+/// Optional device features a module may rely on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Features {
+    /// `shaderFloat64`: double-precision instructions (on by default; without it they are
+    /// an error).
+    pub float64: bool,
+    /// `shaderDenormPreserveFloat64`: declare `DenormPreserve` for doubles, as D3D keeps
+    /// double denormals (off by default, as not every device has it).
+    pub denorm_preserve_float64: bool,
+}
+
+impl Default for Features {
+    fn default() -> Self {
+        Features {
+            float64: true,
+            denorm_preserve_float64: false,
+        }
+    }
 }
 
 /// Translates a program (with the container's signatures and resource definitions) into
