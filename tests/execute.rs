@@ -12,8 +12,8 @@ use std::sync::{Mutex, OnceLock};
 use dxbc2spirv::shader_test::runner::{self, BlobSource, Outcome};
 use dxbc2spirv::shader_test::ShaderTestFile;
 use dxbc2spirv::vulkan::{
-    bytes_to_words, words_to_bytes, Binding, Context, Draw, Format, RenderTarget, Resource, Stages,
-    Topology, VertexAttribute, VertexBuffer,
+    bytes_to_words, words_to_bytes, Binding, Context, Draw, Format, ImageShape, RenderTarget,
+    Resource, Stages, Topology, VertexAttribute, VertexBuffer,
 };
 
 /// The default layout's first UAV binding (src/spirv/resources.rs).
@@ -83,7 +83,9 @@ fn run_file(path: &Path) -> Result<usize, Vec<String>> {
         }
     }
     if report.records.is_empty() {
-        problems.push(format!("{shown}: no probe (a test file must check something)"));
+        problems.push(format!(
+            "{shown}: no probe (a test file must check something)"
+        ));
     }
     if problems.is_empty() {
         Ok(passed)
@@ -372,13 +374,10 @@ fn every_project_shader_test_passes() {
 }
 
 /// Project tests whose features belong to open issues, with the issue's feature.
-const PENDING: &[(&str, &str)] = &[
-    ("seeds/dmovc.shader_test", "double precision (issue 6)"),
-    (
-        "seeds/sm51_resource_ranges.shader_test",
-        "SM5.1 resource ranges (issue 7)",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[(
+    "seeds/sm51_resource_ranges.shader_test",
+    "SM5.1 resource ranges (issue 7)",
+)];
 
 /// `ld` (mip level 0: the address's w) and `sample_l` from a 2D texture (sampled image +
 /// separate sampler), summed and written to a typed UAV texture (storage image).
@@ -426,20 +425,16 @@ fn texture_load_and_sample_to_storage_image() {
         Binding::new(
             0,
             32,
-            Resource::SampledImage2D {
-                format: Format::R32G32B32A32Float,
-                width: 2,
-                height: 2,
+            Resource::SampledImage {
+                shape: ImageShape::d2(Format::R32G32B32A32Float, 2, 2),
                 data: to_bytes(&texels),
             },
         ),
         Binding::new(
             0,
             UAV_BINDING_BASE,
-            Resource::StorageImage2D {
-                format: Format::R32G32B32A32Float,
-                width: 2,
-                height: 2,
+            Resource::StorageImage {
+                shape: ImageShape::d2(Format::R32G32B32A32Float, 2, 2),
                 data: vec![0; 64],
             },
         ),

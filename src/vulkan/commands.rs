@@ -119,7 +119,7 @@ impl Context {
                     i.staging.buffer,
                     i.image,
                     vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &[i.copy_region()],
+                    &i.copy_regions(),
                 );
             }
             d.cmd_pipeline_barrier(
@@ -170,7 +170,7 @@ impl Context {
                         i.image,
                         vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                         i.staging.buffer,
-                        &[i.copy_region()],
+                        &i.copy_regions(),
                     );
                 }
             }

@@ -22,6 +22,8 @@ pub struct Features {
     pub shader_float64: bool,
     /// `shaderInt64`.
     pub shader_int64: bool,
+    /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
+    pub denorm_preserve_float64: bool,
     /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
     pub shader_demote_to_helper_invocation: bool,
     /// `fragmentStoresAndAtomics`.
@@ -411,7 +413,14 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         query.features
     };
     let on = |b: vk::Bool32| b == vk::TRUE;
+    let mut float_controls = vk::PhysicalDeviceFloatControlsProperties::default();
+    if api >= vk::API_VERSION_1_2 {
+        let mut query = vk::PhysicalDeviceProperties2::default().push_next(&mut float_controls);
+        // SAFETY: the chain holds a structure this device version knows.
+        unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+    }
     let features = Features {
+        denorm_preserve_float64: on(float_controls.shader_denorm_preserve_float64),
         device_name: props
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())

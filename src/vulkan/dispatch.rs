@@ -90,7 +90,7 @@ impl Context {
                 other => other,
             };
             let usage = match &b.resource {
-                Resource::StorageImage2D { .. } | Resource::SampledImage2D { .. } => {
+                Resource::StorageImage { .. } | Resource::SampledImage { .. } => {
                     let role = if b.resource.is_writable() {
                         ImageRole::Storage
                     } else {
@@ -99,7 +99,7 @@ impl Context {
                     let shape = b.resource.image().ok_or_else(|| {
                         VulkanError::Invalid("an image resource without a shape".into())
                     })?;
-                    let host = image::create_image(self, owned, shape, role, b.resource.data())
+                    let host = image::create_image(self, owned, *shape, role, b.resource.data())
                         .map_err(context)?;
                     out.push(Prepared::Image(host));
                     continue;

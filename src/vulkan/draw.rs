@@ -8,7 +8,7 @@ use super::dispatch::prepared_images;
 use super::graphics;
 use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, Owned};
-use super::{pipeline, Binding, Context, Format, VulkanError};
+use super::{pipeline, Binding, Context, Format, ImageShape, VulkanError};
 
 /// The primitive topology of a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,8 +27,8 @@ pub enum Topology {
     PatchList(u32),
 }
 
-/// A depth comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A depth or sampler comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CompareOp {
     /// Never passes.
     Never,
@@ -279,7 +279,7 @@ impl Context {
                 let image = image::create_image(
                     self,
                     owned,
-                    (t.format, t.width, t.height),
+                    ImageShape::d2(t.format, t.width, t.height),
                     ImageRole::Color,
                     &t.data,
                 )
@@ -291,7 +291,7 @@ impl Context {
             let image = image::create_image(
                 self,
                 owned,
-                (Format::D32Float, depth.width, depth.height),
+                ImageShape::d2(Format::D32Float, depth.width, depth.height),
                 ImageRole::Depth,
                 &depth.data,
             )

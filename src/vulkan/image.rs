@@ -3,7 +3,9 @@
 use ash::vk;
 
 use super::memory::{self, HostBuffer, Owned};
-use super::{AddressMode, Context, Filter, Format, SamplerDesc, VulkanError};
+use super::{
+    AddressMode, Context, Filter, Format, ImageKind, ImageShape, SamplerDesc, VulkanError,
+};
 
 /// A created image, its view and the staging buffer holding its texels.
 #[derive(Clone, Copy)]
@@ -11,8 +13,7 @@ pub(super) struct HostImage {
     pub(super) image: vk::Image,
     pub(super) view: vk::ImageView,
     pub(super) staging: HostBuffer,
-    pub(super) width: u32,
-    pub(super) height: u32,
+    pub(super) shape: ImageShape,
     /// How the image is used.
     pub(super) role: ImageRole,
 }
@@ -30,23 +31,21 @@ pub(super) enum ImageRole {
     Depth,
 }
 
-impl ImageRole {
-    /// The aspect of an image in this role.
-    pub(super) fn aspect(self) -> vk::ImageAspectFlags {
-        if self == ImageRole::Depth {
-            vk::ImageAspectFlags::DEPTH
-        } else {
-            vk::ImageAspectFlags::COLOR
-        }
+/// The aspect of an image of `format` (depth for the depth format, else color).
+pub(super) fn aspect(format: Format) -> vk::ImageAspectFlags {
+    if format == Format::D32Float {
+        vk::ImageAspectFlags::DEPTH
+    } else {
+        vk::ImageAspectFlags::COLOR
     }
+}
 
-    /// The whole subresource range of a one-level, one-layer image in this role.
-    pub(super) fn range(self) -> vk::ImageSubresourceRange {
-        vk::ImageSubresourceRange::default()
-            .aspect_mask(self.aspect())
-            .level_count(1)
-            .layer_count(1)
-    }
+/// The whole subresource range of an image of `shape`.
+pub(super) fn whole_range(shape: &ImageShape) -> vk::ImageSubresourceRange {
+    vk::ImageSubresourceRange::default()
+        .aspect_mask(aspect(shape.format))
+        .level_count(shape.levels)
+        .layer_count(shape.layers)
 }
 
 impl HostImage {
@@ -65,43 +64,67 @@ impl HostImage {
         self.role != ImageRole::Sampled
     }
 
-    /// The whole subresource range (one level, one layer).
+    /// The whole subresource range (every level and layer).
     pub(super) fn range(&self) -> vk::ImageSubresourceRange {
-        self.role.range()
+        whole_range(&self.shape)
     }
 
-    /// The region copied between the staging buffer and the image.
-    pub(super) fn copy_region(&self) -> vk::BufferImageCopy {
-        vk::BufferImageCopy::default()
-            .image_subresource(
-                vk::ImageSubresourceLayers::default()
-                    .aspect_mask(self.role.aspect())
-                    .layer_count(1),
-            )
-            .image_extent(vk::Extent3D {
-                width: self.width,
-                height: self.height,
-                depth: 1,
-            })
+    /// The regions copied between the staging buffer and the image: for each layer, each
+    /// level, in the order of [`ImageShape`]'s data layout.
+    pub(super) fn copy_regions(&self) -> Vec<vk::BufferImageCopy> {
+        let mut out = Vec::new();
+        let mut offset: vk::DeviceSize = 0;
+        for layer in 0..self.shape.layers {
+            for level in 0..self.shape.levels {
+                let (width, height, depth) = self.shape.level_extent(level);
+                out.push(
+                    vk::BufferImageCopy::default()
+                        .buffer_offset(offset)
+                        .image_subresource(
+                            vk::ImageSubresourceLayers::default()
+                                .aspect_mask(aspect(self.shape.format))
+                                .mip_level(level)
+                                .base_array_layer(layer)
+                                .layer_count(1),
+                        )
+                        .image_extent(vk::Extent3D {
+                            width,
+                            height,
+                            depth,
+                        }),
+                );
+                let bytes = self.shape.level_bytes(level).unwrap_or(0);
+                offset = offset.saturating_add(vk::DeviceSize::try_from(bytes).unwrap_or(0));
+            }
+        }
+        out
     }
 }
 
-/// Creates a 2D image of `format` holding `data` (uploaded by the command buffer from the
+/// Creates an image of `shape` holding `data` (uploaded by the command buffer from the
 /// staging buffer) and its view.
 pub(super) fn create_image(
     ctx: &Context,
     owned: &mut Owned<'_>,
-    (format, width, height): (Format, u32, u32),
+    shape: ImageShape,
     role: ImageRole,
     data: &[u8],
 ) -> Result<HostImage, VulkanError> {
-    let expected = usize::try_from(u64::from(width) * u64::from(height))
-        .ok()
-        .and_then(|n| n.checked_mul(format.texel_size()))
+    let format = shape.format;
+    let expected = shape
+        .byte_size()
         .ok_or_else(|| VulkanError::Invalid("image too large".into()))?;
-    if width == 0 || height == 0 || data.len() != expected {
+    let cube = matches!(shape.kind, ImageKind::Cube | ImageKind::CubeArray);
+    if shape.width == 0
+        || shape.height == 0
+        || shape.depth == 0
+        || shape.layers == 0
+        || shape.levels == 0
+        || (cube && (!shape.layers.is_multiple_of(6) || shape.width != shape.height))
+        || data.len() != expected
+    {
         return Err(VulkanError::Invalid(format!(
-            "a {width}x{height} {format:?} image needs {expected} bytes of data, not {}",
+            "a {shape:?} image needs {expected} bytes of data, not {}",
             data.len()
         )));
     }
@@ -140,16 +163,28 @@ pub(super) fn create_image(
         data,
     )?;
     let d = &ctx.device;
+    let (image_type, view_type) = match shape.kind {
+        ImageKind::D2 => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D),
+        ImageKind::D2Array => (vk::ImageType::TYPE_2D, vk::ImageViewType::TYPE_2D_ARRAY),
+        ImageKind::D3 => (vk::ImageType::TYPE_3D, vk::ImageViewType::TYPE_3D),
+        ImageKind::Cube => (vk::ImageType::TYPE_2D, vk::ImageViewType::CUBE),
+        ImageKind::CubeArray => (vk::ImageType::TYPE_2D, vk::ImageViewType::CUBE_ARRAY),
+    };
     let info = vk::ImageCreateInfo::default()
-        .image_type(vk::ImageType::TYPE_2D)
+        .flags(if cube {
+            vk::ImageCreateFlags::CUBE_COMPATIBLE
+        } else {
+            vk::ImageCreateFlags::empty()
+        })
+        .image_type(image_type)
         .format(format.vk())
         .extent(vk::Extent3D {
-            width,
-            height,
-            depth: 1,
+            width: shape.width,
+            height: shape.height,
+            depth: shape.depth,
         })
-        .mip_levels(1)
-        .array_layers(1)
+        .mip_levels(shape.levels)
+        .array_layers(shape.layers)
         .samples(vk::SampleCountFlags::TYPE_1)
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(usage | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
@@ -185,9 +220,9 @@ pub(super) fn create_image(
         .map_err(VulkanError::call("vkBindImageMemory"))?;
     let view_info = vk::ImageViewCreateInfo::default()
         .image(image)
-        .view_type(vk::ImageViewType::TYPE_2D)
+        .view_type(view_type)
         .format(format.vk())
-        .subresource_range(role.range());
+        .subresource_range(whole_range(&shape));
     // SAFETY: the image is live and bound; the view is recorded for destruction.
     let view = unsafe { d.create_image_view(&view_info, None) }
         .map_err(VulkanError::call("vkCreateImageView"))?;
@@ -196,13 +231,12 @@ pub(super) fn create_image(
         image,
         view,
         staging,
-        width,
-        height,
+        shape,
         role,
     })
 }
 
-/// Creates a sampler (no mipmaps, no anisotropy, no comparison).
+/// Creates a sampler (no anisotropy; every level reachable).
 pub(super) fn create_sampler(
     ctx: &Context,
     owned: &mut Owned<'_>,
@@ -218,10 +252,17 @@ pub(super) fn create_sampler(
         AddressMode::ClampToEdge => vk::SamplerAddressMode::CLAMP_TO_EDGE,
         AddressMode::ClampToBorder => vk::SamplerAddressMode::CLAMP_TO_BORDER,
     };
+    let mipmap_mode = match desc.mip_filter {
+        Filter::Nearest => vk::SamplerMipmapMode::NEAREST,
+        Filter::Linear => vk::SamplerMipmapMode::LINEAR,
+    };
     let info = vk::SamplerCreateInfo::default()
         .mag_filter(filter)
         .min_filter(filter)
-        .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+        .mipmap_mode(mipmap_mode)
+        .max_lod(vk::LOD_CLAMP_NONE)
+        .compare_enable(desc.compare.is_some())
+        .compare_op(desc.compare.map_or(vk::CompareOp::NEVER, |c| c.vk()))
         .address_mode_u(address)
         .address_mode_v(address)
         .address_mode_w(address)

@@ -156,18 +156,95 @@ pub enum AddressMode {
     ClampToBorder,
 }
 
-/// A sampler description.
+/// A sampler description (no anisotropy; every mip level is reachable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SamplerDesc {
-    /// Minification and magnification filter (mipmaps are not used).
+    /// Minification and magnification filter.
     pub filter: Filter,
+    /// Filter between mip levels.
+    pub mip_filter: Filter,
     /// Address mode for every coordinate.
     pub address: AddressMode,
+    /// The comparison of a comparison sampler.
+    pub compare: Option<CompareOp>,
+}
+
+/// The dimensionality of an image resource (and of its view).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ImageKind {
+    /// A 2D image.
+    #[default]
+    D2,
+    /// A 2D array.
+    D2Array,
+    /// A 3D image.
+    D3,
+    /// A cube (6 layers).
+    Cube,
+    /// A cube array (6 layers per cube).
+    CubeArray,
+}
+
+/// The format and size of an image resource. Its data is tightly packed texels: for each
+/// layer, for each mip level, `depth` slices of `height` rows of `width` texels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ImageShape {
+    /// The dimensionality.
+    pub kind: ImageKind,
+    /// The texel format.
+    pub format: Format,
+    /// Width of level 0 in texels.
+    pub width: u32,
+    /// Height of level 0 in texels.
+    pub height: u32,
+    /// Depth of level 0 (3D images; 1 otherwise).
+    pub depth: u32,
+    /// Array layers (6 per cube for cubes).
+    pub layers: u32,
+    /// Mip levels.
+    pub levels: u32,
+}
+
+impl ImageShape {
+    /// A single-level 2D image.
+    pub fn d2(format: Format, width: u32, height: u32) -> Self {
+        ImageShape {
+            kind: ImageKind::D2,
+            format,
+            width,
+            height,
+            depth: 1,
+            layers: 1,
+            levels: 1,
+        }
+    }
+
+    /// The size of `level` (each dimension halved per level, at least 1).
+    pub fn level_extent(&self, level: u32) -> (u32, u32, u32) {
+        let at = |n: u32| n.checked_shr(level).unwrap_or(0).max(1);
+        (at(self.width), at(self.height), at(self.depth))
+    }
+
+    /// Bytes of one level of one layer.
+    pub fn level_bytes(&self, level: u32) -> Option<usize> {
+        let (w, h, d) = self.level_extent(level);
+        usize::try_from(u64::from(w) * u64::from(h) * u64::from(d))
+            .ok()?
+            .checked_mul(self.format.texel_size())
+    }
+
+    /// Bytes of the whole image (every layer and level).
+    pub fn byte_size(&self) -> Option<usize> {
+        let per_layer = (0..self.levels).try_fold(0usize, |sum, level| {
+            sum.checked_add(self.level_bytes(level)?)
+        })?;
+        per_layer.checked_mul(usize::try_from(self.layers).ok()?)
+    }
 }
 
 /// A resource bound to one descriptor. Contents are uploaded before the dispatch; the contents
 /// of writable resources (storage buffers, storage texel buffers and storage images) are read
-/// back into the same `Vec` after it. Image data is tightly packed rows of texels.
+/// back into the same `Vec` after it. Image data is laid out as [`ImageShape`] says.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Resource {
     /// A storage buffer (`StorageBuffer` storage class); read back.
@@ -188,26 +265,18 @@ pub enum Resource {
         /// The buffer's bytes (a whole number of texels).
         data: Vec<u8>,
     },
-    /// A 2D storage image (typed UAV texture, one mip level, one layer); read back.
-    StorageImage2D {
-        /// The texel format.
-        format: Format,
-        /// Width in texels.
-        width: u32,
-        /// Height in texels.
-        height: u32,
-        /// `width * height` texels, row by row.
+    /// A storage image (typed UAV texture); read back.
+    StorageImage {
+        /// Format and size.
+        shape: ImageShape,
+        /// The texels.
         data: Vec<u8>,
     },
-    /// A 2D sampled image (SRV texture, one mip level, one layer); not read back.
-    SampledImage2D {
-        /// The texel format.
-        format: Format,
-        /// Width in texels.
-        width: u32,
-        /// Height in texels.
-        height: u32,
-        /// `width * height` texels, row by row.
+    /// A sampled image (SRV texture); not read back.
+    SampledImage {
+        /// Format and size.
+        shape: ImageShape,
+        /// The texels.
         data: Vec<u8>,
     },
     /// A separate sampler.
@@ -222,8 +291,8 @@ impl Resource {
             Resource::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
             Resource::StorageTexelBuffer { .. } => vk::DescriptorType::STORAGE_TEXEL_BUFFER,
             Resource::UniformTexelBuffer { .. } => vk::DescriptorType::UNIFORM_TEXEL_BUFFER,
-            Resource::StorageImage2D { .. } => vk::DescriptorType::STORAGE_IMAGE,
-            Resource::SampledImage2D { .. } => vk::DescriptorType::SAMPLED_IMAGE,
+            Resource::StorageImage { .. } => vk::DescriptorType::STORAGE_IMAGE,
+            Resource::SampledImage { .. } => vk::DescriptorType::SAMPLED_IMAGE,
             Resource::Sampler(_) => vk::DescriptorType::SAMPLER,
         }
     }
@@ -235,8 +304,8 @@ impl Resource {
             | Resource::UniformBuffer(data)
             | Resource::StorageTexelBuffer { data, .. }
             | Resource::UniformTexelBuffer { data, .. }
-            | Resource::StorageImage2D { data, .. }
-            | Resource::SampledImage2D { data, .. } => data,
+            | Resource::StorageImage { data, .. }
+            | Resource::SampledImage { data, .. } => data,
             Resource::Sampler(_) => &[],
         }
     }
@@ -248,8 +317,8 @@ impl Resource {
             | Resource::UniformBuffer(data)
             | Resource::StorageTexelBuffer { data, .. }
             | Resource::UniformTexelBuffer { data, .. }
-            | Resource::StorageImage2D { data, .. }
-            | Resource::SampledImage2D { data, .. } => Some(data),
+            | Resource::StorageImage { data, .. }
+            | Resource::SampledImage { data, .. } => Some(data),
             Resource::Sampler(_) => None,
         }
     }
@@ -260,7 +329,7 @@ impl Resource {
             self,
             Resource::StorageBuffer(_)
                 | Resource::StorageTexelBuffer { .. }
-                | Resource::StorageImage2D { .. }
+                | Resource::StorageImage { .. }
         )
     }
 
@@ -273,21 +342,12 @@ impl Resource {
         }
     }
 
-    /// The format and size of a 2D image resource.
-    pub fn image(&self) -> Option<(Format, u32, u32)> {
+    /// The shape of an image resource.
+    pub fn image(&self) -> Option<&ImageShape> {
         match self {
-            Resource::StorageImage2D {
-                format,
-                width,
-                height,
-                ..
+            Resource::StorageImage { shape, .. } | Resource::SampledImage { shape, .. } => {
+                Some(shape)
             }
-            | Resource::SampledImage2D {
-                format,
-                width,
-                height,
-                ..
-            } => Some((*format, *width, *height)),
             _ => None,
         }
     }

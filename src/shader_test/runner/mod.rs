@@ -308,9 +308,17 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
 
 /// The Vulkan sampler of a `[sampler]` section.
 fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
-    let filter = match s.filter.as_deref() {
-        Some(words) if words.iter().take(2).any(|w| w == "linear") => vulkan::Filter::Linear,
-        _ => vulkan::Filter::Nearest,
+    let words = s.filter.as_deref().unwrap_or_default();
+    let linear = |i: usize| words.get(i).is_some_and(|w| w == "linear");
+    let filter = if linear(0) || linear(1) {
+        vulkan::Filter::Linear
+    } else {
+        vulkan::Filter::Nearest
+    };
+    let mip_filter = if linear(2) {
+        vulkan::Filter::Linear
+    } else {
+        vulkan::Filter::Nearest
     };
     let address = match s
         .address
@@ -324,10 +332,12 @@ fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
         Some("border") => vulkan::AddressMode::ClampToBorder,
         Some(other) => return Err(format!("runner: address mode {other} is not supported")),
     };
-    if s.comparison.is_some() {
-        return Err("runner: comparison samplers are not supported".into());
-    }
-    Ok(vulkan::SamplerDesc { filter, address })
+    Ok(vulkan::SamplerDesc {
+        filter,
+        mip_filter,
+        address,
+        compare: s.comparison.map(compare_op),
+    })
 }
 
 impl FileRun<'_> {
@@ -385,7 +395,7 @@ impl FileRun<'_> {
                 Err(e) => return ShaderState::Fail(e),
             },
         };
-        translate(&bytes)
+        translate(&bytes, self.ctx.features())
     }
 
     /// Runs one `[test]` command.
@@ -651,10 +661,13 @@ impl FileRun<'_> {
         let (vertex, inputs) = match self.ready(Stage::Vertex) {
             Ok(Some(vs)) => vs,
             Ok(None) => {
-                default_vs = translate(&match crate::asm::assemble(DEFAULT_VS) {
-                    Ok(b) => b,
-                    Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
-                });
+                default_vs = translate(
+                    &match crate::asm::assemble(DEFAULT_VS) {
+                        Ok(b) => b,
+                        Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
+                    },
+                    self.ctx.features(),
+                );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
                     ShaderState::Skip(r) | ShaderState::Fail(r) => {
@@ -897,13 +910,37 @@ impl FileRun<'_> {
     }
 }
 
+/// The translator's options for a device: the Vulkan version it runs and the optional
+/// features it has.
+pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
+    let target = match vulkan_major_minor(features.api_version) {
+        (1, 1) => crate::spirv::TargetEnv::Vulkan1_1,
+        (1, 2) => crate::spirv::TargetEnv::Vulkan1_2,
+        _ => crate::spirv::TargetEnv::Vulkan1_3,
+    };
+
+    crate::spirv::Options {
+        target,
+        features: crate::spirv::Features {
+            float64: features.shader_float64,
+            denorm_preserve_float64: features.denorm_preserve_float64,
+        },
+        ..Default::default()
+    }
+}
+
+/// The (major, minor) of a packed Vulkan version.
+fn vulkan_major_minor(version: u32) -> (u32, u32) {
+    (version >> 22, (version >> 12) & 0x3ff)
+}
+
 /// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature.
-fn translate(bytes: &[u8]) -> ShaderState {
+fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
     let dxbc = match crate::read(bytes, &crate::ReadOptions::default()) {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
     };
-    match crate::translate(&dxbc, &crate::spirv::Options::default()) {
+    match crate::translate(&dxbc, &options_for(features)) {
         Ok(words) => {
             let inputs = dxbc
                 .reflection

@@ -5,7 +5,7 @@ use super::probe::Addressing;
 use crate::shader_test::{
     format_info, ComponentKind, DataValue, Resource as Decl, ResourceKind, ResourceSize,
 };
-use crate::vulkan::{self, Format};
+use crate::vulkan::{self, Format, ImageKind, ImageShape};
 
 /// The render target vkd3d's runner creates when a draw finds none: 640x480 RGBA32F.
 pub(super) const DEFAULT_TARGET: (u32, u32) = (640, 480);
@@ -15,7 +15,10 @@ pub fn vk_format(name: &str) -> Option<Format> {
     Some(match name {
         "r32-uint" | "r32-typeless" => Format::R32Uint,
         "r32-sint" => Format::R32Sint,
-        "r32-float" | "r32-float-shadow" => Format::R32Float,
+        "r32-float" => Format::R32Float,
+        // A texture sampled with comparisons: D3D compares R32_FLOAT data, Vulkan needs a
+        // depth format for that.
+        "r32-float-shadow" => Format::D32Float,
         "r32g32-uint" => Format::R32G32Uint,
         "r32g32-sint" => Format::R32G32Sint,
         "r32g32-float" => Format::R32G32Float,
@@ -64,9 +67,8 @@ impl Payload {
         match self {
             Payload::Bound(r) => (
                 r.data(),
-                r.image().map_or(Addressing::Buffer, |(format, width, _)| {
-                    image(format, width)
-                }),
+                r.image()
+                    .map_or(Addressing::Buffer, |shape| image(shape.format, shape.width)),
             ),
             Payload::Target(t) => (&t.data, image(t.format, t.width)),
             Payload::Depth(d) => (&d.data, image(Format::D32Float, d.width)),
@@ -139,32 +141,43 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 vulkan::Resource::UniformTexelBuffer { format, data }
             }
         }
-        Some(ResourceSize::Texture2d { width, height }) => {
-            if decl.levels.is_some_and(|l| l > 1) {
-                return Err("runner: mipmapped textures are not supported".into());
-            }
+        Some(size) => {
             let format = texture_format(decl)?;
-            let data = data_bytes(
-                decl,
-                Some(texels(width, height).saturating_mul(format.texel_size())),
-            );
+            let levels = decl.levels.unwrap_or(1).max(1);
+            let (kind, width, height, depth, layers) = match size {
+                ResourceSize::Texture2d { width, height } => (ImageKind::D2, width, height, 1, 1),
+                ResourceSize::Texture2dArray {
+                    width,
+                    height,
+                    layers,
+                } => (ImageKind::D2Array, width, height, 1, layers),
+                ResourceSize::Texture3d {
+                    width,
+                    height,
+                    depth,
+                } => (ImageKind::D3, width, height, depth, 1),
+                ResourceSize::Cube(n) => (ImageKind::Cube, n, n, 1, 6),
+                other => return Err(format!("runner: resource size {other:?} is not supported")),
+            };
+            let shape = ImageShape {
+                kind,
+                format,
+                width,
+                height,
+                depth,
+                layers,
+                levels,
+            };
+            let len = shape
+                .byte_size()
+                .ok_or_else(|| format!("runner: {shape:?} is too large"))?;
+            let data = data_bytes(decl, Some(len));
             if uav {
-                vulkan::Resource::StorageImage2D {
-                    format,
-                    width,
-                    height,
-                    data,
-                }
+                vulkan::Resource::StorageImage { shape, data }
             } else {
-                vulkan::Resource::SampledImage2D {
-                    format,
-                    width,
-                    height,
-                    data,
-                }
+                vulkan::Resource::SampledImage { shape, data }
             }
         }
-        Some(other) => return Err(format!("runner: resource size {other:?} is not supported")),
         None => return Err("runner: resource without a size".into()),
     }))
 }
