@@ -152,7 +152,15 @@ impl Context {
     /// Opens the Vulkan loader, creates an instance (Vulkan 1.3 when available, else 1.2 or
     /// 1.1) and a device on the first physical device (a GPU before a CPU implementation
     /// such as lavapipe) with one queue for compute and graphics, enabling every [`Features`] item it supports.
+    ///
+    /// The validation layer is enabled when `DXBC2SPIRV_VALIDATION=1`.
     pub fn new() -> Result<Context, VulkanError> {
+        Context::with_validation(validation_requested())
+    }
+
+    /// [`Context::new`], with `VK_LAYER_KHRONOS_validation` enabled when `validation` is true
+    /// (an error when the layer is not installed).
+    pub fn with_validation(validation: bool) -> Result<Context, VulkanError> {
         // SAFETY: loading the system's Vulkan loader library; its initialisers are trusted.
         let entry =
             unsafe { ash::Entry::load() }.map_err(|e| VulkanError::NoLoader(e.to_string()))?;
@@ -166,7 +174,6 @@ impl Context {
             ));
         }
         let api = loader_version.min(vk::API_VERSION_1_3);
-        let validation = validation_requested();
         let mut layers = Vec::new();
         let mut extensions = Vec::new();
         if validation {

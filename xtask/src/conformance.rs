@@ -2,7 +2,9 @@
 //! project's `shaders/`) through the translator on a Vulkan device with the library's runner
 //! ([`dxbc2spirv::shader_test::runner`]) and reports every probe: per file, every failure
 //! with its file, line, expected and actual value, the skip reasons with counts, and a closing
-//! `N passed, N failed, N skipped` line.
+//! `N passed, N failed (N known), N skipped` line. Known failures (probes that fail for
+//! reasons outside the translator, listed with the reason in `KNOWN_FAILURES`) do not fail
+//! the run.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,37 @@ pub struct Options {
     pub dir: Option<PathBuf>,
     /// The blob directory for `dir`.
     pub blobs: Option<PathBuf>,
+    /// Run under `VK_LAYER_KHRONOS_validation` (also on with `DXBC2SPIRV_VALIDATION=1`).
+    pub validation: bool,
+}
+
+/// Probes that fail for reasons outside the translator, each with the reason. They are
+/// listed as failures in the report but do not fail the run; one that passes does, so the
+/// list stays true.
+const KNOWN_FAILURES: &[(&str, &[u32], &str)] = &[
+    (
+        "texture-load.shader_test",
+        &[
+            51, 52, 53, 54, 75, 76, 77, 78, 92, 93, 94, 95, 144, 145, 146, 147,
+        ],
+        "the shader declares Texture2DMS and the test binds a single-sample 2D texture, which \
+         D3D tolerates; Vulkan requires a multisampled image for a multisampled image type \
+         (the validation layer reports VUID-vkCmdDraw-None-02699)",
+    ),
+    (
+        "majority-pragma.shader_test",
+        &[370],
+        "corpus blob: with both row-major and column-major options the corpus compiled \
+         row-major, while the test expects fxc's column-major layout",
+    ),
+];
+
+/// The reason a probe is a known failure, if it is one.
+fn known_failure(file: &str, line: u32) -> Option<&'static str> {
+    KNOWN_FAILURES
+        .iter()
+        .find(|(name, lines, _)| file.ends_with(name) && lines.contains(&line))
+        .map(|(_, _, why)| *why)
 }
 
 /// One probe's record.
@@ -113,7 +146,9 @@ fn run_file(
 pub fn run(options: &Options) -> Result<()> {
     let start = Instant::now();
     let sources = sources(options)?;
-    let ctx = vulkan::Context::new().context("Vulkan is not available")?;
+    let validation =
+        options.validation || std::env::var("DXBC2SPIRV_VALIDATION").is_ok_and(|v| v == "1");
+    let ctx = vulkan::Context::with_validation(validation).context("Vulkan is not available")?;
     let features = ctx.features();
     println!(
         "device: {} (Vulkan {})",
@@ -139,6 +174,7 @@ pub fn run(options: &Options) -> Result<()> {
     }
     let mut records = Vec::new();
     let mut total = Counts::default();
+    let (mut known_failed, mut unknown_failed) = (0usize, 0usize);
     for (path, blobs) in &files {
         let shown = shown_path(path);
         let file_records = match run_file(&ctx, path, &shown, blobs) {
@@ -168,10 +204,33 @@ pub fn run(options: &Options) -> Result<()> {
             counts.passed, counts.failed, counts.skipped
         );
         for r in &file_records {
-            if let Outcome::Fail { expected, actual } = &r.outcome {
-                println!("  FAIL {}:{}: {}", r.file, r.line, r.text.trim());
-                println!("       expected {expected}");
-                println!("       actual   {actual}");
+            let known = known_failure(&r.file, r.line);
+            match (&r.outcome, known) {
+                (Outcome::Fail { expected, actual }, _) => {
+                    let label = if known.is_some() {
+                        "KNOWN FAIL"
+                    } else {
+                        "FAIL"
+                    };
+                    println!("  {label} {}:{}: {}", r.file, r.line, r.text.trim());
+                    println!("       expected {expected}");
+                    println!("       actual   {actual}");
+                    match known {
+                        Some(why) => {
+                            println!("       why      {why}");
+                            known_failed += 1;
+                        }
+                        None => unknown_failed += 1,
+                    }
+                }
+                (Outcome::Pass, Some(_)) => {
+                    println!(
+                        "  NOW PASSES {}:{}: remove it from KNOWN_FAILURES in xtask/src/conformance.rs",
+                        r.file, r.line
+                    );
+                    unknown_failed += 1;
+                }
+                _ => {}
             }
         }
         total.passed += counts.passed;
@@ -198,11 +257,11 @@ pub fn run(options: &Options) -> Result<()> {
         String::new()
     };
     println!(
-        "{} passed, {} failed, {} skipped{todo}",
+        "{} passed, {} failed ({known_failed} known), {} skipped{todo}",
         total.passed, total.failed, total.skipped
     );
-    if total.failed > 0 {
-        bail!("{} probes failed", total.failed);
+    if unknown_failed > 0 {
+        bail!("{unknown_failed} probes failed (or known failures passed)");
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //!
 //! * `corpus`: reads, disassembles, re-encodes, round-trips and translates (with spirv-val)
 //!   every blob of the shared corpus.
-//! * `conformance`: runs the compute tests of the `.shader_test` files on Vulkan.
+//! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod conformance;
@@ -40,7 +40,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Run the compute tests of the .shader_test files (corpus and shaders/) on Vulkan; non-zero exit on any failed probe.
+    /// Run the .shader_test files (corpus and shaders/) on Vulkan, dispatches and draws; non-zero exit on any failed probe that is not a listed known failure.
     Conformance {
         /// Only files whose path contains this substring.
         #[arg(long)]
@@ -54,6 +54,9 @@ enum Command {
         /// The blob directory for --dir (with an optional MANIFEST.tsv).
         #[arg(long, value_name = "DIR", requires = "dir")]
         blobs: Option<PathBuf>,
+        /// Run under VK_LAYER_KHRONOS_validation (errors fail the probes after them).
+        #[arg(long)]
+        validation: bool,
     },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
@@ -94,11 +97,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             dir,
             blobs,
+            validation,
         } => conformance::run(&conformance::Options {
             filter,
             json,
             dir,
             blobs,
+            validation,
         }),
         Command::Test => test::run(),
     }

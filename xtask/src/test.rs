@@ -42,12 +42,13 @@ pub fn run() -> Result<()> {
         )
     })?;
 
-    step("conformance (compute probes on Vulkan)", || {
+    step("conformance (shader_test probes on Vulkan)", || {
         conformance::run(&conformance::Options {
             filter: None,
             json: None,
             dir: None,
             blobs: None,
+            validation,
         })
     })?;
 
