@@ -7,6 +7,7 @@
 #![deny(unsafe_code)]
 
 pub mod asm;
+pub mod bindings;
 pub mod container;
 pub mod disasm;
 pub mod error;
