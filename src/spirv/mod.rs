@@ -17,6 +17,8 @@ mod alu;
 #[cfg(test)]
 mod alu_tests;
 mod descriptors;
+#[cfg(test)]
+mod descriptors_tests;
 mod emitter;
 mod flow;
 mod io;
