@@ -56,10 +56,6 @@ const PENDING: &[(&str, &str)] = &[
         "seeds/dmovc.shader_test",
         "double precision is not translated yet",
     ),
-    (
-        "seeds/sm51_resource_ranges.shader_test",
-        "resource arrays (SM5.1 ranges of more than one register)",
-    ),
 ];
 
 /// Translates for every Vulkan target and runs spirv-val on each module.

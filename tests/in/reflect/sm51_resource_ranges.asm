@@ -1,0 +1,21 @@
+ps_5_1
+dcl_globalFlags refactoringAllowed
+dcl_sampler s0[5:5], mode_default, space=0
+dcl_resource_texture2d (float,float,float,float) t0[5:5], space=0
+dcl_resource_texture2d (float,float,float,float) t1[10:*], space=0
+dcl_resource_texture2d (float,float,float,float) t2[0:7], space=1
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+dcl_temps 2
+sample r0.xyzw, v0.xyxx, t0[0].xyzw, s0[5]
+add r0.xyzw, r0.xyzw, v0.xyzw
+ftou r1.x, r0.x
+sample r1.xyzw, r0.xyxx, t2[r1.x + 0].xyzw, s0[5]
+add r0.xyzw, r0.xyzw, r1.xyzw
+ftou r1.xyz, r0.zyxz
+imul null, r1.yz, r1.zzyz, l(0, 15, 3, 0)
+iadd r1.y, r1.z, r1.y
+iadd r1.x, r1.x, r1.y
+sample r1.xyzw, r0.xyxx, t1[r1.x + 10].xyzw, s0[5]
+add o0.xyzw, r0.xyzw, r1.xyzw
+ret
