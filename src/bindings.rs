@@ -123,7 +123,12 @@ impl fmt::Display for RangeKey {
             Some(u) => write!(f, "{p}{}..{p}{u}", self.lower)?,
             None => write!(f, "{p}{}..(unbounded)", self.lower)?,
         }
-        write!(f, "{counter} ({}) in space {}", self.kind.name(), self.space)
+        write!(
+            f,
+            "{counter} ({}) in space {}",
+            self.kind.name(),
+            self.space
+        )
     }
 }
 

@@ -139,13 +139,12 @@ pub fn scan(
                     ..i
                 })
             }
-            Declaration::ConstantBuffer { range, size, .. } => {
-                info(K::ConstantBuffer, range.id).map(|i| RangeInfo {
+            Declaration::ConstantBuffer { range, size, .. } => info(K::ConstantBuffer, range.id)
+                .map(|i| RangeInfo {
                     dimension: Some("constant_buffer"),
                     cbuffer_size: Some(*size),
                     ..i
-                })
-            }
+                }),
             Declaration::Sampler { range, mode, .. } => {
                 info(K::Sampler, range.id).map(|i| RangeInfo {
                     sampler_mode: Some(mode.name()),

@@ -59,5 +59,9 @@ fn reflect_json_matches_golden_files() {
             failures.push(format!("{name}:\n{actual}"));
         }
     }
-    assert!(failures.is_empty(), "differs from the golden file:\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "differs from the golden file:\n{}",
+        failures.join("\n")
+    );
 }

@@ -51,12 +51,10 @@ fn all_sections() -> Vec<Section> {
 }
 
 /// Sections whose translation waits for another issue: (file, the feature the error names).
-const PENDING: &[(&str, &str)] = &[
-    (
-        "seeds/dmovc.shader_test",
-        "double precision is not translated yet",
-    ),
-];
+const PENDING: &[(&str, &str)] = &[(
+    "seeds/dmovc.shader_test",
+    "double precision is not translated yet",
+)];
 
 /// Translates for every Vulkan target and runs spirv-val on each module.
 fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {

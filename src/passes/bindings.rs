@@ -22,13 +22,10 @@
 
 use std::collections::HashMap;
 
-use crate::bindings::{
-    resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey,
-};
+use crate::bindings::{resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey};
 use crate::error::{Error, Location, Result};
 use crate::ir::{
-    Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension,
-    ResourceRange,
+    Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension, ResourceRange,
 };
 use crate::tpf::opcodes::Opcode;
 
@@ -110,9 +107,7 @@ fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, D
         }
     };
     Some(match declaration {
-        Declaration::ConstantBuffer { range, .. } => {
-            (RegisterKind::ConstantBuffer, *range, Buffer)
-        }
+        Declaration::ConstantBuffer { range, .. } => (RegisterKind::ConstantBuffer, *range, Buffer),
         Declaration::Sampler { range, .. } => (RegisterKind::Sampler, *range, Image),
         Declaration::Resource {
             range, dimension, ..
@@ -122,7 +117,11 @@ fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, D
         }
         Declaration::UavTyped {
             range, dimension, ..
-        } => (RegisterKind::UnorderedAccessView, *range, buffer_if(*dimension)),
+        } => (
+            RegisterKind::UnorderedAccessView,
+            *range,
+            buffer_if(*dimension),
+        ),
         Declaration::UavRaw { range, .. } | Declaration::UavStructured { range, .. } => {
             (RegisterKind::UnorderedAccessView, *range, Buffer)
         }
@@ -206,9 +205,7 @@ impl BindingPlan {
             let Some((register, range, kind)) = classify(declaration) else {
                 continue;
             };
-            let at = |e: Error| {
-                Error::instruction(index as u32, instruction.dword, e.to_string())
-            };
+            let at = |e: Error| Error::instruction(index as u32, instruction.dword, e.to_string());
             if range.upper.is_some_and(|u| u < range.lower) {
                 return Err(at(Error::new(
                     Location::None,
@@ -293,8 +290,7 @@ impl BindingPlan {
         match register.relative() {
             None => {
                 let r = register.immediate();
-                let inside = r >= lower as u64
-                    && binding.range.upper.is_none_or(|u| r <= u as u64);
+                let inside = r >= lower as u64 && binding.range.upper.is_none_or(|u| r <= u as u64);
                 if !inside {
                     return Err(format!(
                         "{name}{id}[{r}] is outside the range {}",
@@ -354,7 +350,10 @@ ret
         let t = |id| *plan.get(RegisterKind::Resource, id).unwrap();
         assert_eq!((t(0).binding.set, t(0).binding.binding), (0, 37));
         assert_eq!(t(0).shape, ArrayShape::Single);
-        assert_eq!((t(1).binding.binding, t(1).shape), (42, ArrayShape::Runtime));
+        assert_eq!(
+            (t(1).binding.binding, t(1).shape),
+            (42, ArrayShape::Runtime)
+        );
         assert_eq!(
             (t(2).binding.set, t(2).binding.binding, t(2).shape),
             (1, 32, ArrayShape::Bounded(8))
@@ -416,7 +415,10 @@ ret
         )
         .unwrap();
         let error = BindingPlan::build(&program, &map).unwrap_err().to_string();
-        assert!(error.contains("no descriptor binding is mapped for t5"), "{error}");
+        assert!(
+            error.contains("no descriptor binding is mapped for t5"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -1,4 +1,4 @@
 //! Analyses and transformations of the IR, one file per pass, each with its own tests.
 
-pub mod temp_types;
 pub mod bindings;
+pub mod temp_types;

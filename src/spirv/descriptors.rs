@@ -102,9 +102,10 @@ impl Emitter<'_> {
         ty: DescriptorType,
         name: String,
     ) -> Result<Descriptor> {
-        let binding = *self.bindings.get(register, range.id).ok_or_else(|| {
-            self.err(format!("{}{} has no binding", register.name(), range.id))
-        })?;
+        let binding = *self
+            .bindings
+            .get(register, range.id)
+            .ok_or_else(|| self.err(format!("{}{} has no binding", register.name(), range.id)))?;
         let pointee = match binding.shape {
             ArrayShape::Single => element,
             ArrayShape::Bounded(length) => self.m.array(element, length),

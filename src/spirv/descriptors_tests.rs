@@ -78,7 +78,12 @@ fn set_bindings(m: &Module) -> Vec<(u32, u32)> {
     };
     let mut v: Vec<(u32, u32)> = decorated(m, Decoration::Binding)
         .into_iter()
-        .filter_map(|id| Some((of(id, Decoration::DescriptorSet)?, of(id, Decoration::Binding)?)))
+        .filter_map(|id| {
+            Some((
+                of(id, Decoration::DescriptorSet)?,
+                of(id, Decoration::Binding)?,
+            ))
+        })
         .collect();
     v.sort();
     v
@@ -259,7 +264,9 @@ fn unmapped_range_is_an_error_naming_it() {
     let map = BindingMap::from_json(r#"{"ranges": []}"#).unwrap();
     let error = compile(&cs(TEXTURES, ""), &map, TargetEnv::Vulkan1_3).unwrap_err();
     assert!(
-        error.to_string().contains("no descriptor binding is mapped for t5 (image) in space 0"),
+        error
+            .to_string()
+            .contains("no descriptor binding is mapped for t5 (image) in space 0"),
         "{error}"
     );
 }

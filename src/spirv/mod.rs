@@ -99,7 +99,12 @@ pub fn translate(
     reflection: &Reflection,
     options: &Options,
 ) -> Result<Vec<u32>> {
-    translate_with_bindings(program, reflection, options, &crate::bindings::DefaultBindings)
+    translate_with_bindings(
+        program,
+        reflection,
+        options,
+        &crate::bindings::DefaultBindings,
+    )
 }
 
 /// Translates a program with descriptor bindings chosen by `mapper` (see

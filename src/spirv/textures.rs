@@ -18,10 +18,10 @@
 use rspirv::dr::{InsertPoint, Instruction as SpvInstruction, Operand as SpvOperand};
 use spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Op, StorageClass, Word};
 
+use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
-use super::descriptors::{Descriptor, DescriptorType};
 use crate::error::Result;
 use crate::ir::{
     Declaration, InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension,
