@@ -5,7 +5,9 @@
 //! [`scan`] gathers it from a program (and its container's signatures) with the same binding
 //! pass the translation uses, so the bindings listed are the module's; [`ShaderReflection::to_json`]
 //! is the form `dxbc2spirv reflect IN.dxbc --json` prints. The translator passes no data
-//! through push constants, so that list is empty.
+//! through push constants, so that list is empty. A signature element's `rw_mask` is the
+//! container's raw read/write mask (for inputs the components the shader reads; for outputs
+//! what the compiler stored, which fxc uses for the components never written).
 
 use serde_json::{json, Value};
 
@@ -259,7 +261,7 @@ fn signature_json(signature: &Option<Signature>) -> Value {
                     "index": e.semantic_index,
                     "register": e.register,
                     "mask": mask_text(e.mask),
-                    "used": mask_text(e.rw_mask),
+                    "rw_mask": mask_text(e.rw_mask),
                     "system_value": e.system_value.fxc_name().map_or_else(
                         || format!("{}", e.system_value.raw()),
                         |n| n.to_string(),

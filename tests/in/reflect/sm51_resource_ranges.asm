@@ -1,3 +1,27 @@
+// Resource Bindings:
+//
+// Name                                 Type  Format         Dim Space Slot  Elements
+// ------------------------------ ---------- ------- ----------- ----- ---- ---------
+// samp0                             sampler      NA          NA     0    5         1
+// tex0                              texture  float4          2d     0    5         1
+// tex1[0][5][3]                     texture  float4          2d     0   10 unbounded
+// tex2[8]                           texture  float4          2d     1    0         8
+//
+//
+//
+// Input signature:
+//
+// Name                 Index   Mask Register SysValue  Format   Used
+// -------------------- ----- ------ -------- -------- ------- ------
+// COORD                    0   xyzw        0     NONE   float   xyzw
+//
+//
+// Output signature:
+//
+// Name                 Index   Mask Register SysValue  Format   Used
+// -------------------- ----- ------ -------- -------- ------- ------
+// SV_TARGET                0   xyzw        0   TARGET   float   xyzw
+//
 ps_5_1
 dcl_globalFlags refactoringAllowed
 dcl_sampler s0[5:5], mode_default, space=0
@@ -19,3 +43,4 @@ iadd r1.x, r1.x, r1.y
 sample r1.xyzw, r0.xyxx, t1[r1.x + 10].xyzw, s0[5]
 add o0.xyzw, r0.xyzw, r1.xyzw
 ret
+// Approximately 12 instruction slots used
