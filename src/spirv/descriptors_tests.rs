@@ -281,3 +281,36 @@ fn constant_index_outside_the_range_is_an_error() {
     .unwrap_err();
     assert!(error.to_string().contains("outside the range"), "{error}");
 }
+
+#[test]
+fn queries_gathers_and_typed_buffers_through_arrays() {
+    let m = module(&cs(
+        "dcl_sampler s0[0:1], mode_comparison, space=0
+dcl_sampler s1[2:2], mode_default, space=0
+dcl_resource_texture2d (float,float,float,float) t0[0:3], space=0
+dcl_resource_buffer (float,float,float,float) t1[4:7], space=0
+dcl_resource_raw t2[8:*], space=0
+dcl_uav_typed_texture2d (float,float,float,float) u0[0:1], space=0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u1[2:3], space=0
+dcl_uav_structured u2[4:5], 4, space=0",
+        "resinfo_uint r0.xyzw, l(0), t0[r1.x + 0].xyzw {nonuniform}
+bufinfo r0.x, t2[r1.y + 8] {nonuniform}
+bufinfo r0.y, t1[r1.z + 4]
+bufinfo r0.z, u2[r1.w + 4] {nonuniform}
+gather4 r2.xyzw, r0.xyxx, t0[2].xyzw, s1[2].x
+sample_c_lz r3.x, r0.xyxx, t0[r1.x + 0].xxxx, s0[r1.y + 0] {nonuniform}, l(0.5)
+ld r2.xyzw, r1.xxxx, t1[r1.w + 4].xyzw {nonuniform}
+ld_uav_typed r3.xyzw, r1.xyyy, u0[r1.z + 0].xyzw {nonuniform}
+store_uav_typed u1[r1.x + 2].xyzw, r1.xxxx, r0.xyzw
+atomic_iadd u1[3], r1.xxxx, l(1)
+store_uav_typed u0[1].xyzw, vThreadID.xyyy, r2.xyzw",
+    ));
+    for cap in [
+        Capability::UniformTexelBufferArrayNonUniformIndexing,
+        Capability::StorageImageArrayNonUniformIndexing,
+        Capability::StorageTexelBufferArrayDynamicIndexing,
+        Capability::StorageBufferArrayNonUniformIndexing,
+    ] {
+        assert!(has_cap(&m, cap), "{cap:?}");
+    }
+}
