@@ -61,8 +61,10 @@ pub struct StageParameters {
 }
 
 /// Everything [`scan`] finds.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ShaderReflection {
+    /// The binding pass's plan ([`BindingPlan::locate`] finds where a register lives).
+    pub plan: BindingPlan,
     /// The shader model (`ps_5_1`).
     pub model: String,
     /// Descriptor ranges in declaration order.
@@ -216,6 +218,7 @@ pub fn scan(
     }
     let model = program.model;
     Ok(ShaderReflection {
+        plan,
         model: format!("{}_{}_{}", model.stage.prefix(), model.major, model.minor),
         ranges,
         inputs: reflection.input.clone(),

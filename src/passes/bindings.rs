@@ -266,6 +266,32 @@ impl BindingPlan {
             .and_then(|&i| self.bindings.get(i))
     }
 
+    /// Where register `register` of `class` in `space` lives: (set, binding, array element),
+    /// for a runner placing resources; `None` when no declared range holds it. A single
+    /// descriptor's element is 0.
+    pub fn locate(
+        &self,
+        class: DescriptorClass,
+        space: u32,
+        register: u32,
+    ) -> Option<(u32, u32, u32)> {
+        self.bindings.iter().find_map(|b| {
+            let counter = class == DescriptorClass::UavCounter;
+            let same_class = b.key.class == class
+                || (counter && b.key.class == DescriptorClass::UnorderedAccess);
+            let inside = register >= b.range.lower && b.range.upper.is_none_or(|u| register <= u);
+            if !same_class || b.range.space != space || !inside {
+                return None;
+            }
+            let binding = if counter { b.counter? } else { b.binding };
+            let element = match b.shape {
+                ArrayShape::Single => 0,
+                _ => (register - b.range.lower).checked_add(binding.array_offset)?,
+            };
+            Some((binding.set, binding.binding, element))
+        })
+    }
+
     /// The array element a resource operand (`t1[r1.x + 10]`, `cb2[3][4]`) selects.
     pub fn index(&self, operand: &Operand) -> std::result::Result<DescriptorIndex, String> {
         let name = operand.kind.name();
@@ -380,6 +406,11 @@ ret
         ));
         let error = index[4].clone().unwrap_err();
         assert!(error.contains("t2[9] is outside"), "{error}");
+        let srv = DescriptorClass::ShaderResource;
+        assert_eq!(plan.locate(srv, 0, 5), Some((0, 37, 0)));
+        assert_eq!(plan.locate(srv, 0, 55), Some((0, 42, 45)));
+        assert_eq!(plan.locate(srv, 1, 5), Some((1, 32, 5)));
+        assert_eq!(plan.locate(srv, 0, 6), None);
     }
 
     #[test]
