@@ -15,7 +15,9 @@
 //! array. The element is `register - lower + array_offset`. A single descriptor's index is
 //! never read: it names the one register there is (the seed listing of the specification
 //! writes it as `t0[0]` for a range declared at `t5`, where fxc writes `t0[5]`; both mean the
-//! one descriptor). A constant register outside a bounded range is an error.
+//! one descriptor). A constant register outside a bounded range is an error; a dynamic one
+//! is not clamped (indexing outside a range is undefined in D3D12, as outside a descriptor
+//! array is in Vulkan).
 //!
 //! A non-uniform operand (the `{nonuniform}` hint of the extended operand token) asks for the
 //! `NonUniform` decoration on the index and on what is read through it.
@@ -212,7 +214,12 @@ impl BindingPlan {
                     "a range whose upper bound is below its lower bound",
                 )));
             }
-            let class = class_of(register).ok_or_else(|| at(Error::new(Location::None, "")))?;
+            let class = class_of(register).ok_or_else(|| {
+                at(Error::new(
+                    Location::None,
+                    "internal: a resource declaration of a register file without descriptors",
+                ))
+            })?;
             let key = RangeKey {
                 class,
                 kind,
