@@ -12,7 +12,10 @@
 //! Operands name the range id and then the register. Following the SM5.1 bytecode
 //! specification, that register index is absolute within the register space, not relative
 //! to the range: `t1[r1.x + 10]` with `t1` declared as `t1[10:*]` reads element `r1.x` of the
-//! array. The element is `register - lower + array_offset`. A single descriptor's index is
+//! array. The element is `register - lower + array_offset`. fxc's own output agrees: in the
+//! corpus blob `fxc/d3d12/cs_code_37161.dxbc`, HLSL `t1[c[0].y]` of `Buffer<uint> t1[2] :
+//! register(t2, space2)` is `t0[r0.x + 2]`, and `cb : register(b2, space1)` is read as
+//! `cb0[2][0]`. A single descriptor's index is
 //! never read: it names the one register there is (the seed listing of the specification
 //! writes it as `t0[0]` for a range declared at `t5`, where fxc writes `t0[5]`; both mean the
 //! one descriptor). A constant register outside a bounded range is an error; a dynamic one
