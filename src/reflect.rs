@@ -20,6 +20,8 @@ use crate::passes::bindings::{ArrayShape, BindingPlan, DescriptorBinding, UavUsa
 /// One descriptor range and its binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeInfo {
+    /// The HLSL name from the container's resource definitions (RDEF), when present.
+    pub name: Option<String>,
     /// The binding pass's record (class, kind, range, binding, shape, UAV usage, counter).
     pub binding: DescriptorBinding,
     /// The resource dimension (`texture2d`, `buffer`, `raw_buffer`, `structured_buffer`,
@@ -96,8 +98,10 @@ pub fn scan(
             continue;
         };
         let info = |register: RegisterKind, id: u32| -> Option<RangeInfo> {
+            let binding = *plan.get(register, id)?;
             Some(RangeInfo {
-                binding: *plan.get(register, id)?,
+                name: rdef_name(reflection, &binding),
+                binding,
                 dimension: None,
                 return_type: None,
                 stride: None,
@@ -229,6 +233,27 @@ pub fn scan(
     })
 }
 
+/// The RDEF name of a range: same class, space and first register.
+fn rdef_name(reflection: &Reflection, binding: &DescriptorBinding) -> Option<String> {
+    use crate::container::ShaderInputType as T;
+    let resources = reflection.resources.as_ref()?;
+    resources
+        .bindings
+        .iter()
+        .find(|r| {
+            let register = match r.input_type {
+                T::CBuffer => RegisterKind::ConstantBuffer,
+                T::Sampler => RegisterKind::Sampler,
+                t if t.is_uav() => RegisterKind::UnorderedAccessView,
+                _ => RegisterKind::Resource,
+            };
+            register == binding.register
+                && r.space == binding.range.space
+                && r.bind_point == binding.range.lower
+        })
+        .map(|r| r.name.clone())
+}
+
 fn binding_json(binding: &Binding) -> Value {
     json!({
         "set": binding.set,
@@ -288,6 +313,7 @@ impl RangeInfo {
         let b = &self.binding;
         let uav = b.register == RegisterKind::UnorderedAccessView;
         json!({
+            "name": self.name,
             "class": b.key.class.name(),
             "kind": b.key.kind.name(),
             "id": b.range.id,
