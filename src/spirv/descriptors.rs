@@ -187,6 +187,14 @@ impl Emitter<'_> {
             } => {
                 let (dynamic, non_uniform_cap) = descriptor.ty.capabilities();
                 self.m.capability(dynamic);
+                if matches!(
+                    descriptor.ty,
+                    DescriptorType::UniformTexelBuffer | DescriptorType::StorageTexelBuffer
+                ) {
+                    // The texel-buffer dynamic-indexing capabilities came with descriptor
+                    // indexing too.
+                    self.descriptor_indexing();
+                }
                 let register = *self.program.operand(relative);
                 let value = self.load_scalar(&register, Scalar::U32)?.id;
                 let value = if add == 0 {

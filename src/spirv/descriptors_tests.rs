@@ -314,3 +314,21 @@ store_uav_typed u0[1].xyzw, vThreadID.xyyy, r2.xyzw",
         assert!(has_cap(&m, cap), "{cap:?}");
     }
 }
+
+#[test]
+fn texel_buffer_dynamic_indexing_needs_the_extension_on_vulkan_1_1() {
+    let text = cs(
+        "dcl_resource_buffer (float,float,float,float) t1[4:7], space=0
+dcl_uav_typed_buffer (float,float,float,float) u0[0:0], space=0",
+        "ld r0.xyzw, r1.xxxx, t1[r1.w + 4].xyzw
+store_uav_typed u0[0].xyzw, r1.xxxx, r0.xyzw",
+    );
+    let m = module(&text);
+    assert!(has_cap(
+        &m,
+        Capability::UniformTexelBufferArrayDynamicIndexing
+    ));
+    let words = compile(&text, &DefaultBindings, TargetEnv::Vulkan1_1).unwrap();
+    let m = rspirv::dr::load_words(&words).unwrap();
+    assert_eq!(m.extensions.len(), 1);
+}
