@@ -66,6 +66,26 @@ enum Command {
         /// Accept a container whose checksum does not match.
         #[arg(long)]
         ignore_checksum: bool,
+        /// A JSON descriptor-binding map (see the `bindings` module); default layout without.
+        #[arg(long, value_name = "MAP.json")]
+        bindings: Option<PathBuf>,
+    },
+    /// List a shader's descriptor ranges with their bindings, signatures, push constants,
+    /// thread-group size and geometry/tessellation parameters.
+    ///
+    /// Example: dxbc2spirv reflect shader.dxbc --json --bindings map.json
+    Reflect {
+        /// The DXBC file (or assembly text / .shader_test file), or - for standard input.
+        input: PathBuf,
+        /// Which assembly section of a .shader_test file to reflect (1 = the first).
+        #[arg(long, default_value_t = 1)]
+        section: usize,
+        /// Print JSON (otherwise one line per descriptor range).
+        #[arg(long)]
+        json: bool,
+        /// A JSON descriptor-binding map; default layout without.
+        #[arg(long, value_name = "MAP.json")]
+        bindings: Option<PathBuf>,
     },
     /// Run a compute shader on Vulkan and print its UAVs afterwards.
     ///
@@ -151,7 +171,9 @@ fn execute(command: Command) -> Result<()> {
             target_env,
             strip_debug,
             ignore_checksum,
+            bindings,
         } => {
+            let mapper = load_bindings(bindings.as_deref())?;
             let target =
                 dxbc2spirv::spirv::TargetEnv::from_name(&target_env).with_context(|| {
                     format!("--target-env {target_env}: expected vulkan1.1, vulkan1.2 or vulkan1.3")
@@ -174,7 +196,7 @@ fn execute(command: Command) -> Result<()> {
                 debug_names: !strip_debug,
                 ..Default::default()
             };
-            let words = dxbc2spirv::translate(&dxbc, &options)
+            let words = dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper.as_ref())
                 .with_context(|| format!("{}", input.display()))?;
             if validate {
                 dxbc2spirv::spirv::spirv_val(&words, target).with_context(|| {
@@ -217,6 +239,31 @@ fn execute(command: Command) -> Result<()> {
                 .with_context(|| format!("{}", input.display()))?;
             write_output(None, text.as_bytes())
         }
+        Command::Reflect {
+            input,
+            section,
+            json,
+            bindings,
+        } => {
+            let mapper = load_bindings(bindings.as_deref())?;
+            let bytes = container_bytes(&input, section)?;
+            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
+                .with_context(|| format!("{}", input.display()))?;
+            let program = dxbc
+                .program
+                .as_ref()
+                .with_context(|| format!("{}: no shader program", input.display()))?;
+            let reflection = dxbc2spirv::reflect::scan(program, &dxbc.reflection, mapper.as_ref())
+                .with_context(|| format!("{}", input.display()))?;
+            let text = if json {
+                let mut text = serde_json::to_string_pretty(&reflection.to_json())?;
+                text.push('\n');
+                text
+            } else {
+                reflection.summary()
+            };
+            write_output(None, text.as_bytes())
+        }
         Command::Asm {
             input,
             output,
@@ -228,6 +275,20 @@ fn execute(command: Command) -> Result<()> {
             let (listing, place) = choose_listing(&text, &input, section)?;
             let container = dxbc2spirv::asm::assemble(&listing).context(place)?;
             write_output(Some(&output), &container)
+        }
+    }
+}
+
+/// The binding mapper of `--bindings` (the default layout without one).
+fn load_bindings(path: Option<&Path>) -> Result<Box<dyn dxbc2spirv::bindings::BindingMapper>> {
+    match path {
+        None => Ok(Box::new(dxbc2spirv::bindings::DefaultBindings)),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("{}: cannot read", path.display()))?;
+            let map = dxbc2spirv::bindings::BindingMap::from_json(&text)
+                .with_context(|| format!("{}", path.display()))?;
+            Ok(Box::new(map))
         }
     }
 }

@@ -7,11 +7,13 @@
 #![deny(unsafe_code)]
 
 pub mod asm;
+pub mod bindings;
 pub mod container;
 pub mod disasm;
 pub mod error;
 pub mod ir;
 pub mod passes;
+pub mod reflect;
 pub mod shader_test;
 pub mod spirv;
 pub mod tpf;
@@ -73,8 +75,17 @@ pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
     })
 }
 
-/// Translates a read container's program into SPIR-V words.
+/// Translates a read container's program into SPIR-V words (default bindings).
 pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> {
+    translate_with_bindings(dxbc, options, &bindings::DefaultBindings)
+}
+
+/// Translates a read container's program with descriptor bindings chosen by `mapper`.
+pub fn translate_with_bindings(
+    dxbc: &Dxbc<'_>,
+    options: &spirv::Options,
+    mapper: &dyn bindings::BindingMapper,
+) -> Result<Vec<u32>> {
     let program = dxbc.program.as_ref().ok_or_else(|| {
         Error::new(
             Location::None,
@@ -86,5 +97,5 @@ pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> 
         )
     })?;
     ir::validate_control_flow(program)?;
-    spirv::translate(program, &dxbc.reflection, options)
+    spirv::translate_with_bindings(program, &dxbc.reflection, options, mapper)
 }

@@ -51,10 +51,7 @@ fn all_sections() -> Vec<Section> {
 }
 
 /// Sections whose translation waits for another issue: (file, the feature the error names).
-const PENDING: &[(&str, &str)] = &[(
-    "seeds/sm51_resource_ranges.shader_test",
-    "resource arrays (SM5.1 ranges of more than one register)",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 /// Translates for every Vulkan target and runs spirv-val on each module.
 fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {

@@ -66,6 +66,8 @@ pub struct Emitter<'a> {
     pub io: super::io::IoState,
     /// State of the resource lowering.
     pub res: super::resources::ResourceState,
+    /// The descriptor bindings of the program's ranges.
+    pub bindings: crate::passes::bindings::BindingPlan,
 }
 
 impl<'a> Emitter<'a> {
@@ -74,6 +76,7 @@ impl<'a> Emitter<'a> {
         program: &'a Program,
         reflection: &'a Reflection,
         options: &'a Options,
+        mapper: &dyn crate::bindings::BindingMapper,
     ) -> Result<Vec<u32>> {
         let stage = program.model.stage;
         if matches!(stage, Stage::Geometry | Stage::Hull | Stage::Domain) {
@@ -101,6 +104,7 @@ impl<'a> Emitter<'a> {
             modes: Vec::new(),
             io: Default::default(),
             res: Default::default(),
+            bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);

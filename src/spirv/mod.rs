@@ -16,6 +16,9 @@
 mod alu;
 #[cfg(test)]
 mod alu_tests;
+mod descriptors;
+#[cfg(test)]
+mod descriptors_tests;
 mod doubles;
 #[cfg(test)]
 mod doubles_tests;
@@ -121,5 +124,21 @@ pub fn translate(
     reflection: &Reflection,
     options: &Options,
 ) -> Result<Vec<u32>> {
-    emitter::Emitter::run(program, reflection, options)
+    translate_with_bindings(
+        program,
+        reflection,
+        options,
+        &crate::bindings::DefaultBindings,
+    )
+}
+
+/// Translates a program with descriptor bindings chosen by `mapper` (see
+/// [`crate::bindings`]); [`translate`] uses the default layout.
+pub fn translate_with_bindings(
+    program: &Program,
+    reflection: &Reflection,
+    options: &Options,
+    mapper: &dyn crate::bindings::BindingMapper,
+) -> Result<Vec<u32>> {
+    emitter::Emitter::run(program, reflection, options, mapper)
 }

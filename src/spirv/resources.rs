@@ -1,12 +1,9 @@
 //! Resources: constant buffers, the immediate constant buffer, raw and structured buffers
 //! (SRVs and UAVs), group-shared memory, their loads, stores and atomics, and `sync`.
 //!
-//! Default descriptor bindings (until the SM5.1 binding work replaces them): descriptor set =
-//! register space; binding = lower bound + 0 for constant buffers, + 16 for samplers, + 32 for
-//! shader resources, + 160 for UAVs (D3D11's limits: 14 constant buffers, 16 samplers, 128
-//! SRVs, 64 UAVs); a UAV's counter is a storage buffer at the UAV's binding + 64 (bindings
-//! 224–287, see `textures.rs`). Only single registers are bound: SM5.1 ranges of several
-//! registers are unsupported here.
+//! Descriptor bindings come from the binding pass ([`crate::passes::bindings`]) and the
+//! caller's mapping ([`crate::bindings`], which documents the default layout); ranges of
+//! several registers are descriptor arrays (see `descriptors.rs`).
 //!
 //! D3D's bounds rules are explicit: out-of-bounds reads of buffers and group-shared memory
 //! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
@@ -15,21 +12,13 @@
 use spirv::{Decoration, MemorySemantics, Scope, StorageClass, Word};
 use std::collections::HashMap;
 
+use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::error::Result;
 use crate::ir::{CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange};
 use crate::tpf::opcodes::Opcode;
-
-/// Binding offsets of the default layout, by descriptor class.
-pub const CBV_BINDING_BASE: u32 = 0;
-/// Samplers start at binding 16.
-pub const SAMPLER_BINDING_BASE: u32 = 16;
-/// Shader resource views start at binding 32.
-pub const SRV_BINDING_BASE: u32 = 32;
-/// UAVs start at binding 160.
-pub const UAV_BINDING_BASE: u32 = 160;
 
 /// How a buffer-like resource is addressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,13 +40,17 @@ pub struct DwordBuffer {
     pub kind: BufferKind,
     /// For group-shared memory: its length in dwords (buffers ask OpArrayLength).
     pub fixed_length: Option<u32>,
+    /// The descriptor variable (none for group-shared memory).
+    pub desc: Option<Descriptor>,
+    /// `var` is an element selected through a non-uniform index.
+    pub non_uniform: bool,
 }
 
 /// A constant buffer.
 #[derive(Debug, Clone, Copy)]
 pub struct ConstantBuffer {
-    /// The Uniform block variable.
-    pub var: Word,
+    /// The Uniform block variable (or array of blocks).
+    pub desc: Descriptor,
 }
 
 /// State of the resource lowering.
@@ -72,9 +65,9 @@ pub struct ResourceState {
     /// Typed SRVs and UAVs by (register kind code, range id).
     pub images: HashMap<(u8, u32), super::textures::Image>,
     /// Sampler variables by range id.
-    pub samplers: HashMap<u32, Word>,
+    pub samplers: HashMap<u32, Descriptor>,
     /// UAV counter buffers by UAV range id.
-    pub counters: HashMap<u32, Word>,
+    pub counters: HashMap<u32, Descriptor>,
     /// The ranges of every declared UAV, by range id (for counters).
     pub uav_ranges: HashMap<u32, ResourceRange>,
     /// The private table of standard sample positions, once used.
@@ -84,24 +77,25 @@ pub struct ResourceState {
 }
 
 impl Emitter<'_> {
-    /// Sets descriptor set and binding for a range in the default layout.
-    fn bind(&mut self, var: Word, range: &ResourceRange, base: u32) -> Result<()> {
-        if range.upper != Some(range.lower) {
-            return Err(self.unsupported(
-                "resource arrays (SM5.1 ranges of more than one register) are not translated yet",
-            ));
-        }
-        self.decorate(var, Decoration::DescriptorSet, &[range.space]);
-        self.decorate(var, Decoration::Binding, &[base + range.lower]);
-        Ok(())
-    }
-
     /// A `StorageBuffer` block of one runtime array of dwords.
-    fn dword_block(&mut self, readonly: bool, name: String) -> Word {
+    fn dword_block(
+        &mut self,
+        register: RegisterKind,
+        range: &ResourceRange,
+        readonly: bool,
+        name: String,
+    ) -> Result<Descriptor> {
         let uint = self.m.scalar(Scalar::U32);
         let array = self.m.runtime_array(uint, 4);
         let block = self.m.block(array, readonly);
-        self.global(block, StorageClass::StorageBuffer, Some(name))
+        self.declare_descriptor(
+            register,
+            range,
+            block,
+            StorageClass::StorageBuffer,
+            DescriptorType::StorageBuffer,
+            name,
+        )
     }
 
     /// Handles resource declarations.
@@ -119,13 +113,15 @@ impl Emitter<'_> {
                 let length = (*size).max(1);
                 let array = self.m.strided_array(vec4, length, 16);
                 let block = self.m.block(array, false);
-                let var = self.global(
+                let desc = self.declare_descriptor(
+                    RegisterKind::ConstantBuffer,
+                    range,
                     block,
                     StorageClass::Uniform,
-                    Some(format!("cb{}", range.id)),
-                );
-                self.bind(var, range, CBV_BINDING_BASE)?;
-                self.res.cbuffers.insert(range.id, ConstantBuffer { var });
+                    DescriptorType::UniformBuffer,
+                    format!("cb{}", range.id),
+                )?;
+                self.res.cbuffers.insert(range.id, ConstantBuffer { desc });
             }
             Declaration::ResourceRaw { range, .. }
             | Declaration::ResourceStructured { range, .. } => {
@@ -135,15 +131,21 @@ impl Emitter<'_> {
                     }
                     _ => BufferKind::Raw,
                 };
-                let var = self.dword_block(true, format!("t{}", range.id));
-                self.bind(var, range, SRV_BINDING_BASE)?;
+                let desc = self.dword_block(
+                    RegisterKind::Resource,
+                    range,
+                    true,
+                    format!("t{}", range.id),
+                )?;
                 self.res.buffers.insert(
                     (RegisterKind::Resource as u8, range.id),
                     DwordBuffer {
-                        var,
+                        var: desc.var,
                         class: StorageClass::StorageBuffer,
                         kind,
                         fixed_length: None,
+                        desc: Some(desc),
+                        non_uniform: false,
                     },
                 );
             }
@@ -157,18 +159,24 @@ impl Emitter<'_> {
                     _ => BufferKind::Raw,
                 };
                 self.res.uav_ranges.insert(range.id, *range);
-                let var = self.dword_block(false, format!("u{}", range.id));
+                let desc = self.dword_block(
+                    RegisterKind::UnorderedAccessView,
+                    range,
+                    false,
+                    format!("u{}", range.id),
+                )?;
                 if flags.globally_coherent {
-                    self.decorate(var, Decoration::Coherent, &[]);
+                    self.decorate(desc.var, Decoration::Coherent, &[]);
                 }
-                self.bind(var, range, UAV_BINDING_BASE)?;
                 self.res.buffers.insert(
                     (RegisterKind::UnorderedAccessView as u8, range.id),
                     DwordBuffer {
-                        var,
+                        var: desc.var,
                         class: StorageClass::StorageBuffer,
                         kind,
                         fixed_length: None,
+                        desc: Some(desc),
+                        non_uniform: false,
                     },
                 );
             }
@@ -222,6 +230,8 @@ impl Emitter<'_> {
                 class: StorageClass::Workgroup,
                 kind,
                 fixed_length: Some(dwords),
+                desc: None,
+                non_uniform: false,
             },
         );
         Ok(())
@@ -262,14 +272,18 @@ impl Emitter<'_> {
                         self.err("a constant buffer operand needs an element index")
                     })?;
                 let element = self.index_value(element)?;
+                let selected = self.select_descriptor(&cb.desc, operand)?;
                 let zero = self.m.constant_u32(0);
                 let pointer = self.m.pointer(StorageClass::Uniform, uint);
                 let ptr = built(self.m.b.access_chain(
                     pointer,
                     None,
-                    cb.var,
+                    selected.ptr,
                     [zero, element, component_id],
                 ))?;
+                if selected.non_uniform {
+                    self.decorate(ptr, Decoration::NonUniform, &[]);
+                }
                 built(self.m.b.load(uint, None, ptr, None, []))?
             }
             _ => {
@@ -369,9 +383,11 @@ impl Emitter<'_> {
         Ok(true)
     }
 
-    fn buffer_of(&self, operand: &Operand) -> Result<DwordBuffer> {
+    /// The buffer an operand names, with `var` pointing at the selected descriptor.
+    fn buffer_of(&mut self, operand: &Operand) -> Result<DwordBuffer> {
         let id = self.immediate_index(operand, 0)?;
-        self.res
+        let buffer = self
+            .res
             .buffers
             .get(&(operand.kind as u8, id))
             .copied()
@@ -380,7 +396,18 @@ impl Emitter<'_> {
                     "{}{id} is not a raw or structured buffer this translator knows",
                     operand.kind.name()
                 ))
-            })
+            })?;
+        match buffer.desc {
+            Some(desc) => {
+                let selected = self.select_descriptor(&desc, operand)?;
+                Ok(DwordBuffer {
+                    var: selected.ptr,
+                    non_uniform: selected.non_uniform,
+                    ..buffer
+                })
+            }
+            None => Ok(buffer),
+        }
     }
 
     /// The dword index of an address: `offset / 4` (raw) or `(index * stride + offset) / 4`
@@ -484,6 +511,9 @@ impl Emitter<'_> {
                 )?
             }
         };
+        if buffer.non_uniform {
+            self.decorate(ptr, Decoration::NonUniform, &[]);
+        }
         Ok((ptr, in_range))
     }
 

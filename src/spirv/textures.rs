@@ -2,10 +2,10 @@
 //! images); sampling, gathers, texel loads, size/sample/LOD queries, typed UAV loads, stores
 //! and atomics, and UAV counters.
 //!
-//! Bindings follow the default layout documented in `resources.rs`. UAV counters
-//! (`imm_atomic_alloc`/`imm_atomic_consume`) live in a storage buffer of their own, one per
-//! UAV, in the UAV's descriptor set at binding = the UAV's binding +
-//! [`COUNTER_BINDING_OFFSET`]; the counter is its first dword.
+//! Bindings are the binding pass's (see [`crate::bindings`] for the default layout). UAV
+//! counters (`imm_atomic_alloc`/`imm_atomic_consume`) live in a storage buffer of their own,
+//! one per UAV (an array of them for a UAV array), at the counter's binding (by default the
+//! UAV's binding + 64, [`crate::bindings::UAV_COUNTER_BINDING_BASE`]); the counter is its first dword.
 //!
 //! D3D's bounds rules: out-of-bounds `ld`, `ld_uav_typed` and `store_uav_typed` rely on
 //! Vulkan's robust image access (`robustImageAccess`/`robustImageAccess2`, which returns 0
@@ -18,19 +18,16 @@
 use rspirv::dr::{InsertPoint, Instruction as SpvInstruction, Operand as SpvOperand};
 use spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Op, StorageClass, Word};
 
+use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
-use super::resources::{SAMPLER_BINDING_BASE, SRV_BINDING_BASE, UAV_BINDING_BASE};
 use crate::error::Result;
 use crate::ir::{
     Declaration, InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension,
     ResourceRange, ReturnType, SamplerMode, Selection, Stage, UavFlags,
 };
 use crate::tpf::opcodes::Opcode;
-
-/// UAV counters are bound at the UAV's binding plus this offset, in the same set.
-pub const COUNTER_BINDING_OFFSET: u32 = 64;
 
 /// The SpecId of the specialization constant that holds the rasterizer's sample count for
 /// `sampleinfo`/`samplepos` on `rasterizer` (default 1).
@@ -51,6 +48,10 @@ pub struct Image {
     pub uav: bool,
     /// The image format is `Unknown` (reads and writes need the "without format" caps).
     pub unknown_format: bool,
+    /// The descriptor variable.
+    pub desc: Descriptor,
+    /// Selected through a non-uniform index (`var` is then that element's pointer).
+    pub non_uniform: bool,
 }
 
 /// The shape of a dimension.
@@ -203,31 +204,18 @@ impl Emitter<'_> {
         Ok(id)
     }
 
-    /// Sets descriptor set and binding of a single-register range.
-    fn bind_typed(&mut self, var: Word, range: &ResourceRange, base: u32) -> Result<()> {
-        if range.upper != Some(range.lower) {
-            return Err(self.unsupported(
-                "resource arrays (SM5.1 ranges of more than one register) are not translated yet",
-            ));
-        }
-        let binding = base
-            .checked_add(range.lower)
-            .ok_or_else(|| self.err("binding number overflows"))?;
-        self.decorate(var, Decoration::DescriptorSet, &[range.space]);
-        self.decorate(var, Decoration::Binding, &[binding]);
-        Ok(())
-    }
-
     /// `dcl_sampler`.
     pub fn declare_sampler(&mut self, range: &ResourceRange, _mode: SamplerMode) -> Result<()> {
         let ty = self.m.b.type_sampler();
-        let var = self.global(
+        let desc = self.declare_descriptor(
+            RegisterKind::Sampler,
+            range,
             ty,
             StorageClass::UniformConstant,
-            Some(format!("s{}", range.id)),
-        );
-        self.bind_typed(var, range, SAMPLER_BINDING_BASE)?;
-        self.res.samplers.insert(range.id, var);
+            DescriptorType::Sampled,
+            format!("s{}", range.id),
+        )?;
+        self.res.samplers.insert(range.id, desc);
         Ok(())
     }
 
@@ -319,19 +307,37 @@ impl Emitter<'_> {
             format,
             None,
         );
-        let (kind, base, prefix) = match uav {
-            Some(_) => (RegisterKind::UnorderedAccessView, UAV_BINDING_BASE, "u"),
-            None => (RegisterKind::Resource, SRV_BINDING_BASE, "t"),
+        let buffer = dimension == ResourceDimension::Buffer;
+        let (kind, prefix, descriptor_type) = match (uav, buffer) {
+            (Some(_), true) => (
+                RegisterKind::UnorderedAccessView,
+                "u",
+                DescriptorType::StorageTexelBuffer,
+            ),
+            (Some(_), false) => (
+                RegisterKind::UnorderedAccessView,
+                "u",
+                DescriptorType::StorageImage,
+            ),
+            (None, true) => (
+                RegisterKind::Resource,
+                "t",
+                DescriptorType::UniformTexelBuffer,
+            ),
+            (None, false) => (RegisterKind::Resource, "t", DescriptorType::Sampled),
         };
-        let var = self.global(
+        let desc = self.declare_descriptor(
+            kind,
+            range,
             ty,
             StorageClass::UniformConstant,
-            Some(format!("{prefix}{}", range.id)),
-        );
+            descriptor_type,
+            format!("{prefix}{}", range.id),
+        )?;
+        let var = desc.var;
         if uav.is_some_and(|f| f.globally_coherent) {
             self.decorate(var, Decoration::Coherent, &[]);
         }
-        self.bind_typed(var, range, base)?;
         self.res.images.insert(
             (kind as u8, range.id),
             Image {
@@ -341,6 +347,8 @@ impl Emitter<'_> {
                 scalar,
                 uav: uav.is_some(),
                 unknown_format: format == ImageFormat::Unknown,
+                desc,
+                non_uniform: false,
             },
         );
         Ok(())
@@ -352,7 +360,17 @@ impl Emitter<'_> {
         self.res.images.get(&(operand.kind as u8, id)).copied()
     }
 
-    fn typed_image(&self, operand: &Operand) -> Result<(Image, Shape)> {
+    /// The image with `var` pointing at the descriptor `operand` selects.
+    fn select_image(&mut self, image: Image, operand: &Operand) -> Result<Image> {
+        let selected = self.select_descriptor(&image.desc, operand)?;
+        Ok(Image {
+            var: selected.ptr,
+            non_uniform: selected.non_uniform,
+            ..image
+        })
+    }
+
+    fn typed_image(&mut self, operand: &Operand) -> Result<(Image, Shape)> {
         let image = self.image_of(operand).ok_or_else(|| {
             self.err(format!(
                 "{} is not a declared typed resource",
@@ -361,11 +379,16 @@ impl Emitter<'_> {
         })?;
         let shape = shape(image.dimension)
             .ok_or_else(|| self.err("a typed resource without a dimension"))?;
+        let image = self.select_image(image, operand)?;
         Ok((image, shape))
     }
 
     fn load_image(&mut self, image: &Image) -> Result<Word> {
-        built(self.m.b.load(image.ty, None, image.var, None, []))
+        let value = built(self.m.b.load(image.ty, None, image.var, None, []))?;
+        if image.non_uniform {
+            self.decorate(value, Decoration::NonUniform, &[]);
+        }
+        Ok(value)
     }
 
     fn sampled_image(&mut self, image: &Image, sampler: &Operand) -> Result<Word> {
@@ -373,17 +396,25 @@ impl Emitter<'_> {
             return Err(self.err("expected a sampler operand"));
         }
         let id = self.immediate_index(sampler, 0)?;
-        let var = self
+        let desc = self
             .res
             .samplers
             .get(&id)
             .copied()
             .ok_or_else(|| self.err(format!("s{id} is not declared")))?;
+        let selected = self.select_descriptor(&desc, sampler)?;
         let sampler_ty = self.m.b.type_sampler();
-        let sampler_value = built(self.m.b.load(sampler_ty, None, var, None, []))?;
+        let sampler_value = built(self.m.b.load(sampler_ty, None, selected.ptr, None, []))?;
+        if selected.non_uniform {
+            self.decorate(sampler_value, Decoration::NonUniform, &[]);
+        }
         let image_value = self.load_image(image)?;
         let ty = self.m.b.type_sampled_image(image.ty);
-        built(self.m.b.sampled_image(ty, None, image_value, sampler_value))
+        let value = built(self.m.b.sampled_image(ty, None, image_value, sampler_value))?;
+        if image.non_uniform || selected.non_uniform {
+            self.decorate(value, Decoration::NonUniform, &[]);
+        }
+        Ok(value)
     }
 
     /// The first `count` components of an operand as `scalar`.
@@ -916,6 +947,7 @@ impl Emitter<'_> {
                 }
                 self.m.capability(Capability::ImageQuery);
                 let uint = self.m.scalar(Scalar::U32);
+                let image = self.select_image(image, &resource)?;
                 let image_value = self.load_image(&image)?;
                 self.raw_op(
                     Op::ImageQuerySize,
@@ -1033,6 +1065,9 @@ impl Emitter<'_> {
                 .b
                 .image_texel_pointer(pointer, None, image.var, coordinate, zero),
         )?;
+        if image.non_uniform {
+            self.decorate(ptr, Decoration::NonUniform, &[]);
+        }
         Ok((ptr, in_range, image.scalar))
     }
 
@@ -1043,8 +1078,8 @@ impl Emitter<'_> {
             return Err(self.err("UAV counters belong to UAVs"));
         }
         let id = self.immediate_index(uav, 0)?;
-        let var = match self.res.counters.get(&id) {
-            Some(&var) => var,
+        let desc = match self.res.counters.get(&id) {
+            Some(&desc) => desc,
             None => {
                 let range = self
                     .res
@@ -1055,20 +1090,20 @@ impl Emitter<'_> {
                 let uint = self.m.scalar(Scalar::U32);
                 let array = self.m.runtime_array(uint, 4);
                 let block = self.m.block(array, false);
-                let var = self.global(
-                    block,
-                    StorageClass::StorageBuffer,
-                    Some(format!("u{id}_counter")),
-                );
-                self.bind_typed(var, &range, UAV_BINDING_BASE + COUNTER_BINDING_OFFSET)?;
-                self.res.counters.insert(id, var);
-                var
+                let desc = self.declare_counter(&range, block)?;
+                self.res.counters.insert(id, desc);
+                desc
             }
         };
+        let selected = self.select_descriptor(&desc, uav)?;
+        let var = selected.ptr;
         let uint = self.m.scalar(Scalar::U32);
         let pointer = self.m.pointer(StorageClass::StorageBuffer, uint);
         let zero = self.m.constant_u32(0);
         let ptr = built(self.m.b.access_chain(pointer, None, var, [zero, zero]))?;
+        if selected.non_uniform {
+            self.decorate(ptr, Decoration::NonUniform, &[]);
+        }
         let scope = self.m.constant_u32(spirv::Scope::Device as u32);
         let relaxed = self.m.constant_u32(0);
         let value = if consume {

@@ -1,0 +1,490 @@
+//! The binding pass: range declarations and resource operands into descriptor bindings.
+//!
+//! Every `cb#`, `s#`, `t#` and `u#` declaration is a range (id, lower bound, upper bound or
+//! unbounded, register space); SM4/5.0 declarations are single-register ranges in space 0
+//! whose id is the register. The pass asks the caller's [`BindingMapper`] for the range's
+//! (set, binding, array offset) and decides the shape of the descriptor:
+//!
+//! - a single descriptor for a one-register range at array offset 0;
+//! - a bounded array of `array_offset + count` descriptors for other bounded ranges;
+//! - a runtime array for an unbounded range.
+//!
+//! Operands name the range id and then the register. Following the SM5.1 bytecode
+//! specification, that register index is absolute within the register space, not relative
+//! to the range: `t1[r1.x + 10]` with `t1` declared as `t1[10:*]` reads element `r1.x` of the
+//! array. The element is `register - lower + array_offset`. fxc's own output agrees: in the
+//! corpus blob `fxc/d3d12/cs_code_37161.dxbc`, HLSL `t1[c[0].y]` of `Buffer<uint> t1[2] :
+//! register(t2, space2)` is `t0[r0.x + 2]`, and `cb : register(b2, space1)` is read as
+//! `cb0[2][0]`. A single descriptor's index is
+//! never read: it names the one register there is (the seed listing of the specification
+//! writes it as `t0[0]` for a range declared at `t5`, where fxc writes `t0[5]`; both mean the
+//! one descriptor). A constant register outside a bounded range is an error; a dynamic one
+//! is not clamped (indexing outside a range is undefined in D3D12, as outside a descriptor
+//! array is in Vulkan).
+//!
+//! A non-uniform operand (the `{nonuniform}` hint of the extended operand token) asks for the
+//! `NonUniform` decoration on the index and on what is read through it.
+
+use std::collections::HashMap;
+
+use crate::bindings::{resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey};
+use crate::error::{Error, Location, Result};
+use crate::ir::{
+    Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension, ResourceRange,
+};
+use crate::tpf::opcodes::Opcode;
+
+/// The shape of a binding's descriptors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayShape {
+    /// One descriptor, not an array.
+    Single,
+    /// An array of this many descriptors.
+    Bounded(u32),
+    /// A runtime (unsized) array.
+    Runtime,
+}
+
+/// How a UAV range is used by the program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UavUsage {
+    /// Read by a load.
+    pub read: bool,
+    /// Target of an atomic operation.
+    pub atomic: bool,
+    /// Its counter is used (`imm_atomic_alloc`/`imm_atomic_consume`).
+    pub counter: bool,
+}
+
+/// The binding of one declared range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DescriptorBinding {
+    /// The register file (`cb`, `s`, `t` or `u`).
+    pub register: RegisterKind,
+    /// The declared range.
+    pub range: ResourceRange,
+    /// The key the mapper was asked about.
+    pub key: RangeKey,
+    /// The chosen binding.
+    pub binding: Binding,
+    /// Single descriptor, bounded or runtime array.
+    pub shape: ArrayShape,
+    /// UAV usage (all false for other classes).
+    pub usage: UavUsage,
+    /// The counter's binding, for a UAV whose counter is used.
+    pub counter: Option<Binding>,
+}
+
+/// The array element an operand selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DescriptorIndex {
+    /// The binding is a single descriptor: no index.
+    None,
+    /// A constant element.
+    Constant(u32),
+    /// The value of `relative` plus `add` (wrapping).
+    Dynamic {
+        /// The operand holding the register's dynamic part.
+        relative: OperandId,
+        /// Added to it: the immediate part − lower bound + array offset.
+        add: u32,
+        /// The index may differ between invocations.
+        non_uniform: bool,
+    },
+}
+
+/// The bindings of every declared range of a program.
+#[derive(Debug, Clone, Default)]
+pub struct BindingPlan {
+    /// The bindings, in declaration order.
+    pub bindings: Vec<DescriptorBinding>,
+    by_range: HashMap<(u8, u32), usize>,
+}
+
+/// The class and kind of a resource declaration.
+fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, DescriptorKind)> {
+    use DescriptorKind::{Buffer, Image};
+    let buffer_if = |d: ResourceDimension| {
+        if d == ResourceDimension::Buffer {
+            Buffer
+        } else {
+            Image
+        }
+    };
+    Some(match declaration {
+        Declaration::ConstantBuffer { range, .. } => (RegisterKind::ConstantBuffer, *range, Buffer),
+        Declaration::Sampler { range, .. } => (RegisterKind::Sampler, *range, Image),
+        Declaration::Resource {
+            range, dimension, ..
+        } => (RegisterKind::Resource, *range, buffer_if(*dimension)),
+        Declaration::ResourceRaw { range, .. } | Declaration::ResourceStructured { range, .. } => {
+            (RegisterKind::Resource, *range, Buffer)
+        }
+        Declaration::UavTyped {
+            range, dimension, ..
+        } => (
+            RegisterKind::UnorderedAccessView,
+            *range,
+            buffer_if(*dimension),
+        ),
+        Declaration::UavRaw { range, .. } | Declaration::UavStructured { range, .. } => {
+            (RegisterKind::UnorderedAccessView, *range, Buffer)
+        }
+        _ => return None,
+    })
+}
+
+/// The descriptor class of a resource register file.
+pub fn class_of(register: RegisterKind) -> Option<DescriptorClass> {
+    Some(match register {
+        RegisterKind::ConstantBuffer => DescriptorClass::ConstantBuffer,
+        RegisterKind::Sampler => DescriptorClass::Sampler,
+        RegisterKind::Resource => DescriptorClass::ShaderResource,
+        RegisterKind::UnorderedAccessView => DescriptorClass::UnorderedAccess,
+        _ => return None,
+    })
+}
+
+/// How the program uses each UAV range id.
+pub fn uav_usage(program: &Program) -> HashMap<u32, UavUsage> {
+    let mut usage: HashMap<u32, UavUsage> = HashMap::new();
+    for instruction in &program.instructions {
+        if instruction.declaration.is_some() {
+            continue;
+        }
+        let opcode = instruction.opcode;
+        let name = opcode.name();
+        let atomic = name.starts_with("atomic_") || name.starts_with("imm_atomic_");
+        let counter = matches!(opcode, Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume);
+        let queries = matches!(opcode, Opcode::Bufinfo | Opcode::Resinfo);
+        let dst_count = instruction.dst_count as usize;
+        for (i, operand) in program.operands_of(instruction).iter().enumerate() {
+            if operand.kind != RegisterKind::UnorderedAccessView {
+                continue;
+            }
+            let Some(id) = operand.indices().first().and_then(|i| i.as_imm32()) else {
+                continue;
+            };
+            let entry = usage.entry(id).or_default();
+            if counter {
+                entry.counter = true;
+            } else if atomic {
+                entry.atomic = true;
+            } else if i >= dst_count && !queries {
+                entry.read = true;
+            }
+        }
+    }
+    usage
+}
+
+fn shape_of(range: &ResourceRange, binding: &Binding) -> Result<ArrayShape> {
+    let too_many = || {
+        Error::new(
+            Location::None,
+            "a descriptor array longer than 2^32 elements",
+        )
+    };
+    Ok(match range.count() {
+        None => ArrayShape::Runtime,
+        Some(1) if binding.array_offset == 0 => ArrayShape::Single,
+        Some(count) => {
+            let length = count
+                .checked_add(binding.array_offset as u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(too_many)?;
+            ArrayShape::Bounded(length)
+        }
+    })
+}
+
+impl BindingPlan {
+    /// Binds every resource range the program declares.
+    pub fn build(program: &Program, mapper: &dyn BindingMapper) -> Result<Self> {
+        let usage = uav_usage(program);
+        let mut plan = BindingPlan::default();
+        for (index, instruction) in program.instructions.iter().enumerate() {
+            let Some(declaration) = &instruction.declaration else {
+                continue;
+            };
+            let Some((register, range, kind)) = classify(declaration) else {
+                continue;
+            };
+            let at = |e: Error| Error::instruction(index as u32, instruction.dword, e.to_string());
+            if range.upper.is_some_and(|u| u < range.lower) {
+                return Err(at(Error::new(
+                    Location::None,
+                    "a range whose upper bound is below its lower bound",
+                )));
+            }
+            let class = class_of(register).ok_or_else(|| {
+                at(Error::new(
+                    Location::None,
+                    "internal: a resource declaration of a register file without descriptors",
+                ))
+            })?;
+            let key = RangeKey {
+                class,
+                kind,
+                space: range.space,
+                lower: range.lower,
+                upper: range.upper,
+            };
+            let binding = resolve(mapper, &key).map_err(at)?;
+            let shape = shape_of(&range, &binding).map_err(at)?;
+            let usage = if register == RegisterKind::UnorderedAccessView {
+                usage.get(&range.id).copied().unwrap_or_default()
+            } else {
+                UavUsage::default()
+            };
+            let counter = if usage.counter {
+                let counter_key = RangeKey {
+                    class: DescriptorClass::UavCounter,
+                    kind: DescriptorKind::Buffer,
+                    ..key
+                };
+                let counter = resolve(mapper, &counter_key).map_err(at)?;
+                if shape_of(&range, &counter).map_err(at)? != shape {
+                    return Err(at(Error::new(
+                        Location::None,
+                        format!("the counter of {key} needs the same array offset as the UAV"),
+                    )));
+                }
+                Some(counter)
+            } else {
+                None
+            };
+            plan.by_range
+                .insert((register as u8, range.id), plan.bindings.len());
+            plan.bindings.push(DescriptorBinding {
+                register,
+                range,
+                key,
+                binding,
+                shape,
+                usage,
+                counter,
+            });
+        }
+        Ok(plan)
+    }
+
+    /// The binding of range `id` of a register file.
+    pub fn get(&self, register: RegisterKind, id: u32) -> Option<&DescriptorBinding> {
+        self.by_range
+            .get(&(register as u8, id))
+            .and_then(|&i| self.bindings.get(i))
+    }
+
+    /// Where register `register` of `class` in `space` lives: (set, binding, array element),
+    /// for a runner placing resources; `None` when no declared range holds it. A single
+    /// descriptor's element is 0.
+    pub fn locate(
+        &self,
+        class: DescriptorClass,
+        space: u32,
+        register: u32,
+    ) -> Option<(u32, u32, u32)> {
+        self.bindings.iter().find_map(|b| {
+            let counter = class == DescriptorClass::UavCounter;
+            let same_class = b.key.class == class
+                || (counter && b.key.class == DescriptorClass::UnorderedAccess);
+            let inside = register >= b.range.lower && b.range.upper.is_none_or(|u| register <= u);
+            if !same_class || b.range.space != space || !inside {
+                return None;
+            }
+            let binding = if counter { b.counter? } else { b.binding };
+            let element = match b.shape {
+                ArrayShape::Single => 0,
+                _ => (register - b.range.lower).checked_add(binding.array_offset)?,
+            };
+            Some((binding.set, binding.binding, element))
+        })
+    }
+
+    /// The array element a resource operand (`t1[r1.x + 10]`, `cb2[3][4]`) selects.
+    pub fn index(&self, operand: &Operand) -> std::result::Result<DescriptorIndex, String> {
+        let name = operand.kind.name();
+        let id = operand
+            .indices()
+            .first()
+            .and_then(|i| i.as_imm32())
+            .ok_or_else(|| format!("{name} needs an immediate range id"))?;
+        let binding = self
+            .get(operand.kind, id)
+            .ok_or_else(|| format!("{name}{id} is not declared"))?;
+        if binding.shape == ArrayShape::Single {
+            return Ok(DescriptorIndex::None);
+        }
+        let register = operand
+            .indices()
+            .get(1)
+            .copied()
+            .unwrap_or(Index::Imm32(binding.range.lower));
+        let offset = binding.binding.array_offset;
+        let lower = binding.range.lower;
+        match register.relative() {
+            None => {
+                let r = register.immediate();
+                let inside = r >= lower as u64 && binding.range.upper.is_none_or(|u| r <= u as u64);
+                if !inside {
+                    return Err(format!(
+                        "{name}{id}[{r}] is outside the range {}",
+                        binding.key
+                    ));
+                }
+                u32::try_from(r - lower as u64 + offset as u64)
+                    .map(DescriptorIndex::Constant)
+                    .map_err(|_| format!("{name}{id}[{r}]: the element does not fit 32 bits"))
+            }
+            Some(relative) => Ok(DescriptorIndex::Dynamic {
+                relative,
+                add: (register.immediate() as u32)
+                    .wrapping_sub(lower)
+                    .wrapping_add(offset),
+                non_uniform: operand.non_uniform,
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::{BindingMap, DefaultBindings};
+
+    const RANGES: &str = "ps_5_1
+dcl_sampler s0[5:5], mode_default, space=0
+dcl_resource_texture2d (float,float,float,float) t0[5:5], space=0
+dcl_resource_texture2d (float,float,float,float) t1[10:*], space=0
+dcl_resource_texture2d (float,float,float,float) t2[0:7], space=1
+dcl_input_ps linear v0.xyzw
+dcl_output o0.xyzw
+dcl_temps 2
+sample r0.xyzw, v0.xyxx, t0[0].xyzw, s0[5]
+sample r0.xyzw, v0.xyxx, t2[3].xyzw, s0[5]
+sample r1.xyzw, v0.xyxx, t2[r1.x + 0].xyzw, s0[5]
+sample r1.xyzw, v0.xyxx, t1[r1.x + 10].xyzw {nonuniform}, s0[5]
+sample r1.xyzw, v0.xyxx, t2[9].xyzw, s0[5]
+ret
+";
+
+    /// The resource operand (the third) of each sample instruction.
+    fn resources(program: &Program) -> Vec<Operand> {
+        program
+            .instructions
+            .iter()
+            .filter(|i| i.opcode == Opcode::Sample)
+            .filter_map(|i| program.operands_of(i).get(2).copied())
+            .collect()
+    }
+
+    #[test]
+    fn default_plan_and_indices() {
+        let program = crate::asm::parse_program(RANGES).unwrap();
+        let plan = BindingPlan::build(&program, &DefaultBindings).unwrap();
+        let t = |id| *plan.get(RegisterKind::Resource, id).unwrap();
+        assert_eq!((t(0).binding.set, t(0).binding.binding), (0, 37));
+        assert_eq!(t(0).shape, ArrayShape::Single);
+        assert_eq!(
+            (t(1).binding.binding, t(1).shape),
+            (42, ArrayShape::Runtime)
+        );
+        assert_eq!(
+            (t(2).binding.set, t(2).binding.binding, t(2).shape),
+            (1, 32, ArrayShape::Bounded(8))
+        );
+        let ops = resources(&program);
+        let index: Vec<_> = ops.iter().map(|o| plan.index(o)).collect();
+        assert_eq!(index[0], Ok(DescriptorIndex::None));
+        assert_eq!(index[1], Ok(DescriptorIndex::Constant(3)));
+        assert!(matches!(
+            index[2],
+            Ok(DescriptorIndex::Dynamic {
+                add: 0,
+                non_uniform: false,
+                ..
+            })
+        ));
+        assert!(matches!(
+            index[3],
+            Ok(DescriptorIndex::Dynamic {
+                add: 0,
+                non_uniform: true,
+                ..
+            })
+        ));
+        let error = index[4].clone().unwrap_err();
+        assert!(error.contains("t2[9] is outside"), "{error}");
+        let srv = DescriptorClass::ShaderResource;
+        assert_eq!(plan.locate(srv, 0, 5), Some((0, 37, 0)));
+        assert_eq!(plan.locate(srv, 0, 55), Some((0, 42, 45)));
+        assert_eq!(plan.locate(srv, 1, 5), Some((1, 32, 5)));
+        assert_eq!(plan.locate(srv, 0, 6), None);
+    }
+
+    #[test]
+    fn array_offsets_shift_indices() {
+        let program = crate::asm::parse_program(RANGES).unwrap();
+        let map = BindingMap::from_json(
+            r#"{"fallback_to_default": true, "ranges": [
+              {"class": "srv", "space": 1, "first": 0, "last": 15, "set": 4, "binding": 2, "array_offset": 3},
+              {"class": "srv", "space": 0, "first": 10, "set": 5, "binding": 0, "array_offset": 1}]}"#,
+        )
+        .unwrap();
+        let plan = BindingPlan::build(&program, &map).unwrap();
+        let t2 = plan.get(RegisterKind::Resource, 2).unwrap();
+        assert_eq!(t2.shape, ArrayShape::Bounded(11));
+        let ops = resources(&program);
+        assert_eq!(plan.index(&ops[1]), Ok(DescriptorIndex::Constant(6)));
+        assert!(matches!(
+            plan.index(&ops[2]),
+            Ok(DescriptorIndex::Dynamic { add: 3, .. })
+        ));
+        // t1[r1.x + 10] with the range at t10 and offset 1: r1.x + 1.
+        assert!(matches!(
+            plan.index(&ops[3]),
+            Ok(DescriptorIndex::Dynamic { add: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn unmapped_range_is_an_error() {
+        let program = crate::asm::parse_program(RANGES).unwrap();
+        let map = BindingMap::from_json(
+            r#"{"ranges": [{"class": "sampler", "first": 0, "set": 0, "binding": 0}]}"#,
+        )
+        .unwrap();
+        let error = BindingPlan::build(&program, &map).unwrap_err().to_string();
+        assert!(
+            error.contains("no descriptor binding is mapped for t5"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn uav_usage_scan() {
+        let program = crate::asm::parse_program(
+            "cs_5_0
+dcl_globalFlags refactoringAllowed
+dcl_uav_raw u0
+dcl_uav_structured u1, 4
+dcl_uav_typed_texture2d (uint,uint,uint,uint) u2
+dcl_thread_group 1, 1, 1
+dcl_temps 1
+ld_raw r0.x, l(0), u0.xxxx
+imm_atomic_alloc r0.y, u1
+atomic_iadd u2, l(0, 0, 0, 0), l(1)
+ret
+",
+        )
+        .unwrap();
+        let usage = uav_usage(&program);
+        assert!(usage[&0].read && !usage[&0].atomic);
+        assert!(usage[&1].counter && !usage[&1].read);
+        assert!(usage[&2].atomic && !usage[&2].read);
+        let plan = BindingPlan::build(&program, &DefaultBindings).unwrap();
+        let u1 = plan.get(RegisterKind::UnorderedAccessView, 1).unwrap();
+        assert_eq!(u1.counter.map(|c| c.binding), Some(225));
+    }
+}

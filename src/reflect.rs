@@ -1,0 +1,394 @@
+//! Reflection: what a translated shader needs from the application — every descriptor range
+//! with its chosen binding, the input and output signatures, push constants, the thread-group
+//! size and the geometry/tessellation parameters.
+//!
+//! [`scan`] gathers it from a program (and its container's signatures) with the same binding
+//! pass the translation uses, so the bindings listed are the module's; [`ShaderReflection::to_json`]
+//! is the form `dxbc2spirv reflect IN.dxbc --json` prints. The translator passes no data
+//! through push constants, so that list is empty. A signature element's `rw_mask` is the
+//! container's raw read/write mask (for inputs the components the shader reads; for outputs
+//! what the compiler stored, which fxc uses for the components never written).
+
+use serde_json::{json, Value};
+
+use crate::bindings::{Binding, BindingMapper};
+use crate::container::{Reflection, Signature};
+use crate::error::Result;
+use crate::ir::{Declaration, Program, RegisterKind};
+use crate::passes::bindings::{ArrayShape, BindingPlan, DescriptorBinding, UavUsage};
+
+/// One descriptor range and its binding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeInfo {
+    /// The HLSL name from the container's resource definitions (RDEF), when present.
+    pub name: Option<String>,
+    /// The binding pass's record (class, kind, range, binding, shape, UAV usage, counter).
+    pub binding: DescriptorBinding,
+    /// The resource dimension (`texture2d`, `buffer`, `raw_buffer`, `structured_buffer`,
+    /// `constant_buffer`), `None` for samplers.
+    pub dimension: Option<&'static str>,
+    /// The component return types of a typed resource.
+    pub return_type: Option<[&'static str; 4]>,
+    /// The structure stride of a structured buffer.
+    pub stride: Option<u32>,
+    /// The size of a constant buffer in 16-byte vectors.
+    pub cbuffer_size: Option<u32>,
+    /// The sampler mode of a sampler.
+    pub sampler_mode: Option<&'static str>,
+}
+
+/// The geometry and tessellation parameters a program declares.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StageParameters {
+    /// `dcl_inputprimitive`.
+    pub input_primitive: Option<String>,
+    /// `dcl_outputtopology`.
+    pub output_topology: Option<&'static str>,
+    /// `dcl_maxout`.
+    pub max_output_vertices: Option<u32>,
+    /// `dcl_gsinstances`.
+    pub instances: Option<u32>,
+    /// `dcl_input_control_point_count`.
+    pub input_control_points: Option<u32>,
+    /// `dcl_output_control_point_count`.
+    pub output_control_points: Option<u32>,
+    /// `dcl_tessellator_domain`.
+    pub domain: Option<&'static str>,
+    /// `dcl_tessellator_partitioning`.
+    pub partitioning: Option<&'static str>,
+    /// `dcl_tessellator_output_primitive`.
+    pub output_primitive: Option<&'static str>,
+    /// `dcl_hs_max_tessfactor`.
+    pub max_tess_factor: Option<f32>,
+}
+
+/// Everything [`scan`] finds.
+#[derive(Debug, Clone)]
+pub struct ShaderReflection {
+    /// The binding pass's plan ([`BindingPlan::locate`] finds where a register lives).
+    pub plan: BindingPlan,
+    /// The shader model (`ps_5_1`).
+    pub model: String,
+    /// Descriptor ranges in declaration order.
+    pub ranges: Vec<RangeInfo>,
+    /// Input signature.
+    pub inputs: Option<Signature>,
+    /// Output signature.
+    pub outputs: Option<Signature>,
+    /// Patch-constant signature.
+    pub patch_constants: Option<Signature>,
+    /// `dcl_thread_group`.
+    pub thread_group: Option<[u32; 3]>,
+    /// Geometry and tessellation parameters.
+    pub stage: StageParameters,
+}
+
+/// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
+pub fn scan(
+    program: &Program,
+    reflection: &Reflection,
+    mapper: &dyn BindingMapper,
+) -> Result<ShaderReflection> {
+    let plan = BindingPlan::build(program, mapper)?;
+    let mut ranges = Vec::new();
+    let mut stage = StageParameters::default();
+    let mut thread_group = None;
+    for instruction in &program.instructions {
+        let Some(declaration) = &instruction.declaration else {
+            continue;
+        };
+        let info = |register: RegisterKind, id: u32| -> Option<RangeInfo> {
+            let binding = *plan.get(register, id)?;
+            Some(RangeInfo {
+                name: rdef_name(reflection, &binding),
+                binding,
+                dimension: None,
+                return_type: None,
+                stride: None,
+                cbuffer_size: None,
+                sampler_mode: None,
+            })
+        };
+        use RegisterKind as K;
+        let range = match declaration {
+            Declaration::Resource {
+                range,
+                dimension,
+                return_type,
+                ..
+            }
+            | Declaration::UavTyped {
+                range,
+                dimension,
+                return_type,
+                ..
+            } => {
+                let register = if matches!(declaration, Declaration::Resource { .. }) {
+                    K::Resource
+                } else {
+                    K::UnorderedAccessView
+                };
+                info(register, range.id).map(|i| RangeInfo {
+                    dimension: Some(dimension.name()),
+                    return_type: Some(return_type.map(|r| r.name())),
+                    ..i
+                })
+            }
+            Declaration::ResourceRaw { range, .. } => info(K::Resource, range.id),
+            Declaration::UavRaw { range, .. } => info(K::UnorderedAccessView, range.id),
+            Declaration::ResourceStructured { range, stride, .. } => info(K::Resource, range.id)
+                .map(|i| RangeInfo {
+                    stride: Some(*stride),
+                    ..i
+                }),
+            Declaration::UavStructured { range, stride, .. } => {
+                info(K::UnorderedAccessView, range.id).map(|i| RangeInfo {
+                    stride: Some(*stride),
+                    ..i
+                })
+            }
+            Declaration::ConstantBuffer { range, size, .. } => info(K::ConstantBuffer, range.id)
+                .map(|i| RangeInfo {
+                    dimension: Some("constant_buffer"),
+                    cbuffer_size: Some(*size),
+                    ..i
+                }),
+            Declaration::Sampler { range, mode, .. } => {
+                info(K::Sampler, range.id).map(|i| RangeInfo {
+                    sampler_mode: Some(mode.name()),
+                    ..i
+                })
+            }
+            Declaration::ThreadGroup(size) => {
+                thread_group = Some(*size);
+                None
+            }
+            Declaration::GsInputPrimitive(p) => {
+                stage.input_primitive = p.name();
+                None
+            }
+            Declaration::GsOutputTopology(t) => {
+                stage.output_topology = Some(t.name());
+                None
+            }
+            Declaration::MaxOutputVertexCount(n) => {
+                stage.max_output_vertices = Some(*n);
+                None
+            }
+            Declaration::GsInstanceCount(n) => {
+                stage.instances = Some(*n);
+                None
+            }
+            Declaration::InputControlPointCount(n) => {
+                stage.input_control_points = Some(*n);
+                None
+            }
+            Declaration::OutputControlPointCount(n) => {
+                stage.output_control_points = Some(*n);
+                None
+            }
+            Declaration::TessDomain(d) => {
+                stage.domain = Some(d.name());
+                None
+            }
+            Declaration::TessPartitioning(p) => {
+                stage.partitioning = Some(p.name());
+                None
+            }
+            Declaration::TessOutputPrimitive(p) => {
+                stage.output_primitive = Some(p.name());
+                None
+            }
+            Declaration::HsMaxTessFactor(bits) => {
+                stage.max_tess_factor = Some(f32::from_bits(*bits));
+                None
+            }
+            _ => None,
+        };
+        let range = range.map(|i| match declaration {
+            Declaration::ResourceRaw { .. } | Declaration::UavRaw { .. } => RangeInfo {
+                dimension: Some("raw_buffer"),
+                ..i
+            },
+            Declaration::ResourceStructured { .. } | Declaration::UavStructured { .. } => {
+                RangeInfo {
+                    dimension: Some("structured_buffer"),
+                    ..i
+                }
+            }
+            _ => i,
+        });
+        ranges.extend(range);
+    }
+    let model = program.model;
+    Ok(ShaderReflection {
+        plan,
+        model: format!("{}_{}_{}", model.stage.prefix(), model.major, model.minor),
+        ranges,
+        inputs: reflection.input.clone(),
+        outputs: reflection.output.clone(),
+        patch_constants: reflection.patch_constant.clone(),
+        thread_group,
+        stage,
+    })
+}
+
+/// The RDEF name of a range: same class, space and first register.
+fn rdef_name(reflection: &Reflection, binding: &DescriptorBinding) -> Option<String> {
+    use crate::container::ShaderInputType as T;
+    let resources = reflection.resources.as_ref()?;
+    resources
+        .bindings
+        .iter()
+        .find(|r| {
+            let register = match r.input_type {
+                T::CBuffer => RegisterKind::ConstantBuffer,
+                T::Sampler => RegisterKind::Sampler,
+                t if t.is_uav() => RegisterKind::UnorderedAccessView,
+                _ => RegisterKind::Resource,
+            };
+            register == binding.register
+                && r.space == binding.range.space
+                && r.bind_point == binding.range.lower
+        })
+        .map(|r| r.name.clone())
+}
+
+fn binding_json(binding: &Binding) -> Value {
+    json!({
+        "set": binding.set,
+        "binding": binding.binding,
+        "array_offset": binding.array_offset,
+    })
+}
+
+fn usage_json(usage: &UavUsage) -> Value {
+    json!({ "read": usage.read, "atomic": usage.atomic, "counter": usage.counter })
+}
+
+fn mask_text(mask: u8) -> String {
+    "xyzw"
+        .chars()
+        .enumerate()
+        .filter(|(i, _)| mask & (1 << i) != 0)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+fn signature_json(signature: &Option<Signature>) -> Value {
+    let Some(signature) = signature else {
+        return Value::Null;
+    };
+    Value::Array(
+        signature
+            .elements
+            .iter()
+            .map(|e| {
+                json!({
+                    "semantic": e.semantic_name,
+                    "index": e.semantic_index,
+                    "register": e.register,
+                    "mask": mask_text(e.mask),
+                    "rw_mask": mask_text(e.rw_mask),
+                    "system_value": e.system_value.fxc_name().map_or_else(
+                        || format!("{}", e.system_value.raw()),
+                        |n| n.to_string(),
+                    ),
+                    "component_type": match e.component_type.raw() {
+                        1 => "uint",
+                        2 => "int",
+                        3 => "float",
+                        _ => "unknown",
+                    },
+                    "stream": e.stream,
+                })
+            })
+            .collect(),
+    )
+}
+
+impl RangeInfo {
+    /// The JSON form of one range.
+    pub fn to_json(&self) -> Value {
+        let b = &self.binding;
+        let uav = b.register == RegisterKind::UnorderedAccessView;
+        json!({
+            "name": self.name,
+            "class": b.key.class.name(),
+            "kind": b.key.kind.name(),
+            "id": b.range.id,
+            "dimension": self.dimension,
+            "return_type": self.return_type,
+            "space": b.range.space,
+            "lower_bound": b.range.lower,
+            "count": b.range.count(),
+            "raw": self.dimension == Some("raw_buffer"),
+            "stride": self.stride,
+            "cbuffer_size": self.cbuffer_size,
+            "sampler_mode": self.sampler_mode,
+            "uav": uav.then(|| usage_json(&b.usage)),
+            "binding": binding_json(&b.binding),
+            "descriptor_count": match b.shape {
+                ArrayShape::Single => Some(1),
+                ArrayShape::Bounded(n) => Some(n),
+                ArrayShape::Runtime => None,
+            },
+            "counter_binding": b.counter.as_ref().map(binding_json),
+        })
+    }
+}
+
+impl ShaderReflection {
+    /// One line per descriptor range: `srv t1 texture2d space 0 registers 10.. -> set 0 binding 42 (runtime array)`.
+    pub fn summary(&self) -> String {
+        let mut text = String::new();
+        for range in &self.ranges {
+            let b = &range.binding;
+            let shape = match b.shape {
+                ArrayShape::Single => String::new(),
+                ArrayShape::Bounded(n) => format!(" ({n} descriptors)"),
+                ArrayShape::Runtime => " (runtime array)".to_string(),
+            };
+            text.push_str(&format!(
+                "{} {}{} {}: {} -> set {} binding {} offset {}{shape}\n",
+                b.key.class.name(),
+                b.register.name(),
+                b.range.id,
+                range.dimension.unwrap_or("sampler"),
+                b.key,
+                b.binding.set,
+                b.binding.binding,
+                b.binding.array_offset,
+            ));
+        }
+        text
+    }
+
+    /// The JSON form `dxbc2spirv reflect --json` prints.
+    pub fn to_json(&self) -> Value {
+        let s = &self.stage;
+        json!({
+            "model": self.model,
+            "descriptor_ranges": self.ranges.iter().map(RangeInfo::to_json).collect::<Vec<_>>(),
+            "inputs": signature_json(&self.inputs),
+            "outputs": signature_json(&self.outputs),
+            "patch_constants": signature_json(&self.patch_constants),
+            "push_constants": [],
+            "thread_group_size": self.thread_group,
+            "geometry": {
+                "input_primitive": s.input_primitive,
+                "output_topology": s.output_topology,
+                "max_output_vertices": s.max_output_vertices,
+                "instances": s.instances,
+            },
+            "tessellation": {
+                "input_control_points": s.input_control_points,
+                "output_control_points": s.output_control_points,
+                "domain": s.domain,
+                "partitioning": s.partitioning,
+                "output_primitive": s.output_primitive,
+                "max_tess_factor": s.max_tess_factor,
+            },
+        })
+    }
+}
