@@ -320,6 +320,29 @@ fn parse_section(header: &str, line: u32, body: &[(u32, &str)]) -> Result<Sectio
         rest.parse::<u32>()
             .map_err(|_| Error::text(line, 2, format!("'{inner}' needs a slot number")))
     };
+    if first == "space" {
+        // This project's extension for SM5.1 register spaces: `[space S srv N]`.
+        let mut w = rest.splitn(2, char::is_whitespace);
+        let space = slot(w.next().unwrap_or(""))?;
+        let section = format!("[{}]", w.next().unwrap_or("").trim());
+        return match parse_section(&section, line, body)? {
+            SectionKind::Resource(mut r)
+                if matches!(r.kind, ResourceKind::Srv | ResourceKind::Uav) =>
+            {
+                r.space = space;
+                Ok(SectionKind::Resource(r))
+            }
+            SectionKind::Sampler(mut sampler) => {
+                sampler.space = space;
+                Ok(SectionKind::Sampler(sampler))
+            }
+            _ => Err(Error::text(
+                line,
+                2,
+                "a register space applies to srv, uav and sampler sections",
+            )),
+        };
+    }
     let stage = match first {
         "pixel" | "vertex" | "compute" | "geometry" | "hull" | "domain" => {
             let mut w = rest.splitn(2, char::is_whitespace);
@@ -382,6 +405,7 @@ fn parse_section(header: &str, line: u32, body: &[(u32, &str)]) -> Result<Sectio
         "sampler" => {
             let mut sampler = Sampler {
                 slot: slot(rest)?,
+                space: 0,
                 filter: None,
                 address: None,
                 comparison: None,
@@ -408,6 +432,7 @@ fn parse_section(header: &str, line: u32, body: &[(u32, &str)]) -> Result<Sectio
             let mut res = Resource {
                 kind,
                 slot,
+                space: 0,
                 format: None,
                 stride: None,
                 size: None,

@@ -95,6 +95,8 @@ pub struct Resource {
     pub kind: ResourceKind,
     /// The slot (register) number; 0 for `[dsv]`.
     pub slot: u32,
+    /// The register space (SRVs and UAVs; this project's `[space S srv N]` extension).
+    pub space: u32,
     /// `format <name>`, e.g. `r32g32b32a32-float`.
     pub format: Option<String>,
     /// `stride N` (structured buffers; makes the format unknown).
@@ -238,6 +240,8 @@ pub(crate) fn read_comparison(s: &mut Scanner<'_>) -> Result<Comparison> {
 pub struct Sampler {
     /// The sampler slot.
     pub slot: u32,
+    /// The register space (this project's `[space S sampler N]` extension).
+    pub space: u32,
     /// `filter <min> <mag> <mip>` words (`point` or `linear`).
     pub filter: Option<Vec<String>>,
     /// `address <u> <v> <w>` words (`wrap`, `clamp`, `mirror`, `border`, …).
@@ -414,6 +418,7 @@ mod tests {
         Resource {
             kind: ResourceKind::Srv,
             slot: 0,
+            space: 0,
             format: None,
             stride: None,
             size: None,
@@ -512,6 +517,7 @@ mod tests {
     fn samplers_and_layouts() {
         let mut s = Sampler {
             slot: 0,
+            space: 0,
             filter: None,
             address: None,
             comparison: None,

@@ -179,7 +179,10 @@ impl Context {
                 let n = bindings
                     .iter()
                     .filter(|b| b.resource.descriptor_type() == ty)
-                    .count();
+                    .map(|b| {
+                        usize::try_from(b.element.saturating_add(1).max(b.array_size)).unwrap_or(0)
+                    })
+                    .sum::<usize>();
                 let n = u32::try_from(n).ok().filter(|&n| n > 0)?;
                 Some(vk::DescriptorPoolSize::default().ty(ty).descriptor_count(n))
             })
@@ -239,6 +242,7 @@ impl Context {
             let write = vk::WriteDescriptorSet::default()
                 .dst_set(set)
                 .dst_binding(b.binding)
+                .dst_array_element(b.element)
                 .descriptor_type(b.resource.descriptor_type());
             writes.push(match prepared.get(i).ok_or_else(missing)? {
                 Prepared::Buffer(_, _) if b.resource.texel_format().is_some() => {

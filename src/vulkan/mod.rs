@@ -353,23 +353,44 @@ impl Resource {
     }
 }
 
-/// One descriptor binding of a dispatch.
+/// One descriptor of a dispatch or draw: element `element` of the array at `binding` of
+/// descriptor set `set` (element 0 of a single descriptor). The elements given for one binding
+/// make it an array of the highest element + 1 descriptors; elements not given stay unwritten
+/// (partially bound), so the shader must not read them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Binding {
     /// The descriptor set.
     pub set: u32,
     /// The binding within the set.
     pub binding: u32,
+    /// The array element within the binding.
+    pub element: u32,
+    /// The binding's descriptor count when the shader declares a larger array than the
+    /// elements given (0: the highest element given + 1).
+    pub array_size: u32,
     /// What is bound.
     pub resource: Resource,
 }
 
 impl Binding {
-    /// A binding in descriptor set `set` at `binding`.
+    /// A single descriptor in descriptor set `set` at `binding`.
     pub fn new(set: u32, binding: u32, resource: Resource) -> Self {
         Binding {
             set,
             binding,
+            element: 0,
+            array_size: 0,
+            resource,
+        }
+    }
+
+    /// Element `element` of the descriptor array at `binding` of set `set`.
+    pub fn array_element(set: u32, binding: u32, element: u32, resource: Resource) -> Self {
+        Binding {
+            set,
+            binding,
+            element,
+            array_size: 0,
             resource,
         }
     }

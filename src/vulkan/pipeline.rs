@@ -25,30 +25,63 @@ pub(super) fn create_set_layouts(
         )));
     }
     for (i, a) in bindings.iter().enumerate() {
-        if bindings
-            .iter()
-            .skip(i.saturating_add(1))
-            .any(|b| a.set == b.set && a.binding == b.binding)
-        {
-            return Err(VulkanError::Invalid(format!(
-                "set {} binding {} is bound twice",
-                a.set, a.binding
-            )));
+        for b in bindings.iter().skip(i.saturating_add(1)) {
+            if (a.set, a.binding) != (b.set, b.binding) {
+                continue;
+            }
+            if a.element == b.element {
+                return Err(VulkanError::Invalid(format!(
+                    "set {} binding {} element {} is bound twice",
+                    a.set, a.binding, a.element
+                )));
+            }
+            if a.resource.descriptor_type() != b.resource.descriptor_type() {
+                return Err(VulkanError::Invalid(format!(
+                    "set {} binding {} mixes descriptor types",
+                    a.set, a.binding
+                )));
+            }
         }
     }
     for set in 0..set_count {
-        let entries: Vec<vk::DescriptorSetLayoutBinding<'_>> = bindings
+        // (binding, type, count) of every binding of the set.
+        let mut arrays: Vec<(u32, vk::DescriptorType, u32)> = Vec::new();
+        for b in bindings.iter().filter(|b| b.set == set) {
+            let count = b.element.saturating_add(1).max(b.array_size);
+            match arrays
+                .iter_mut()
+                .find(|(binding, _, _)| *binding == b.binding)
+            {
+                Some(entry) => entry.2 = entry.2.max(count),
+                None => arrays.push((b.binding, b.resource.descriptor_type(), count)),
+            }
+        }
+        let entries: Vec<vk::DescriptorSetLayoutBinding<'_>> = arrays
             .iter()
-            .filter(|b| b.set == set)
-            .map(|b| {
+            .map(|&(binding, ty, count)| {
                 vk::DescriptorSetLayoutBinding::default()
-                    .binding(b.binding)
-                    .descriptor_type(b.resource.descriptor_type())
-                    .descriptor_count(1)
+                    .binding(binding)
+                    .descriptor_type(ty)
+                    .descriptor_count(count)
                     .stage_flags(vk::ShaderStageFlags::ALL)
             })
             .collect();
-        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
+        let flags: Vec<vk::DescriptorBindingFlags> = arrays
+            .iter()
+            .map(|&(_, _, count)| {
+                if count > 1 {
+                    vk::DescriptorBindingFlags::PARTIALLY_BOUND
+                } else {
+                    vk::DescriptorBindingFlags::empty()
+                }
+            })
+            .collect();
+        let mut flags_info =
+            vk::DescriptorSetLayoutBindingFlagsCreateInfo::default().binding_flags(&flags);
+        let mut info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&entries);
+        if arrays.iter().any(|&(_, _, count)| count > 1) {
+            info = info.push_next(&mut flags_info);
+        }
         // SAFETY: a valid create info; the layout is recorded for destruction.
         let layout = unsafe { ctx.device.create_descriptor_set_layout(&info, None) }
             .map_err(VulkanError::call("vkCreateDescriptorSetLayout"))?;

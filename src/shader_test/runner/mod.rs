@@ -5,9 +5,11 @@
 //! The runner follows vkd3d's `shader_runner`: resources persist across `[test]` blocks
 //! and are replaced by later sections of the same kind and slot; a draw without a render
 //! target or depth target gets a 640x480 RGBA32F target; `draw quad` draws one large
-//! triangle through slot 0 with the default vertex shader when the file has none. Bindings
-//! are the translator's defaults (constant buffer 0 at binding 0, samplers from 16, SRVs
-//! from 32, UAVs from 160, UAV counters at their UAV's binding + 64, all in set 0).
+//! triangle through slot 0 with the default vertex shader when the file has none. Each
+//! resource is bound where the translator's default binding plan of the shaders that
+//! declare it puts it ([`crate::bindings::DefaultBindings`]); `[srv N]`, `[uav N]` and
+//! `[sampler N]` are register N of space 0, and this project's `[space S srv N]` form names
+//! another register space (SM5.1).
 //!
 //! Every probe gets an [`Outcome`]: a skip always carries its reason (a shader-model range
 //! outside SM4.0–5.1, a device feature missing, no blob, a section fxc would refuse, or a
@@ -19,6 +21,8 @@ mod resources;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::bindings::{DefaultBindings, DescriptorClass};
+use crate::passes::bindings::{ArrayShape, BindingPlan};
 use crate::shader_test::{
     self as st, Command, EvalContext, ExpectedFxc, RequireItem, ResourceKind, SectionKind,
     ShaderModel, ShaderTestFile, SourceFormat, Stage,
@@ -31,16 +35,6 @@ pub use resources::vk_format;
 
 use resources::Payload;
 
-/// Binding of constant buffer 0.
-pub const CB0_BINDING: u32 = 0;
-/// First sampler binding.
-pub const SAMPLER_BINDING: u32 = 16;
-/// First SRV binding.
-pub const SRV_BINDING: u32 = 32;
-/// First UAV binding.
-pub const UAV_BINDING: u32 = 160;
-/// Distance from a UAV binding to its counter's binding.
-pub const COUNTER_OFFSET: u32 = 64;
 /// Smallest constant buffer bound (bytes), so shaders reading past the uniforms see zeros.
 const CB0_MIN_BYTES: usize = 4096;
 /// Skip reason for sections whose `[require]` range excludes SM4.0-5.1.
@@ -48,6 +42,15 @@ pub const NOT_SM45: &str = "not applicable: the [require] shader-model range exc
 /// The vertex shader `draw quad` uses when the file has none: position in, position out.
 const DEFAULT_VS: &str = "vs_4_0\ndcl_input v0.xyzw\ndcl_output_siv o0.xyzw, position\n\
                           mov o0.xyzw, v0.xyzw\nret\n";
+
+/// The stages of a draw.
+const GRAPHICS_STAGES: [Stage; 5] = [
+    Stage::Vertex,
+    Stage::Hull,
+    Stage::Domain,
+    Stage::Geometry,
+    Stage::Pixel,
+];
 
 /// One probe's result.
 #[derive(Debug, Clone, PartialEq)]
@@ -151,6 +154,7 @@ enum ShaderState {
     Ready {
         words: Vec<u32>,
         inputs: Vec<InputRegister>,
+        plan: BindingPlan,
     },
     /// Work with this shader is skipped for this reason.
     Skip(String),
@@ -185,8 +189,8 @@ struct Live {
     fxc_ok: bool,
 }
 
-/// A resource's key: kind and slot.
-type Key = (ResourceKind, u32);
+/// A resource's key: kind, register space and slot.
+type Key = (ResourceKind, u32, u32);
 
 /// The state of one file's run.
 struct FileRun<'a> {
@@ -194,7 +198,7 @@ struct FileRun<'a> {
     file_name: &'a str,
     blobs: &'a dyn BlobSource,
     resources: BTreeMap<Key, Live>,
-    samplers: BTreeMap<u32, Result<vulkan::SamplerDesc, String>>,
+    samplers: BTreeMap<(u32, u32), Result<vulkan::SamplerDesc, String>>,
     input_layout: Vec<st::InputElement>,
     shaders: HashMap<Stage, Loaded>,
     uniforms: Vec<u32>,
@@ -233,7 +237,7 @@ pub fn run_file(
             SectionKind::Require(lines) => missing = missing_features(lines, ctx.features()),
             SectionKind::Resource(decl) => run.add_resource(decl),
             SectionKind::Sampler(s) => {
-                run.samplers.insert(s.slot, sampler_desc(s));
+                run.samplers.insert((s.space, s.slot), sampler_desc(s));
             }
             SectionKind::InputLayout(elements) => run.input_layout = elements.clone(),
             SectionKind::Shader(sh) if sh.stage != Stage::Effect => {
@@ -344,7 +348,7 @@ impl FileRun<'_> {
     /// Adds (or replaces) a resource section.
     fn add_resource(&mut self, decl: &st::Resource) {
         self.resources.insert(
-            (decl.kind, decl.slot),
+            (decl.kind, decl.space, decl.slot),
             Live {
                 decl: decl.clone(),
                 payload: resources::payload(decl),
@@ -356,8 +360,8 @@ impl FileRun<'_> {
 
     /// Adds the default render target unless there is a render target 0 or a depth target.
     fn set_default_target(&mut self) {
-        if !self.resources.contains_key(&(ResourceKind::Rtv, 0))
-            && !self.resources.contains_key(&(ResourceKind::Dsv, 0))
+        if !self.resources.contains_key(&(ResourceKind::Rtv, 0, 0))
+            && !self.resources.contains_key(&(ResourceKind::Dsv, 0, 0))
         {
             self.add_resource(&resources::default_target());
         }
@@ -434,11 +438,12 @@ impl FileRun<'_> {
                     .map(|f| f.to_bits())
                     .collect();
                 self.resources.insert(
-                    (ResourceKind::Vb, 0),
+                    (ResourceKind::Vb, 0, 0),
                     Live {
                         decl: st::Resource {
                             kind: ResourceKind::Vb,
                             slot: 0,
+                            space: 0,
                             format: None,
                             stride: None,
                             size: None,
@@ -474,7 +479,9 @@ impl FileRun<'_> {
                 }
                 self.clear(target.kind, target.slot, values);
             }
-            Command::Copy { src, dst } => self.copy((src.kind, src.slot), (dst.kind, dst.slot)),
+            Command::Copy { src, dst } => {
+                self.copy((src.kind, 0, src.slot), (dst.kind, 0, dst.slot))
+            }
             Command::Depth(comparison) => self.depth = compare_op(*comparison),
             Command::DepthBounds { .. } => {
                 self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
@@ -525,58 +532,95 @@ impl FileRun<'_> {
             None => Ok(None),
             Some(ShaderState::Skip(reason)) => Err(Contents::Skip(reason.clone())),
             Some(ShaderState::Fail(message)) => Err(Contents::Fail(message.clone())),
-            Some(ShaderState::Ready { words, inputs }) => Ok(Some((words, inputs))),
+            Some(ShaderState::Ready { words, inputs, .. }) => Ok(Some((words, inputs))),
         }
     }
 
-    /// The descriptor bindings of every current SRV, UAV, sampler and constant buffer 0.
-    fn bindings(&self) -> Result<Vec<Binding>, Contents> {
+    /// The descriptor bindings of every current SRV, UAV, sampler and constant buffer 0
+    /// that the shaders of `stages` declare, placed where the translator's default binding
+    /// plan of those shaders puts them, with the key of each binding's resource (UAVs are
+    /// stored back by it).
+    fn bindings(&self, stages: &[Stage]) -> Result<(Vec<Binding>, Vec<Option<Key>>), Contents> {
+        let plans: Vec<&BindingPlan> = stages
+            .iter()
+            .filter_map(|stage| match self.shaders.get(stage).map(|s| &s.state) {
+                Some(ShaderState::Ready { plan, .. }) => Some(plan),
+                _ => None,
+            })
+            .collect();
+        let locate = |class, space, register| {
+            plans
+                .iter()
+                .find_map(|plan| plan.locate(class, space, register))
+        };
+        let mut bindings = Vec::new();
+        let mut keys = Vec::new();
+        let mut push = |at: Option<(u32, u32, u32)>, resource, key| {
+            if let Some((set, binding, element)) = at {
+                bindings.push(Binding::array_element(set, binding, element, resource));
+                keys.push(key);
+            }
+        };
         let mut cb = vulkan::words_to_bytes(&self.uniforms);
         cb.resize(cb.len().max(CB0_MIN_BYTES).div_ceil(16) * 16, 0);
-        let mut bindings = vec![Binding::new(
-            0,
-            CB0_BINDING,
+        push(
+            locate(DescriptorClass::ConstantBuffer, 0, 0),
             vulkan::Resource::UniformBuffer(cb),
-        )];
-        for (&(kind, slot), live) in &self.resources {
-            let base = match kind {
-                ResourceKind::Srv => SRV_BINDING,
-                ResourceKind::Uav => UAV_BINDING,
+            None,
+        );
+        for (&key, live) in &self.resources {
+            let (kind, space, slot) = key;
+            let class = match kind {
+                ResourceKind::Srv => DescriptorClass::ShaderResource,
+                ResourceKind::Uav => DescriptorClass::UnorderedAccess,
                 _ => continue,
+            };
+            let Some(at) = locate(class, space, slot) else {
+                continue;
             };
             let resource = match &live.payload {
                 Ok(Payload::Bound(r)) => r.clone(),
                 Ok(_) => continue,
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
-            let binding = base.saturating_add(slot);
-            bindings.push(Binding::new(0, binding, resource));
+            push(Some(at), resource, Some(key));
             if matches!(live.decl.size, Some(st::ResourceSize::CounterBuffer(_))) {
-                bindings.push(Binding::new(
-                    0,
-                    binding.saturating_add(COUNTER_OFFSET),
+                push(
+                    locate(DescriptorClass::UavCounter, space, slot),
                     vulkan::Resource::StorageBuffer(vec![0; 4]),
-                ));
+                    None,
+                );
             }
         }
-        for (&slot, sampler) in &self.samplers {
+        for (&(space, slot), sampler) in &self.samplers {
+            let Some(at) = locate(DescriptorClass::Sampler, space, slot) else {
+                continue;
+            };
             let desc = sampler.clone().map_err(Contents::Skip)?;
-            bindings.push(Binding::new(
-                0,
-                SAMPLER_BINDING.saturating_add(slot),
-                vulkan::Resource::Sampler(desc),
-            ));
+            push(Some(at), vulkan::Resource::Sampler(desc), None);
         }
-        Ok(bindings)
+        // Bounded arrays get the descriptor count the shader declares.
+        for b in &mut bindings {
+            b.array_size = plans
+                .iter()
+                .flat_map(|plan| &plan.bindings)
+                .filter(|d| (d.binding.set, d.binding.binding) == (b.set, b.binding))
+                .filter_map(|d| match d.shape {
+                    ArrayShape::Bounded(n) => Some(n.saturating_add(d.binding.array_offset)),
+                    _ => None,
+                })
+                .max()
+                .unwrap_or(0);
+        }
+        Ok((bindings, keys))
     }
 
     /// Stores the written contents of UAV bindings after a dispatch or draw.
-    fn store_bindings(&mut self, bindings: Vec<Binding>) {
-        for b in bindings {
-            if !(UAV_BINDING..UAV_BINDING + COUNTER_OFFSET).contains(&b.binding) {
+    fn store_bindings(&mut self, bindings: Vec<Binding>, keys: Vec<Option<Key>>) {
+        for (b, key) in bindings.into_iter().zip(keys) {
+            let Some(key) = key.filter(|k| k.0 == ResourceKind::Uav) else {
                 continue;
-            }
-            let key = (ResourceKind::Uav, b.binding - UAV_BINDING);
+            };
             if let Some(live) = self.resources.get_mut(&key) {
                 live.payload = Ok(Payload::Bound(b.resource));
                 live.contents = Contents::Known;
@@ -591,7 +635,7 @@ impl FileRun<'_> {
             Ok(None) => return Contents::Fail("dispatch without a compute shader".into()),
             Err(contents) => return contents,
         };
-        let mut bindings = match self.bindings() {
+        let (mut bindings, keys) = match self.bindings(&[Stage::Compute]) {
             Ok(b) => b,
             Err(contents) => return contents,
         };
@@ -599,7 +643,7 @@ impl FileRun<'_> {
             return Contents::Fail(format!("vulkan: {e}"));
         }
         let errors = self.validation_errors();
-        self.store_bindings(bindings);
+        self.store_bindings(bindings, keys);
         errors
     }
 
@@ -632,14 +676,7 @@ impl FileRun<'_> {
             (None, Some(reason)) => Contents::Skip(reason.clone()),
             (None, None) => self.draw(topology, vertex_count, instance_count),
         };
-        let stages = [
-            Stage::Vertex,
-            Stage::Hull,
-            Stage::Domain,
-            Stage::Geometry,
-            Stage::Pixel,
-        ];
-        let fxc_ok = stages
+        let fxc_ok = GRAPHICS_STAGES
             .iter()
             .filter_map(|s| self.shaders.get(s))
             .all(|s| s.fxc_ok);
@@ -693,7 +730,7 @@ impl FileRun<'_> {
         };
         let mut render_targets = Vec::new();
         let mut depth = None;
-        for (&(kind, slot), live) in &self.resources {
+        for (&(kind, _, slot), live) in &self.resources {
             match (&live.payload, kind) {
                 (Ok(Payload::Target(t)), ResourceKind::Rtv) => {
                     let slot = usize::try_from(slot).unwrap_or(usize::MAX);
@@ -716,7 +753,7 @@ impl FileRun<'_> {
                 _ => {}
             }
         }
-        let mut bindings = match self.bindings() {
+        let (mut bindings, keys) = match self.bindings(&GRAPHICS_STAGES) {
             Ok(b) => b,
             Err(contents) => return contents,
         };
@@ -742,16 +779,20 @@ impl FileRun<'_> {
         }
         let (targets, depth) = (draw.render_targets, draw.depth);
         let errors = self.validation_errors();
-        self.store_bindings(bindings);
+        self.store_bindings(bindings, keys);
         for (slot, target) in targets.into_iter().enumerate() {
             let Some(target) = target else { continue };
-            let key = (ResourceKind::Rtv, u32::try_from(slot).unwrap_or(u32::MAX));
+            let key = (
+                ResourceKind::Rtv,
+                0,
+                u32::try_from(slot).unwrap_or(u32::MAX),
+            );
             if let Some(live) = self.resources.get_mut(&key) {
                 live.payload = Ok(Payload::Target(target));
                 live.contents = Contents::Known;
             }
         }
-        if let (Some(d), Some(live)) = (depth, self.resources.get_mut(&(ResourceKind::Dsv, 0))) {
+        if let (Some(d), Some(live)) = (depth, self.resources.get_mut(&(ResourceKind::Dsv, 0, 0))) {
             live.payload = Ok(Payload::Depth(d));
             live.contents = Contents::Known;
         }
@@ -800,7 +841,7 @@ impl FileRun<'_> {
         for (&slot, &stride) in &offsets {
             match self
                 .resources
-                .get(&(ResourceKind::Vb, slot))
+                .get(&(ResourceKind::Vb, 0, slot))
                 .map(|l| &l.payload)
             {
                 Some(Ok(Payload::Vertices(data))) if !data.is_empty() => {
@@ -819,7 +860,7 @@ impl FileRun<'_> {
 
     /// `clear rtv N r g b a` / `clear dsv d`.
     fn clear(&mut self, kind: ResourceKind, slot: u32, values: &[f32]) {
-        let Some(live) = self.resources.get_mut(&(kind, slot)) else {
+        let Some(live) = self.resources.get_mut(&(kind, 0, slot)) else {
             return;
         };
         let format = live
@@ -884,7 +925,7 @@ impl FileRun<'_> {
     fn probe(&self, probe: &st::Probe) -> (Outcome, bool) {
         let key = probe
             .resource
-            .map_or((ResourceKind::Rtv, 0), |r| (r.kind, r.slot));
+            .map_or((ResourceKind::Rtv, 0, 0), |r| (r.kind, 0, r.slot));
         let Some(live) = self.resources.get(&key) else {
             return (
                 Outcome::Fail {
@@ -940,6 +981,13 @@ fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
     };
+    let Some(program) = &dxbc.program else {
+        return ShaderState::Fail("the container holds no shader program".into());
+    };
+    let plan = match BindingPlan::build(program, &DefaultBindings) {
+        Ok(plan) => plan,
+        Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
+    };
     match crate::translate(&dxbc, &options_for(features)) {
         Ok(words) => {
             let inputs = dxbc
@@ -950,7 +998,11 @@ fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
                 .filter(|e| e.system_value == crate::container::SystemValue::Undefined)
                 .map(|e| (e.semantic_name.clone(), e.semantic_index, e.register))
                 .collect();
-            ShaderState::Ready { words, inputs }
+            ShaderState::Ready {
+                words,
+                inputs,
+                plan,
+            }
         }
         Err(e) if e.kind == ErrorKind::Unsupported => {
             ShaderState::Skip(format!("unsupported: {e}"))

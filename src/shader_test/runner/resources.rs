@@ -206,6 +206,7 @@ pub(super) fn default_target() -> Decl {
     Decl {
         kind: ResourceKind::Rtv,
         slot: 0,
+        space: 0,
         format: Some("r32g32b32a32-float".into()),
         stride: None,
         size: Some(ResourceSize::Texture2d {
