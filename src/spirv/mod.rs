@@ -18,12 +18,15 @@ mod alu;
 mod alu_tests;
 mod emitter;
 mod flow;
+mod geometry;
 mod io;
 #[cfg(test)]
 mod io_tests;
 mod module;
 mod operands;
 mod resources;
+mod stage_io;
+mod tessellation;
 #[cfg(test)]
 mod test_support;
 mod textures;
