@@ -264,6 +264,19 @@ impl Emitter<'_> {
             StorageClass::Output
         };
         let mask = if mask == 0 { 0xf } else { mask };
+        // Position comes from the Position built-in of the previous stage into hull and
+        // geometry shaders (whether or not the declaration names it, the signature does);
+        // control points pass from hull to domain shader by location.
+        let stage = self.program.model.stage;
+        let sv = match (kind, stage) {
+            (RegisterKind::Input, Stage::Hull | Stage::Geometry)
+                if sv == SystemValue::Position || self.input_is_position(register) =>
+            {
+                SystemValue::Position
+            }
+            (RegisterKind::Input, Stage::Hull | Stage::Geometry) => sv,
+            _ => SystemValue::Undefined,
+        };
         let (var, scalar) = match sv {
             SystemValue::Undefined => {
                 match self.io.stage.arrayed_vectors.get(&(kind as u8, register)) {
@@ -328,6 +341,16 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Whether the input signature has `SV_Position` at `register`.
+    fn input_is_position(&self, register: u32) -> bool {
+        self.reflection.input.as_ref().is_some_and(|s| {
+            s.elements.iter().any(|e| {
+                e.register == register
+                    && e.system_value == crate::container::SystemValue::Position
+            })
+        })
     }
 
     /// The (register, component, slot) triples of a per-vertex register file.
