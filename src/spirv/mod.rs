@@ -26,6 +26,8 @@ mod module;
 mod operands;
 mod resources;
 mod stage_io;
+#[cfg(test)]
+mod stage_tests;
 mod tessellation;
 #[cfg(test)]
 mod test_support;

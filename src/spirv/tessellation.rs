@@ -160,8 +160,13 @@ impl Emitter<'_> {
     }
 
     /// For a patch constant operand of a hull shader (`o#` in fork and join phases, `vpc#`):
-    /// a pointer to the component (index clamped into range) and whether it was in range.
-    fn patch_element(&mut self, operand: &Operand, component: u8) -> Result<Option<(Word, Word)>> {
+    /// a pointer to the component (index clamped into range) and, for a relative index,
+    /// whether it was in range.
+    fn patch_element(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+    ) -> Result<Option<(Word, Option<Word>)>> {
         let phase = self.hull_phase();
         let patch = match operand.kind {
             RegisterKind::Output => matches!(phase, Some(PhaseKind::Fork | PhaseKind::Join)),
@@ -176,18 +181,23 @@ impl Emitter<'_> {
             .first()
             .copied()
             .ok_or_else(|| self.err(format!("{} needs an index", operand.kind.name())))?;
-        let index = self.index_value(index)?;
         let (array, length) = self.patch_array();
         let uint = self.m.scalar(Scalar::U32);
+        let pointer = self.m.pointer(StorageClass::Private, uint);
+        let c = self.m.constant_u32(component as u32 & 3);
+        if let Some(register) = index.as_imm32().filter(|&r| r < length) {
+            let r = self.m.constant_u32(register);
+            let element = built(self.m.b.access_chain(pointer, None, array, [r, c]))?;
+            return Ok(Some((element, None)));
+        }
+        let index = self.index_value(index)?;
         let boolean = self.m.scalar(Scalar::Bool);
         let size = self.m.constant_u32(length);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
-        let pointer = self.m.pointer(StorageClass::Private, uint);
-        let c = self.m.constant_u32(component as u32 & 3);
         let element = built(self.m.b.access_chain(pointer, None, array, [clamped, c]))?;
-        Ok(Some((element, in_range)))
+        Ok(Some((element, Some(in_range))))
     }
 
     /// Reads a hull shader's patch constant; `None` for other operands.
@@ -197,8 +207,13 @@ impl Emitter<'_> {
         };
         let uint = self.m.scalar(Scalar::U32);
         let value = built(self.m.b.load(uint, None, element, None, []))?;
-        let zero = self.m.constant_u32(0);
-        let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+        let id = match in_range {
+            Some(in_range) => {
+                let zero = self.m.constant_u32(0);
+                built(self.m.b.select(uint, None, in_range, value, zero))?
+            }
+            None => value,
+        };
         Ok(Some(Val {
             id,
             scalar: Scalar::U32,
@@ -215,7 +230,12 @@ impl Emitter<'_> {
             return Ok(false);
         };
         let bits = self.cast(value, Scalar::U32)?;
-        self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])))?;
+        match in_range {
+            Some(in_range) => {
+                self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])))?
+            }
+            None => built(self.m.b.store(element, bits.id, None, []))?,
+        }
         Ok(true)
     }
 
