@@ -166,7 +166,9 @@ pub fn hull_phases(program: &Program) -> Option<HullPhases> {
     }
     current.end = program.instructions.len();
     layout.phases.push(current);
-    layout.phases.retain(|p| p.start < p.end || p.kind != PhaseKind::Declarations);
+    layout
+        .phases
+        .retain(|p| p.start < p.end || p.kind != PhaseKind::Declarations);
     Some(layout)
 }
 

@@ -92,7 +92,8 @@ impl Emitter<'_> {
         {
             self.modes.push((ExecutionMode::Invocations, vec![1]));
         }
-        let has = |e: &Self, modes: &[ExecutionMode]| e.modes.iter().any(|(m, _)| modes.contains(m));
+        let has =
+            |e: &Self, modes: &[ExecutionMode]| e.modes.iter().any(|(m, _)| modes.contains(m));
         if !has(self, &[ExecutionMode::OutputVertices]) {
             return Err(self.err("a geometry shader needs dcl_maxout"));
         }

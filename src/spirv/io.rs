@@ -153,7 +153,13 @@ impl Emitter<'_> {
         self.global(ty, StorageClass::Private, Some(name.to_string()))
     }
 
-    pub(super) fn set_slot(&mut self, kind: RegisterKind, register: u32, component: u8, slot: Slot) {
+    pub(super) fn set_slot(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        component: u8,
+        slot: Slot,
+    ) {
         self.io
             .slots
             .insert((kind as u8, register, component), slot);
@@ -249,7 +255,12 @@ impl Emitter<'_> {
     }
 
     /// The ordinary vec4 variable of `v#`/`o#` at Location = register, mapping `mask`.
-    pub(super) fn location_vector(&mut self, kind: RegisterKind, register: u32, mask: u8) -> Result<Slot> {
+    pub(super) fn location_vector(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        mask: u8,
+    ) -> Result<Slot> {
         let (class, signature, prefix) = if kind == RegisterKind::Input {
             (StorageClass::Input, self.reflection.input.as_ref(), "v")
         } else {

@@ -131,9 +131,7 @@ impl Emitter<'_> {
         let sv = system_value.unwrap_or(SystemValue::Undefined);
         let phase = self.hull_phase();
         match operand.kind {
-            RegisterKind::Input | RegisterKind::InputControlPoint
-                if operand.index_count == 2 =>
-            {
+            RegisterKind::Input | RegisterKind::InputControlPoint if operand.index_count == 2 => {
                 let (length, register) = self.two_indices(&operand)?;
                 let length = match &self.io.stage.hull {
                     Some(h) if h.input_control_points > 0 => h.input_control_points,
@@ -288,7 +286,11 @@ impl Emitter<'_> {
                             self.reflection.output.as_ref()
                         };
                         let scalar = element_scalar(signature, register);
-                        let prefix = if kind == RegisterKind::Input { "v" } else { "o" };
+                        let prefix = if kind == RegisterKind::Input {
+                            "v"
+                        } else {
+                            "o"
+                        };
                         let var = self.io_global(
                             class,
                             scalar,
@@ -347,8 +349,7 @@ impl Emitter<'_> {
     fn input_is_position(&self, register: u32) -> bool {
         self.reflection.input.as_ref().is_some_and(|s| {
             s.elements.iter().any(|e| {
-                e.register == register
-                    && e.system_value == crate::container::SystemValue::Position
+                e.register == register && e.system_value == crate::container::SystemValue::Position
             })
         })
     }
@@ -393,16 +394,17 @@ impl Emitter<'_> {
 
     /// For a per-vertex operand: the register file, the vertex and the register index.
     fn arrayed_operand(&self, operand: &Operand) -> Option<(RegisterKind, Vertex, Index)> {
-        let indices = operand.indices();
-        match operand.kind {
-            RegisterKind::Input | RegisterKind::InputControlPoint if indices.len() == 2 => {
-                Some((RegisterKind::Input, Vertex::Index(indices[0]), indices[1]))
+        match (operand.kind, operand.indices()) {
+            (RegisterKind::Input | RegisterKind::InputControlPoint, &[vertex, register]) => {
+                Some((RegisterKind::Input, Vertex::Index(vertex), register))
             }
-            RegisterKind::OutputControlPoint if indices.len() == 2 => {
-                Some((RegisterKind::Output, Vertex::Index(indices[0]), indices[1]))
+            (RegisterKind::OutputControlPoint, &[vertex, register]) => {
+                Some((RegisterKind::Output, Vertex::Index(vertex), register))
             }
-            RegisterKind::Output if self.hull_phase() == Some(PhaseKind::ControlPoint) => {
-                Some((RegisterKind::Output, Vertex::Invocation, *indices.first()?))
+            (RegisterKind::Output, &[register])
+                if self.hull_phase() == Some(PhaseKind::ControlPoint) =>
+            {
+                Some((RegisterKind::Output, Vertex::Invocation, register))
             }
             _ => None,
         }
@@ -415,7 +417,12 @@ impl Emitter<'_> {
         }
     }
 
-    fn arrayed_slot(&self, kind: RegisterKind, register: u32, component: u8) -> Option<ArrayedSlot> {
+    fn arrayed_slot(
+        &self,
+        kind: RegisterKind,
+        register: u32,
+        component: u8,
+    ) -> Option<ArrayedSlot> {
         self.io
             .stage
             .arrayed
@@ -434,12 +441,14 @@ impl Emitter<'_> {
         };
         let vertex = self.vertex_value(vertex)?;
         if let Some(register) = register.as_imm32() {
-            let slot = self.arrayed_slot(kind, register, component).ok_or_else(|| {
-                self.err(format!(
-                    "{}[][{register}] component {component} is used but not declared",
-                    operand.kind.name()
-                ))
-            })?;
+            let slot = self
+                .arrayed_slot(kind, register, component)
+                .ok_or_else(|| {
+                    self.err(format!(
+                        "{}[][{register}] component {component} is used but not declared",
+                        operand.kind.name()
+                    ))
+                })?;
             let pointer = self.arrayed_pointer(slot, vertex)?;
             let ty = self.m.scalar(slot.scalar);
             let id = built(self.m.b.load(ty, None, pointer, None, []))?;
@@ -494,11 +503,13 @@ impl Emitter<'_> {
         }
         let vertex = self.vertex_value(vertex)?;
         if let Some(register) = register.as_imm32() {
-            let slot = self.arrayed_slot(kind, register, component).ok_or_else(|| {
-                self.err(format!(
-                    "o{register} component {component} is written but not declared"
-                ))
-            })?;
+            let slot = self
+                .arrayed_slot(kind, register, component)
+                .ok_or_else(|| {
+                    self.err(format!(
+                        "o{register} component {component} is written but not declared"
+                    ))
+                })?;
             let value = self.cast(value, slot.scalar)?;
             let pointer = self.arrayed_pointer(slot, vertex)?;
             built(self.m.b.store(pointer, value.id, None, []))?;

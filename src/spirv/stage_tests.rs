@@ -106,18 +106,21 @@ fn at_location(module: &SpvModule, location: u32, class: StorageClass) -> Vec<(u
 }
 
 fn mode(module: &SpvModule, mode: ExecutionMode) -> Option<Vec<u32>> {
-    module.execution_modes.iter().find_map(|i| match i.operands.get(1) {
-        Some(SpvOperand::ExecutionMode(m)) if *m == mode => Some(
-            i.operands[2..]
-                .iter()
-                .filter_map(|o| match o {
-                    SpvOperand::LiteralBit32(v) => Some(*v),
-                    _ => None,
-                })
-                .collect(),
-        ),
-        _ => None,
-    })
+    module
+        .execution_modes
+        .iter()
+        .find_map(|i| match i.operands.get(1) {
+            Some(SpvOperand::ExecutionMode(m)) if *m == mode => Some(
+                i.operands[2..]
+                    .iter()
+                    .filter_map(|o| match o {
+                        SpvOperand::LiteralBit32(v) => Some(*v),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        })
 }
 
 fn has_capability(module: &SpvModule, capability: Capability) -> bool {
@@ -172,7 +175,10 @@ fn geometry_modes_and_two_streams() {
     assert!(has_capability(&module, Capability::GeometryStreams));
     let o2 = at_location(&module, 2, StorageClass::Output);
     assert_eq!(o2.len(), 1);
-    assert_eq!(decorated(&module, o2[0].0, Decoration::Stream), Some(vec![1]));
+    assert_eq!(
+        decorated(&module, o2[0].0, Decoration::Stream),
+        Some(vec![1])
+    );
     let position = decorations(&module, Decoration::BuiltIn)
         .into_iter()
         .filter(|(_, v)| v.first() == Some(&(BuiltIn::Position as u32)))

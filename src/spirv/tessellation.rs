@@ -452,12 +452,11 @@ impl Emitter<'_> {
     fn phase_function(&mut self, phase: Phase) -> Result<Word> {
         let void = self.m.void();
         let fn_type = self.m.void_function();
-        let id = built(self.m.b.begin_function(
-            void,
-            None,
-            spirv::FunctionControl::NONE,
-            fn_type,
-        ))?;
+        let id = built(
+            self.m
+                .b
+                .begin_function(void, None, spirv::FunctionControl::NONE, fn_type),
+        )?;
         built(self.m.b.begin_block(None))?;
         self.block_open = true;
         let program = self.program;
@@ -571,12 +570,7 @@ impl Emitter<'_> {
                 Some((inner, index)) => {
                     let value = self.cast(bits, Scalar::F32)?;
                     // Larger than the limit: the limit; NaN compares false and stays NaN.
-                    let above = built(self.m.b.f_ord_greater_than(
-                        boolean,
-                        None,
-                        value.id,
-                        limit,
-                    ))?;
+                    let above = built(self.m.b.f_ord_greater_than(boolean, None, value.id, limit))?;
                     let clamped = built(self.m.b.select(float, None, above, limit, value.id))?;
                     let var = self.tess_level_var(output, inner);
                     let pointer = self.m.pointer(output, float);
