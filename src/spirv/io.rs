@@ -460,6 +460,10 @@ impl Emitter<'_> {
             ) => {
                 self.declare_distances(kind, register, mask, sv)?;
             }
+            (Stage::Geometry, SystemValue::PrimitiveId) => {
+                let var = self.builtin(StorageClass::Output, BuiltIn::PrimitiveId, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Output, INT);
+            }
             (
                 Stage::Vertex | Stage::Geometry | Stage::Domain,
                 SystemValue::RenderTargetArrayIndex | SystemValue::ViewportArrayIndex,

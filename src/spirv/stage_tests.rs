@@ -205,8 +205,10 @@ dcl_input v[2][0].xyzw
 dcl_inputprimitive line
 dcl_outputtopology linestrip
 dcl_output_siv o0.xyzw, position
+dcl_output_sgv o1.x, primitive_id
 dcl_maxout 2
 mov o0.xyzw, v[0][0].xyzw
+mov o1.x, l(7)
 emit
 mov o0.xyzw, v[1][0].xyzw
 emit
@@ -215,6 +217,11 @@ ret
 ",
     );
     assert!(mode(&module, ExecutionMode::InputLines).is_some());
+    let primitive = builtin_var(&module, BuiltIn::PrimitiveId).expect("a primitive id");
+    assert_eq!(
+        storage_class(&module, primitive),
+        Some(StorageClass::Output)
+    );
     assert!(mode(&module, ExecutionMode::OutputLineStrip).is_some());
     assert_eq!(mode(&module, ExecutionMode::Invocations), Some(vec![1]));
     assert!(!has_capability(&module, Capability::GeometryStreams));
