@@ -453,3 +453,47 @@ fn unsupported_cases_are_errors() {
     );
     assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
 }
+
+#[test]
+fn control_point_registers_indexed_by_a_register() {
+    // A relative register index selects among the declared registers on reads and guards
+    // each candidate register on writes.
+    let module = compile(
+        "hs_5_0
+hs_decls
+dcl_input_control_point_count 3
+dcl_output_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_tessellator_partitioning partitioning_integer
+dcl_tessellator_output_primitive output_triangle_cw
+hs_control_point_phase
+dcl_input vOutputControlPointID
+dcl_input v[3][0].xyzw
+dcl_input v[3][1].xyzw
+dcl_indexrange v[3][0].xyzw 2
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+dcl_indexrange o0.xyzw 2
+dcl_temps 1
+mov r0.x, l(1)
+mov o[r0.x].xyzw, v[vOutputControlPointID][r0.x].xyzw
+ret
+hs_fork_phase
+dcl_input vicp[3][0].x
+dcl_input vicp[3][1].x
+dcl_output_siv o0.x, finalTriUeq0EdgeTessFactor
+dcl_output_siv o1.x, finalTriVeq0EdgeTessFactor
+dcl_output_siv o2.x, finalTriWeq0EdgeTessFactor
+dcl_output_siv o3.x, finalTriInsideTessFactor
+dcl_temps 1
+mov r0.x, l(1)
+mov o0.x, vicp[0][r0.x].x
+mov o1.x, l(1.000000)
+mov o2.x, l(1.000000)
+mov o3.x, l(1.000000)
+ret
+",
+    );
+    // Two candidate registers for each of the four written components.
+    assert!(count_op(&module, Op::SelectionMerge) >= 8);
+}
