@@ -262,19 +262,22 @@ impl Emitter<'_> {
             StorageClass::Output
         };
         let mask = if mask == 0 { 0xf } else { mask };
-        // Position comes from the Position built-in of the previous stage into hull and
-        // geometry shaders (whether or not the declaration names it, the signature does);
-        // control points pass from hull to domain shader by location.
+        // Position and clip and cull distances come from the built-ins of the previous stage
+        // into hull and geometry shaders (whether or not the declaration names them, the
+        // signature does); control points pass from hull to domain shader by location.
         let stage = self.program.model.stage;
         let sv = match (kind, stage) {
-            (RegisterKind::Input, Stage::Hull | Stage::Geometry)
-                if sv == SystemValue::Position || self.input_is_position(register) =>
-            {
-                SystemValue::Position
+            (RegisterKind::Input, Stage::Hull | Stage::Geometry) => {
+                match self.input_system_value(register, mask) {
+                    SystemValue::Undefined => sv,
+                    from_signature => from_signature,
+                }
             }
-            (RegisterKind::Input, Stage::Hull | Stage::Geometry) => sv,
             _ => SystemValue::Undefined,
         };
+        if matches!(sv, SystemValue::ClipDistance | SystemValue::CullDistance) {
+            return self.declare_arrayed_distances(register, length, mask, sv);
+        }
         let (var, scalar) = match sv {
             SystemValue::Undefined => {
                 match self.io.stage.arrayed_vectors.get(&(kind as u8, register)) {
@@ -345,13 +348,122 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Whether the input signature has `SV_Position` at `register`.
-    fn input_is_position(&self, register: u32) -> bool {
-        self.reflection.input.as_ref().is_some_and(|s| {
-            s.elements.iter().any(|e| {
-                e.register == register && e.system_value == crate::container::SystemValue::Position
-            })
-        })
+    /// The built-in system value (position, clip or cull distance) the input signature has
+    /// at `register` in the components of `mask`, or `Undefined`.
+    fn input_system_value(&self, register: u32, mask: u8) -> SystemValue {
+        use crate::container::SystemValue as Sig;
+        let found = self.reflection.input.as_ref().and_then(|s| {
+            s.elements
+                .iter()
+                .filter(|e| e.register == register && e.mask & mask != 0)
+                .find_map(|e| match e.system_value {
+                    Sig::Position => Some(SystemValue::Position),
+                    Sig::ClipDistance => Some(SystemValue::ClipDistance),
+                    Sig::CullDistance => Some(SystemValue::CullDistance),
+                    _ => None,
+                })
+        });
+        found.unwrap_or(SystemValue::Undefined)
+    }
+
+    /// The (register, component) pairs of the per-vertex clip or cull distance inputs: in
+    /// signature order, then any declared but missing from the signature.
+    fn arrayed_distance_layout(&self, sv: SystemValue) -> Vec<(u32, u8)> {
+        use crate::container::SystemValue as Sig;
+        let wanted = if sv == SystemValue::ClipDistance {
+            Sig::ClipDistance
+        } else {
+            Sig::CullDistance
+        };
+        let mut layout = Vec::new();
+        if let Some(signature) = &self.reflection.input {
+            for element in signature
+                .elements
+                .iter()
+                .filter(|e| e.system_value == wanted)
+            {
+                for c in mask_components(element.mask) {
+                    layout.push((element.register, c));
+                }
+            }
+        }
+        for instruction in &self.program.instructions {
+            let Some(Declaration::Signature {
+                operand,
+                system_value: Some(s),
+                ..
+            }) = &instruction.declaration
+            else {
+                continue;
+            };
+            let operand = self.program.operand(*operand);
+            if *s != sv || operand.index_count != 2 {
+                continue;
+            }
+            let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) else {
+                continue;
+            };
+            for c in mask_components(operand.mask()) {
+                if !layout.contains(&(register, c)) {
+                    layout.push((register, c));
+                }
+            }
+        }
+        layout
+    }
+
+    /// Declares per-vertex clip or cull distance inputs: the `ClipDistance`/`CullDistance`
+    /// built-in, an array over vertices of arrays of distances.
+    fn declare_arrayed_distances(
+        &mut self,
+        register: u32,
+        length: u32,
+        mask: u8,
+        sv: SystemValue,
+    ) -> Result<()> {
+        let layout = self.arrayed_distance_layout(sv);
+        let count = layout.len() as u32;
+        if count == 0 || count > 8 {
+            return Err(self.err(format!(
+                "{count} clip or cull distances (D3D allows 1 to 8)"
+            )));
+        }
+        let (builtin, capability) = if sv == SystemValue::ClipDistance {
+            (BuiltIn::ClipDistance, Capability::ClipDistance)
+        } else {
+            (BuiltIn::CullDistance, Capability::CullDistance)
+        };
+        self.m.capability(capability);
+        let class = StorageClass::Input;
+        let key = (class as u32, builtin as u32);
+        let var = match self.io.stage.arrayed_builtins.get(&key) {
+            Some(&var) => var,
+            None => {
+                let float = self.m.scalar(Scalar::F32);
+                let distances = self.m.array(float, count);
+                let ty = self.m.array(distances, length);
+                let var = self.global(ty, class, Some(format!("{builtin:?}")));
+                self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
+                self.io.stage.arrayed_builtins.insert(key, var);
+                var
+            }
+        };
+        for component in mask_components(mask) {
+            let Some(position) = layout.iter().position(|&p| p == (register, component)) else {
+                continue;
+            };
+            let slot = ArrayedSlot {
+                var,
+                class,
+                scalar: Scalar::F32,
+                index: Some(position as u32),
+            };
+            self.io
+                .stage
+                .arrayed
+                .insert((RegisterKind::Input as u8, register, component), slot);
+        }
+        Ok(())
     }
 
     /// The (register, component, slot) triples of a per-vertex register file.

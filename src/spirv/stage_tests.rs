@@ -497,3 +497,30 @@ ret
     // Two candidate registers for each of the four written components.
     assert!(count_op(&module, Op::SelectionMerge) >= 8);
 }
+
+#[test]
+fn clip_distances_into_a_geometry_shader() {
+    let module = compile(
+        "gs_4_0
+dcl_input_siv v[3][0].xyzw, position
+dcl_input_siv v[3][1].xy, clip_distance
+dcl_input_siv v[3][1].z, cull_distance
+dcl_inputprimitive triangle
+dcl_outputtopology trianglestrip
+dcl_output_siv o0.xyzw, position
+dcl_output_siv o1.x, clip_distance
+dcl_maxout 3
+mov o0.xyzw, v[2][0].xyzw
+add o1.x, v[2][1].y, v[1][1].z
+emit
+ret
+",
+    );
+    let inputs: Vec<u32> = decorations(&module, Decoration::BuiltIn)
+        .into_iter()
+        .filter(|(id, _)| storage_class(&module, *id) == Some(StorageClass::Input))
+        .filter_map(|(_, v)| v.first().copied())
+        .collect();
+    assert!(inputs.contains(&(BuiltIn::ClipDistance as u32)));
+    assert!(inputs.contains(&(BuiltIn::CullDistance as u32)));
+}

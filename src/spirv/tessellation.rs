@@ -488,14 +488,7 @@ impl Emitter<'_> {
             Some(signature) => signature
                 .elements
                 .iter()
-                .map(|e| {
-                    let sv = if e.system_value == crate::container::SystemValue::Position {
-                        SystemValue::Position
-                    } else {
-                        SystemValue::Undefined
-                    };
-                    (e.register, e.mask, sv)
-                })
+                .map(|e| (e.register, e.mask, SystemValue::Undefined))
                 .collect(),
             None => self
                 .arrayed_slots(RegisterKind::Input)
