@@ -4,17 +4,23 @@
 //! D3D leaves the output registers undefined after an emit, as SPIR-V does after
 //! `OpEmitVertex`, so outputs are written straight to the Output variables (outputs that
 //! are addressed relatively live in a Private array and are copied out before each emit).
-//! When the shader declares a stream other than 0 every output is decorated with its
-//! stream (the `dcl_stream` in force when it was declared) and vertices are emitted with
-//! `OpEmitStreamVertex` (capability `GeometryStreams`).
+//!
+//! Streams: each `dcl_stream mN` opens its own set of output registers, which may reuse the
+//! register numbers of other streams (`o0` is the position of stream 0 and of stream 1).
+//! Stream 0, the rasterized one, gets the Output variables; when the shader declares other
+//! streams, every Output is decorated `Stream 0` and vertices are emitted with
+//! `OpEmitStreamVertex` (capability `GeometryStreams`). The registers of streams 1–3 only
+//! reach memory through stream output (transform feedback), whose layout the caller
+//! supplies; without it their values have no destination, as in D3D without a stream-output
+//! buffer for the stream, and registers that stream 0 does not declare are not stored.
 
-use spirv::{Capability, Decoration, ExecutionMode};
-use std::collections::BTreeMap;
+use spirv::{Capability, Decoration, ExecutionMode, StorageClass};
+use std::collections::BTreeSet;
 
 use super::emitter::Emitter;
 use super::module::built;
 use crate::error::Result;
-use crate::ir::{Declaration, Instruction, PrimitiveTopology, RegisterKind, Stage};
+use crate::ir::{Declaration, Instruction, Operand, PrimitiveTopology, RegisterKind, Stage};
 use crate::tpf::opcodes::Opcode;
 
 impl Emitter<'_> {
@@ -132,24 +138,53 @@ impl Emitter<'_> {
             return Ok(());
         }
         self.m.capability(Capability::GeometryStreams);
-        let mut streams: BTreeMap<u32, u32> = BTreeMap::new();
-        for (&(kind, register, _), slot) in &self.io.slots {
-            if kind != RegisterKind::Output as u8 {
-                continue;
-            }
-            let stream = self
-                .io
-                .stage
-                .output_streams
-                .get(&register)
-                .copied()
-                .unwrap_or(0);
-            streams.insert(slot.var, stream);
-        }
-        for (var, stream) in streams {
-            self.decorate(var, Decoration::Stream, &[stream]);
+        let outputs: BTreeSet<u32> = self
+            .io
+            .slots
+            .iter()
+            .filter(|((kind, _, _), slot)| {
+                *kind != RegisterKind::Input as u8 && slot.class == StorageClass::Output
+            })
+            .map(|(_, slot)| slot.var)
+            .collect();
+        for var in outputs {
+            self.decorate(var, Decoration::Stream, &[0]);
         }
         Ok(())
+    }
+
+    /// A write to an output register that only streams 1–3 declare: dropped (see the module
+    /// comment); true when the write was such a one.
+    pub fn stream_output_store(&mut self, operand: &Operand, component: u8) -> Result<bool> {
+        if self.program.model.stage != Stage::Geometry
+            || !self.io.stage.multi_stream
+            || operand.kind != RegisterKind::Output
+        {
+            return Ok(false);
+        }
+        let Some(register) = operand.indices().first().and_then(|i| i.as_imm32()) else {
+            return Ok(false);
+        };
+        if self
+            .io
+            .slots
+            .contains_key(&(RegisterKind::Output as u8, register, component))
+        {
+            return Ok(false);
+        }
+        let declared = self
+            .io
+            .stage
+            .stream_outputs
+            .iter()
+            .any(|&(_, r, mask)| r == register && mask & (1 << component) != 0);
+        if declared {
+            Ok(true)
+        } else {
+            Err(self.err(format!(
+                "o{register} component {component} is written but not declared"
+            )))
+        }
     }
 
     /// `emit`, `cut`, `emitthencut` and their `_stream` forms; false for other instructions.

@@ -65,8 +65,9 @@ pub struct StageState {
     pub stream: u32,
     /// Whether the geometry shader declares a stream other than 0.
     pub multi_stream: bool,
-    /// The stream of each geometry-shader output register.
-    pub output_streams: HashMap<u32, u32>,
+    /// The output registers of the geometry shader's streams other than 0, as (stream,
+    /// register, mask): they have no Output variable (see [`super::geometry`]).
+    pub stream_outputs: Vec<(u32, u32, u8)>,
     /// Tessellation-level built-ins (class, built-in) of a domain shader's inputs.
     pub tess_levels: HashMap<(u32, u32), Word>,
 }
@@ -165,10 +166,15 @@ impl Emitter<'_> {
                 self.declare_patch_input(register, operand.mask(), sv)?;
             }
             RegisterKind::Output if stage == Stage::Geometry => {
-                let register = self.immediate_index(&operand, 0)?;
                 let stream = self.io.stage.stream;
-                self.io.stage.output_streams.insert(register, stream);
-                return Ok(false);
+                if stream == 0 {
+                    return Ok(false);
+                }
+                let register = self.immediate_index(&operand, 0)?;
+                self.io
+                    .stage
+                    .stream_outputs
+                    .push((stream, register, operand.mask()));
             }
             RegisterKind::InputPrimitiveId
             | RegisterKind::InputGsInstanceId
@@ -605,6 +611,9 @@ impl Emitter<'_> {
     /// false when the operand is neither.
     pub fn stage_store(&mut self, operand: &Operand, component: u8, value: Val) -> Result<bool> {
         if self.patch_store(operand, component, value)? {
+            return Ok(true);
+        }
+        if self.stream_output_store(operand, component)? {
             return Ok(true);
         }
         let Some((kind, vertex, register)) = self.arrayed_operand(operand) else {

@@ -1,5 +1,6 @@
-// Geometry shader: two instances, triangles in, points out on two streams (stream 1
-// decorated Stream 1, OpEmitStreamVertex), SV_PrimitiveID, SV_GSInstanceID, the render
+// Geometry shader: two instances, triangles in, points out on two streams
+// (OpEmitStreamVertex; stream 1 reuses register o0, and only stream 0, the rasterized one,
+// has Output variables, decorated Stream 0), SV_PrimitiveID, SV_GSInstanceID, the render
 // target array index, and a vertex index taken from a register.
 gs_5_0
 dcl_globalFlags refactoringAllowed
@@ -14,6 +15,8 @@ dcl_outputtopology pointlist
 dcl_output_siv o0.xyzw, position
 dcl_output_siv o1.x, rendertarget_array_index
 dcl_stream m1
+dcl_outputtopology pointlist
+dcl_output_siv o0.xyzw, position
 dcl_output o2.xy
 dcl_maxout 6
 dcl_gsinstances 2
@@ -24,6 +27,7 @@ loop
   mov o0.xyzw, v[r0.x][0].xyzw
   mov o1.x, vGSInstanceID
   emit_stream m0
+  mov o0.xyzw, v[r0.x][0].xyzw
   mov o2.xy, v[r0.x][1].xyxx
   mov o2.y, vPrim
   emit_stream m1
