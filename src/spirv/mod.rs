@@ -19,6 +19,7 @@ mod alu_tests;
 mod emitter;
 mod flow;
 mod geometry;
+mod hull;
 mod io;
 #[cfg(test)]
 mod io_tests;

@@ -1,12 +1,8 @@
-//! Tessellation: a hull shader's phases as one tessellation-control entry point, its patch
-//! constants and tessellation factors, a domain shader's patch-constant inputs, and the
-//! tessellator declarations as execution modes.
+//! Tessellation: a hull shader's patch constants and tessellation factors, a domain
+//! shader's patch-constant inputs, and the tessellator declarations as execution modes (the
+//! hull shader's entry point is in [`super::hull`]).
 //!
-//! The hull shader's entry point runs, per output control point (`InvocationId` =
-//! `vOutputControlPointID`), the control-point phase (or, when there is none, copies the
-//! input control point through), then waits at a barrier; invocation 0 then runs every
-//! instance of every fork phase and then of every join phase (`vForkInstanceID` /
-//! `vJoinInstanceID` set before each call). The phases write their patch constants `o#`
+//! The fork and join phases of a hull shader write their patch constants `o#`
 //! into a Private array (so that relative addressing and the join phases' `vpc#` reads
 //! work), which is copied at the end into the `Patch` outputs and the tessellation levels:
 //!
@@ -19,7 +15,12 @@
 //! | isoline density, detail | `TessLevelOuter[0]`, `TessLevelOuter[1]` |
 //!
 //! Factors are clamped to `dcl_hs_max_tessfactor` and to 64, D3D's largest; a NaN stays NaN
-//! (it culls the patch in both APIs). Patch constant `n` is at `Location n` with `Patch`.
+//! (it culls the patch in both APIs).
+//!
+//! Per-vertex and per-patch variables share one location space, so patch constant `n` is
+//! `Patch` at `Location base + n`, where `base` is one past the last control-point register
+//! (see `patch_location_base`): hull and domain shaders both derive it from the
+//! control-point signature, so they link when their control-point signatures agree.
 
 use spirv::{BuiltIn, Decoration, ExecutionMode, StorageClass, Word};
 
@@ -32,8 +33,7 @@ use crate::ir::{
     Declaration, Operand, RegisterKind, Stage, SystemValue, TessDomain, TessOutputPrimitive,
     TessPartitioning,
 };
-use crate::passes::hull_phases::{Phase, PhaseKind};
-use crate::tpf::opcodes::Opcode;
+use crate::passes::hull_phases::PhaseKind;
 
 /// D3D's largest tessellation factor.
 const MAX_TESS_FACTOR: f32 = 64.0;
@@ -381,159 +381,8 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Emits a hull shader: one function per phase and the entry function that runs them;
-    /// returns the entry function's id.
-    pub fn hull_functions(&mut self) -> Result<Word> {
-        let Some(hull) = self.io.stage.hull.clone() else {
-            return Err(self.err("not a hull shader"));
-        };
-        if self
-            .program
-            .instructions
-            .iter()
-            .any(|i| i.opcode == Opcode::Label)
-        {
-            return Err(self.unsupported("subroutines in hull shaders are not translated yet"));
-        }
-        let control_point = match hull.control_point_phase() {
-            Some(phase) => Some(self.phase_function(phase)?),
-            None => None,
-        };
-        let mut patch = Vec::new();
-        for phase in hull.patch_phases() {
-            patch.push((self.phase_function(phase)?, phase.instance_count));
-        }
-        let void = self.m.void();
-        let fn_type = self.m.void_function();
-        let main = built(self.m.b.begin_function(
-            void,
-            None,
-            spirv::FunctionControl::NONE,
-            fn_type,
-        ))?;
-        built(self.m.b.begin_block(None))?;
-        self.block_open = true;
-        self.io_prologue()?;
-        match control_point {
-            Some(function) => {
-                built(self.m.b.function_call(void, None, function, []))?;
-            }
-            None => self.pass_control_points_through()?,
-        }
-        if !patch.is_empty() || !hull.patch_constants.is_empty() {
-            // Every control point is written before the patch phases read them.
-            let workgroup = self.m.constant_u32(spirv::Scope::Workgroup as u32);
-            let invocation = self.m.constant_u32(spirv::Scope::Invocation as u32);
-            let none = self.m.constant_u32(0);
-            built(self.m.b.control_barrier(workgroup, invocation, none))?;
-            let id = self.invocation_id()?;
-            let boolean = self.m.scalar(Scalar::Bool);
-            let zero = self.m.constant_u32(0);
-            let first = built(self.m.b.i_equal(boolean, None, id, zero))?;
-            self.conditional(first, |e| {
-                for (function, count) in patch {
-                    for instance in 0..count.max(1) {
-                        let var = e.phase_instance();
-                        let value = e.m.constant_u32(instance);
-                        built(e.m.b.store(var, value, None, []))?;
-                        built(e.m.b.function_call(void, None, function, []))?;
-                    }
-                }
-                e.write_patch_constants()
-            })?;
-        }
-        built(self.m.b.ret())?;
-        self.block_open = false;
-        built(self.m.b.end_function())?;
-        Ok(main)
-    }
-
-    /// Emits one phase as a function.
-    fn phase_function(&mut self, phase: Phase) -> Result<Word> {
-        let void = self.m.void();
-        let fn_type = self.m.void_function();
-        let id = built(
-            self.m
-                .b
-                .begin_function(void, None, spirv::FunctionControl::NONE, fn_type),
-        )?;
-        built(self.m.b.begin_block(None))?;
-        self.block_open = true;
-        let program = self.program;
-        for index in phase.start..phase.end {
-            let Some(instruction) = program.instructions.get(index) else {
-                break;
-            };
-            if instruction.declaration.is_some() {
-                continue;
-            }
-            self.set_at(index, instruction);
-            self.instruction(instruction)?;
-        }
-        self.end_function()?;
-        Ok(id)
-    }
-
-    /// Without a control-point phase each output control point is its input control point:
-    /// every register of the input signature (or every declared `vicp`) is copied.
-    fn pass_control_points_through(&mut self) -> Result<()> {
-        let length = self
-            .io
-            .stage
-            .hull
-            .as_ref()
-            .map(|h| h.output_control_points.max(h.input_control_points).max(1))
-            .unwrap_or(1);
-        let mut registers: Vec<(u32, u8, SystemValue)> = match &self.reflection.input {
-            Some(signature) => signature
-                .elements
-                .iter()
-                .map(|e| (e.register, e.mask, SystemValue::Undefined))
-                .collect(),
-            None => self
-                .arrayed_slots(RegisterKind::Input)
-                .into_iter()
-                .map(|(r, c, _)| (r, 1u8 << c, SystemValue::Undefined))
-                .collect(),
-        };
-        registers.sort_by_key(|&(r, _, _)| r);
-        for &(register, mask, sv) in &registers {
-            self.declare_arrayed(RegisterKind::Input, register, length, mask, sv)?;
-            self.declare_arrayed(RegisterKind::Output, register, length, mask, sv)?;
-        }
-        let id = self.invocation_id()?;
-        for (register, mask, _) in registers {
-            for component in Self::components_of(mask) {
-                let from = self.arrayed_slots(RegisterKind::Input);
-                let to = self.arrayed_slots(RegisterKind::Output);
-                let find = |list: &[(u32, u8, super::stage_io::ArrayedSlot)]| {
-                    list.iter()
-                        .find(|&&(r, c, _)| r == register && c == component)
-                        .map(|&(_, _, s)| s)
-                };
-                let (Some(from), Some(to)) = (find(&from), find(&to)) else {
-                    continue;
-                };
-                let pointer = self.arrayed_pointer(from, id)?;
-                let ty = self.m.scalar(from.scalar);
-                let value = built(self.m.b.load(ty, None, pointer, None, []))?;
-                let value = self.cast(
-                    Val {
-                        id: value,
-                        scalar: from.scalar,
-                        count: 1,
-                    },
-                    to.scalar,
-                )?;
-                let pointer = self.arrayed_pointer(to, id)?;
-                built(self.m.b.store(pointer, value.id, None, []))?;
-            }
-        }
-        Ok(())
-    }
-
     /// Copies the patch constants into the `Patch` outputs and the tessellation levels.
-    fn write_patch_constants(&mut self) -> Result<()> {
+    pub(super) fn write_patch_constants(&mut self) -> Result<()> {
         let Some(hull) = self.io.stage.hull.clone() else {
             return Ok(());
         };
