@@ -26,6 +26,7 @@ mod io_tests;
 mod module;
 mod operands;
 mod resources;
+mod stage_builtins;
 mod stage_io;
 #[cfg(test)]
 mod stage_tests;

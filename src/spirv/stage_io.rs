@@ -1,8 +1,7 @@
-//! I/O of the geometry and tessellation stages: per-vertex arrays (`v[vertex][reg]` of
-//! geometry and hull shaders, `vicp`, `vocp`, the control-point outputs of a hull shader's
-//! control-point phase) and the system-value registers of these stages (`vPrim`,
-//! `vGSInstanceID`, `vOutputControlPointID`, `vForkInstanceID`/`vJoinInstanceID`,
-//! `vDomain`).
+//! I/O of the geometry and tessellation stages: the declarations that belong to them and
+//! per-vertex arrays (`v[vertex][reg]` of geometry and hull shaders, `vicp`, `vocp`, the
+//! control-point outputs of a hull shader's control-point phase). Their system values are
+//! in [`super::stage_builtins`], patch constants in [`super::tessellation`].
 //!
 //! Locations follow the scheme of the other stages: register `n` of a per-vertex array is at
 //! `Location n`, so a vertex shader's `o3` feeds a hull, domain or geometry shader's `v[][3]`
@@ -14,7 +13,6 @@ use spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
 use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
-use super::io::Slot;
 use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::container::ComponentType;
@@ -52,11 +50,11 @@ pub struct StageState {
     pub hull: Option<HullPhases>,
     /// Per-vertex components by (register kind code, register, component); the kind is
     /// `Input` for `v[][]`/`vicp` and `Output` for control-point outputs and `vocp`.
-    arrayed: HashMap<(u8, u32, u8), ArrayedSlot>,
+    pub(super) arrayed: HashMap<(u8, u32, u8), ArrayedSlot>,
     /// Per-vertex vec4 location arrays by (kind code, register).
     arrayed_vectors: HashMap<(u8, u32), (Word, Scalar)>,
     /// Per-vertex built-in arrays by (storage class, built-in).
-    arrayed_builtins: HashMap<(u32, u32), Word>,
+    pub(super) arrayed_builtins: HashMap<(u32, u32), Word>,
     /// The Private `uint` holding `vForkInstanceID`/`vJoinInstanceID`.
     pub phase_instance: Option<Word>,
     /// The Private `uvec4` array of a hull shader's patch constants and its length.
@@ -202,56 +200,6 @@ impl Emitter<'_> {
             .map(|h| h.output_control_points.max(1))
     }
 
-    /// Declares the registers of `vPrim`, `vGSInstanceID`, `vOutputControlPointID`,
-    /// `vForkInstanceID`, `vJoinInstanceID` and `vDomain`.
-    fn declare_stage_special(&mut self, kind: RegisterKind) -> Result<()> {
-        let input = StorageClass::Input;
-        match kind {
-            RegisterKind::InputPrimitiveId => {
-                let var = self.builtin(input, BuiltIn::PrimitiveId, Scalar::U32, 1, None);
-                self.set_scalar_slot(kind, 0, 0, var, input, Scalar::U32);
-            }
-            RegisterKind::InputGsInstanceId | RegisterKind::OutputControlPointId => {
-                let var = self.builtin(input, BuiltIn::InvocationId, Scalar::U32, 1, None);
-                self.set_scalar_slot(kind, 0, 0, var, input, Scalar::U32);
-            }
-            RegisterKind::InputForkInstanceId | RegisterKind::InputJoinInstanceId => {
-                let var = self.phase_instance();
-                self.set_scalar_slot(kind, 0, 0, var, StorageClass::Private, Scalar::U32);
-            }
-            RegisterKind::InputDomainPoint => {
-                let var = self.builtin(input, BuiltIn::TessCoord, Scalar::F32, 3, None);
-                for component in 0..3u8 {
-                    let slot = Slot {
-                        var,
-                        class: input,
-                        scalar: Scalar::F32,
-                        count: 3,
-                        index: Some(component as u32),
-                    };
-                    self.set_slot(kind, 0, component, slot);
-                }
-            }
-            other => {
-                return Err(self.unsupported(format!(
-                    "the {} register is not translated yet",
-                    other.name()
-                )))
-            }
-        }
-        Ok(())
-    }
-
-    /// The Private variable holding the fork or join phase's instance id.
-    pub fn phase_instance(&mut self) -> Word {
-        if let Some(var) = self.io.stage.phase_instance {
-            return var;
-        }
-        let var = self.private_copy(Scalar::U32, "phase_instance_id");
-        self.io.stage.phase_instance = Some(var);
-        var
-    }
-
     /// Declares components of a per-vertex register: a vec4 array at `Location register`, or
     /// the `Position` built-in array.
     pub fn declare_arrayed(
@@ -350,124 +298,6 @@ impl Emitter<'_> {
             } else {
                 self.io.stage.arrayed.entry(key).or_insert(slot);
             }
-        }
-        Ok(())
-    }
-
-    /// The built-in system value (position, clip or cull distance) the input signature has
-    /// at `register` in the components of `mask`, or `Undefined`.
-    fn input_system_value(&self, register: u32, mask: u8) -> SystemValue {
-        use crate::container::SystemValue as Sig;
-        let found = self.reflection.input.as_ref().and_then(|s| {
-            s.elements
-                .iter()
-                .filter(|e| e.register == register && e.mask & mask != 0)
-                .find_map(|e| match e.system_value {
-                    Sig::Position => Some(SystemValue::Position),
-                    Sig::ClipDistance => Some(SystemValue::ClipDistance),
-                    Sig::CullDistance => Some(SystemValue::CullDistance),
-                    _ => None,
-                })
-        });
-        found.unwrap_or(SystemValue::Undefined)
-    }
-
-    /// The (register, component) pairs of the per-vertex clip or cull distance inputs: in
-    /// signature order, then any declared but missing from the signature.
-    fn arrayed_distance_layout(&self, sv: SystemValue) -> Vec<(u32, u8)> {
-        use crate::container::SystemValue as Sig;
-        let wanted = if sv == SystemValue::ClipDistance {
-            Sig::ClipDistance
-        } else {
-            Sig::CullDistance
-        };
-        let mut layout = Vec::new();
-        if let Some(signature) = &self.reflection.input {
-            for element in signature
-                .elements
-                .iter()
-                .filter(|e| e.system_value == wanted)
-            {
-                for c in mask_components(element.mask) {
-                    layout.push((element.register, c));
-                }
-            }
-        }
-        for instruction in &self.program.instructions {
-            let Some(Declaration::Signature {
-                operand,
-                system_value: Some(s),
-                ..
-            }) = &instruction.declaration
-            else {
-                continue;
-            };
-            let operand = self.program.operand(*operand);
-            if *s != sv || operand.index_count != 2 {
-                continue;
-            }
-            let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) else {
-                continue;
-            };
-            for c in mask_components(operand.mask()) {
-                if !layout.contains(&(register, c)) {
-                    layout.push((register, c));
-                }
-            }
-        }
-        layout
-    }
-
-    /// Declares per-vertex clip or cull distance inputs: the `ClipDistance`/`CullDistance`
-    /// built-in, an array over vertices of arrays of distances.
-    fn declare_arrayed_distances(
-        &mut self,
-        register: u32,
-        length: u32,
-        mask: u8,
-        sv: SystemValue,
-    ) -> Result<()> {
-        let layout = self.arrayed_distance_layout(sv);
-        let count = layout.len() as u32;
-        if count == 0 || count > 8 {
-            return Err(self.err(format!(
-                "{count} clip or cull distances (D3D allows 1 to 8)"
-            )));
-        }
-        let (builtin, capability) = if sv == SystemValue::ClipDistance {
-            (BuiltIn::ClipDistance, Capability::ClipDistance)
-        } else {
-            (BuiltIn::CullDistance, Capability::CullDistance)
-        };
-        self.m.capability(capability);
-        let class = StorageClass::Input;
-        let key = (class as u32, builtin as u32);
-        let var = match self.io.stage.arrayed_builtins.get(&key) {
-            Some(&var) => var,
-            None => {
-                let float = self.m.scalar(Scalar::F32);
-                let distances = self.m.array(float, count);
-                let ty = self.m.array(distances, length);
-                let var = self.global(ty, class, Some(format!("{builtin:?}")));
-                self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
-                self.io.stage.arrayed_builtins.insert(key, var);
-                var
-            }
-        };
-        for component in mask_components(mask) {
-            let Some(position) = layout.iter().position(|&p| p == (register, component)) else {
-                continue;
-            };
-            let slot = ArrayedSlot {
-                var,
-                class,
-                scalar: Scalar::F32,
-                index: Some(position as u32),
-            };
-            self.io
-                .stage
-                .arrayed
-                .insert((RegisterKind::Input as u8, register, component), slot);
         }
         Ok(())
     }
