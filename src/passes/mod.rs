@@ -2,4 +2,5 @@
 
 pub mod bindings;
 pub mod doubles;
+pub mod hull_phases;
 pub mod temp_types;

@@ -78,16 +78,6 @@ impl<'a> Emitter<'a> {
         options: &'a Options,
         mapper: &dyn crate::bindings::BindingMapper,
     ) -> Result<Vec<u32>> {
-        let stage = program.model.stage;
-        if matches!(stage, Stage::Geometry | Stage::Hull | Stage::Domain) {
-            return Err(Error::unsupported(
-                Location::None,
-                format!(
-                    "{} shaders are not translated yet (geometry and tessellation support)",
-                    stage.prefix()
-                ),
-            ));
-        }
         let mut e = Emitter {
             m: Module::new(),
             program,
@@ -109,6 +99,7 @@ impl<'a> Emitter<'a> {
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
         e.m.capability(spirv::Capability::Shader);
+        e.stage_setup();
         e.declarations()?;
         let entry = e.functions()?;
         e.entry_point(entry)?;
@@ -154,7 +145,7 @@ impl<'a> Emitter<'a> {
         id
     }
 
-    fn set_at(&mut self, index: usize, instruction: &Instruction) {
+    pub(super) fn set_at(&mut self, index: usize, instruction: &Instruction) {
         self.at = (index as u32, instruction.dword);
     }
 
@@ -171,6 +162,9 @@ impl<'a> Emitter<'a> {
     }
 
     fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
+        if self.stage_declaration(declaration)? {
+            return Ok(());
+        }
         match declaration {
             Declaration::GlobalFlags(flags) => {
                 self.double_global_flags(*flags);
@@ -197,6 +191,9 @@ impl<'a> Emitter<'a> {
     /// Emits the main function and one function per subroutine label; returns the main
     /// function's id.
     fn functions(&mut self) -> Result<Word> {
+        if self.program.model.stage == Stage::Hull {
+            return self.hull_functions();
+        }
         let void = self.m.void();
         let fn_type = self.m.void_function();
         for instruction in &self.program.instructions {
@@ -247,7 +244,7 @@ impl<'a> Emitter<'a> {
             .ok_or_else(|| self.err("a label needs an immediate label number"))
     }
 
-    fn end_function(&mut self) -> Result<()> {
+    pub(super) fn end_function(&mut self) -> Result<()> {
         if !self.flow.is_empty() {
             return Err(self.err("a function ends inside an open if, loop or switch"));
         }
@@ -260,7 +257,7 @@ impl<'a> Emitter<'a> {
     }
 
     /// Emits one instruction.
-    fn instruction(&mut self, instruction: &Instruction) -> Result<()> {
+    pub(super) fn instruction(&mut self, instruction: &Instruction) -> Result<()> {
         let structural = matches!(
             instruction.opcode,
             Opcode::Case
@@ -287,6 +284,9 @@ impl<'a> Emitter<'a> {
             return Ok(());
         }
         if self.io_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.geometry_instruction(instruction)? {
             return Ok(());
         }
         let info = instruction.opcode.info();
@@ -316,16 +316,14 @@ impl<'a> Emitter<'a> {
     }
 
     fn entry_point(&mut self, main: Word) -> Result<()> {
+        self.stage_finish()?;
         let model = match self.program.model.stage {
             Stage::Vertex => ExecutionModel::Vertex,
             Stage::Pixel => ExecutionModel::Fragment,
             Stage::Compute => ExecutionModel::GLCompute,
-            other => {
-                return Err(Error::unsupported(
-                    Location::None,
-                    format!("{} shaders are not translated yet", other.prefix()),
-                ))
-            }
+            Stage::Geometry => ExecutionModel::Geometry,
+            Stage::Hull => ExecutionModel::TessellationControl,
+            Stage::Domain => ExecutionModel::TessellationEvaluation,
         };
         if model == ExecutionModel::Fragment {
             self.modes.push((ExecutionMode::OriginUpperLeft, vec![]));

@@ -84,6 +84,8 @@ pub struct IoState {
     /// Private `uvec4` arrays holding `v#`/`o#` for relative addressing, by kind:
     /// (variable, length).
     arrays: HashMap<u8, (Word, u32)>,
+    /// State of the geometry and tessellation I/O.
+    pub stage: super::stage_io::StageState,
 }
 
 /// The component type of a signature's element at a register, if the signature has one.
@@ -104,7 +106,7 @@ fn signature_scalar(signature: Option<&Signature>, register: u32, mask: u8) -> O
 const INT: Scalar = Scalar::U32;
 
 impl Emitter<'_> {
-    fn io_global(
+    pub(super) fn io_global(
         &mut self,
         class: StorageClass,
         scalar: Scalar,
@@ -120,7 +122,7 @@ impl Emitter<'_> {
     }
 
     /// The variable of a built-in (declared on first use).
-    fn builtin(
+    pub(super) fn builtin(
         &mut self,
         class: StorageClass,
         builtin: BuiltIn,
@@ -146,18 +148,24 @@ impl Emitter<'_> {
     }
 
     /// A Private scalar that the prologue fills.
-    fn private_copy(&mut self, scalar: Scalar, name: &str) -> Word {
+    pub(super) fn private_copy(&mut self, scalar: Scalar, name: &str) -> Word {
         let ty = self.m.scalar(scalar);
         self.global(ty, StorageClass::Private, Some(name.to_string()))
     }
 
-    fn set_slot(&mut self, kind: RegisterKind, register: u32, component: u8, slot: Slot) {
+    pub(super) fn set_slot(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        component: u8,
+        slot: Slot,
+    ) {
         self.io
             .slots
             .insert((kind as u8, register, component), slot);
     }
 
-    fn set_scalar_slot(
+    pub(super) fn set_scalar_slot(
         &mut self,
         kind: RegisterKind,
         register: u32,
@@ -176,7 +184,7 @@ impl Emitter<'_> {
         self.set_slot(kind, register, component, slot);
     }
 
-    fn add_mode(&mut self, mode: ExecutionMode) {
+    pub(super) fn add_mode(&mut self, mode: ExecutionMode) {
         if !self.modes.iter().any(|(m, _)| *m == mode) {
             self.modes.push((mode, vec![]));
         }
@@ -196,6 +204,9 @@ impl Emitter<'_> {
         _instruction: &Instruction,
         declaration: &Declaration,
     ) -> Result<()> {
+        if self.stage_declare_io(declaration)? {
+            return Ok(());
+        }
         let (operand, system_value, interpolation) = match declaration {
             Declaration::Signature {
                 operand,
@@ -244,7 +255,12 @@ impl Emitter<'_> {
     }
 
     /// The ordinary vec4 variable of `v#`/`o#` at Location = register, mapping `mask`.
-    fn location_vector(&mut self, kind: RegisterKind, register: u32, mask: u8) -> Result<Slot> {
+    pub(super) fn location_vector(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        mask: u8,
+    ) -> Result<Slot> {
         let (class, signature, prefix) = if kind == RegisterKind::Input {
             (StorageClass::Input, self.reflection.input.as_ref(), "v")
         } else {
@@ -419,7 +435,7 @@ impl Emitter<'_> {
             (_, SystemValue::Undefined) => {
                 self.location_vector(kind, register, mask)?;
             }
-            (Stage::Vertex, SystemValue::Position) => {
+            (Stage::Vertex | Stage::Geometry | Stage::Domain, SystemValue::Position) => {
                 let var = self.builtin(
                     StorageClass::Output,
                     BuiltIn::Position,
@@ -438,11 +454,18 @@ impl Emitter<'_> {
                     self.set_slot(kind, register, component, slot);
                 }
             }
-            (Stage::Vertex, SystemValue::ClipDistance | SystemValue::CullDistance) => {
+            (
+                Stage::Vertex | Stage::Geometry | Stage::Domain,
+                SystemValue::ClipDistance | SystemValue::CullDistance,
+            ) => {
                 self.declare_distances(kind, register, mask, sv)?;
             }
+            (Stage::Geometry, SystemValue::PrimitiveId) => {
+                let var = self.builtin(StorageClass::Output, BuiltIn::PrimitiveId, INT, 1, None);
+                self.set_scalar_slot(kind, register, first, var, StorageClass::Output, INT);
+            }
             (
-                Stage::Vertex,
+                Stage::Vertex | Stage::Geometry | Stage::Domain,
                 SystemValue::RenderTargetArrayIndex | SystemValue::ViewportArrayIndex,
             ) => {
                 let builtin = if sv == SystemValue::RenderTargetArrayIndex {
@@ -450,7 +473,14 @@ impl Emitter<'_> {
                 } else {
                     BuiltIn::ViewportIndex
                 };
-                if self.options.target.spirv_version() >= (1, 5) {
+                if stage == Stage::Geometry {
+                    // Geometry shaders write the layer and viewport natively.
+                    self.m.capability(if builtin == BuiltIn::Layer {
+                        Capability::Geometry
+                    } else {
+                        Capability::MultiViewport
+                    });
+                } else if self.options.target.spirv_version() >= (1, 5) {
                     self.m.capability(if builtin == BuiltIn::Layer {
                         Capability::ShaderLayer
                     } else {
@@ -950,7 +980,7 @@ impl Emitter<'_> {
     /// The slot of one component of an I/O register operand.
     fn slot_of(&self, operand: &Operand, component: u8) -> Result<Slot> {
         let register = match operand.kind {
-            RegisterKind::Input | RegisterKind::Output => {
+            RegisterKind::Input | RegisterKind::Output | RegisterKind::InputPatchConstant => {
                 let index =
                     operand.indices().last().copied().ok_or_else(|| {
                         self.err(format!("{} needs an index", operand.kind.name()))
@@ -987,7 +1017,7 @@ impl Emitter<'_> {
     }
 
     /// A pointer to a slot's component (the variable itself for scalars).
-    fn slot_pointer(&mut self, slot: Slot) -> Result<Word> {
+    pub(super) fn slot_pointer(&mut self, slot: Slot) -> Result<Word> {
         match slot.index {
             None => Ok(slot.var),
             Some(i) => {
@@ -1001,6 +1031,9 @@ impl Emitter<'_> {
 
     /// Reads one component of an input or system-value register.
     pub fn load_io_component(&mut self, operand: &Operand, component: u8) -> Result<Val> {
+        if let Some(value) = self.stage_load(operand, component)? {
+            return Ok(value);
+        }
         if Self::is_relative(operand) {
             if operand.kind != RegisterKind::Input {
                 return Err(self.err(format!("{} cannot be read", operand.kind.name())));
@@ -1034,6 +1067,9 @@ impl Emitter<'_> {
         component: u8,
         value: Val,
     ) -> Result<()> {
+        if self.stage_store(operand, component, value)? {
+            return Ok(());
+        }
         if Self::is_relative(operand) {
             if operand.kind != RegisterKind::Output {
                 return Err(self.err(format!("{} cannot be written", operand.kind.name())));

@@ -24,12 +24,19 @@ mod doubles;
 mod doubles_tests;
 mod emitter;
 mod flow;
+mod geometry;
+mod hull;
 mod io;
 #[cfg(test)]
 mod io_tests;
 mod module;
 mod operands;
 mod resources;
+mod stage_builtins;
+mod stage_io;
+#[cfg(test)]
+mod stage_tests;
+mod tessellation;
 #[cfg(test)]
 mod test_support;
 mod textures;

@@ -1,0 +1,171 @@
+//! A hull shader's entry point: its phases as functions and the entry function that runs
+//! them as D3D does.
+//!
+//! Per output control point (`InvocationId` = `vOutputControlPointID`) the entry function
+//! runs the control-point phase, or, when there is none, copies the input control point
+//! through. After a barrier, invocation 0 runs every instance of every fork phase and then
+//! of every join phase (`vForkInstanceID`/`vJoinInstanceID` set before each call), and
+//! finally writes the patch constants out (see [`super::tessellation`]).
+
+use spirv::Word;
+
+use super::emitter::{Emitter, Val};
+use super::module::{built, Scalar};
+use super::stage_io::ArrayedSlot;
+use crate::error::Result;
+use crate::ir::{RegisterKind, SystemValue};
+use crate::passes::hull_phases::Phase;
+use crate::tpf::opcodes::Opcode;
+
+impl Emitter<'_> {
+    /// Emits a hull shader: one function per phase and the entry function that runs them;
+    /// returns the entry function's id.
+    pub fn hull_functions(&mut self) -> Result<Word> {
+        let Some(hull) = self.io.stage.hull.clone() else {
+            return Err(self.err("not a hull shader"));
+        };
+        if self
+            .program
+            .instructions
+            .iter()
+            .any(|i| i.opcode == Opcode::Label)
+        {
+            return Err(self.unsupported("subroutines in hull shaders are not translated yet"));
+        }
+        let control_point = match hull.control_point_phase() {
+            Some(phase) => Some(self.phase_function(phase)?),
+            None => None,
+        };
+        let mut patch = Vec::new();
+        for phase in hull.patch_phases() {
+            patch.push((self.phase_function(phase)?, phase.instance_count));
+        }
+        let void = self.m.void();
+        let fn_type = self.m.void_function();
+        let main = built(self.m.b.begin_function(
+            void,
+            None,
+            spirv::FunctionControl::NONE,
+            fn_type,
+        ))?;
+        built(self.m.b.begin_block(None))?;
+        self.block_open = true;
+        self.io_prologue()?;
+        match control_point {
+            Some(function) => {
+                built(self.m.b.function_call(void, None, function, []))?;
+            }
+            None => self.pass_control_points_through()?,
+        }
+        if !patch.is_empty() || !hull.patch_constants.is_empty() {
+            // Every control point is written before the patch phases read them.
+            let workgroup = self.m.constant_u32(spirv::Scope::Workgroup as u32);
+            let invocation = self.m.constant_u32(spirv::Scope::Invocation as u32);
+            let none = self.m.constant_u32(0);
+            built(self.m.b.control_barrier(workgroup, invocation, none))?;
+            let id = self.invocation_id()?;
+            let boolean = self.m.scalar(Scalar::Bool);
+            let zero = self.m.constant_u32(0);
+            let first = built(self.m.b.i_equal(boolean, None, id, zero))?;
+            self.conditional(first, |e| {
+                for (function, count) in patch {
+                    for instance in 0..count.max(1) {
+                        let var = e.phase_instance();
+                        let value = e.m.constant_u32(instance);
+                        built(e.m.b.store(var, value, None, []))?;
+                        built(e.m.b.function_call(void, None, function, []))?;
+                    }
+                }
+                e.write_patch_constants()
+            })?;
+        }
+        built(self.m.b.ret())?;
+        self.block_open = false;
+        built(self.m.b.end_function())?;
+        Ok(main)
+    }
+
+    /// Emits one phase as a function.
+    fn phase_function(&mut self, phase: Phase) -> Result<Word> {
+        let void = self.m.void();
+        let fn_type = self.m.void_function();
+        let id = built(
+            self.m
+                .b
+                .begin_function(void, None, spirv::FunctionControl::NONE, fn_type),
+        )?;
+        built(self.m.b.begin_block(None))?;
+        self.block_open = true;
+        let program = self.program;
+        for index in phase.start..phase.end {
+            let Some(instruction) = program.instructions.get(index) else {
+                break;
+            };
+            if instruction.declaration.is_some() {
+                continue;
+            }
+            self.set_at(index, instruction);
+            self.instruction(instruction)?;
+        }
+        self.end_function()?;
+        Ok(id)
+    }
+
+    /// Without a control-point phase each output control point is its input control point:
+    /// every register of the input signature (or every declared `vicp`) is copied.
+    fn pass_control_points_through(&mut self) -> Result<()> {
+        let length = self
+            .io
+            .stage
+            .hull
+            .as_ref()
+            .map(|h| h.output_control_points.max(h.input_control_points).max(1))
+            .unwrap_or(1);
+        let mut registers: Vec<(u32, u8, SystemValue)> = match &self.reflection.input {
+            Some(signature) => signature
+                .elements
+                .iter()
+                .map(|e| (e.register, e.mask, SystemValue::Undefined))
+                .collect(),
+            None => self
+                .arrayed_slots(RegisterKind::Input)
+                .into_iter()
+                .map(|(r, c, _)| (r, 1u8 << c, SystemValue::Undefined))
+                .collect(),
+        };
+        registers.sort_by_key(|&(r, _, _)| r);
+        for &(register, mask, sv) in &registers {
+            self.declare_arrayed(RegisterKind::Input, register, length, mask, sv)?;
+            self.declare_arrayed(RegisterKind::Output, register, length, mask, sv)?;
+        }
+        let id = self.invocation_id()?;
+        for (register, mask, _) in registers {
+            for component in Self::components_of(mask) {
+                let from = self.arrayed_slots(RegisterKind::Input);
+                let to = self.arrayed_slots(RegisterKind::Output);
+                let find = |list: &[(u32, u8, ArrayedSlot)]| {
+                    list.iter()
+                        .find(|&&(r, c, _)| r == register && c == component)
+                        .map(|&(_, _, s)| s)
+                };
+                let (Some(from), Some(to)) = (find(&from), find(&to)) else {
+                    continue;
+                };
+                let pointer = self.arrayed_pointer(from, id)?;
+                let ty = self.m.scalar(from.scalar);
+                let value = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let value = self.cast(
+                    Val {
+                        id: value,
+                        scalar: from.scalar,
+                        count: 1,
+                    },
+                    to.scalar,
+                )?;
+                let pointer = self.arrayed_pointer(to, id)?;
+                built(self.m.b.store(pointer, value.id, None, []))?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,184 @@
+//! System values of the geometry and tessellation stages: the registers `vPrim`,
+//! `vGSInstanceID`, `vOutputControlPointID`, `vForkInstanceID`/`vJoinInstanceID` and
+//! `vDomain`, and the per-vertex built-ins (position, clip and cull distances) that hull and
+//! geometry shaders read from the previous stage.
+
+use spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
+
+use super::emitter::Emitter;
+use super::io::Slot;
+use super::module::Scalar;
+use super::operands::mask_components;
+use super::stage_io::ArrayedSlot;
+use crate::error::Result;
+use crate::ir::{Declaration, RegisterKind, SystemValue};
+
+impl Emitter<'_> {
+    /// Declares the registers of `vPrim`, `vGSInstanceID`, `vOutputControlPointID`,
+    /// `vForkInstanceID`, `vJoinInstanceID` and `vDomain`.
+    pub(super) fn declare_stage_special(&mut self, kind: RegisterKind) -> Result<()> {
+        let input = StorageClass::Input;
+        match kind {
+            RegisterKind::InputPrimitiveId => {
+                let var = self.builtin(input, BuiltIn::PrimitiveId, Scalar::U32, 1, None);
+                self.set_scalar_slot(kind, 0, 0, var, input, Scalar::U32);
+            }
+            RegisterKind::InputGsInstanceId | RegisterKind::OutputControlPointId => {
+                let var = self.builtin(input, BuiltIn::InvocationId, Scalar::U32, 1, None);
+                self.set_scalar_slot(kind, 0, 0, var, input, Scalar::U32);
+            }
+            RegisterKind::InputForkInstanceId | RegisterKind::InputJoinInstanceId => {
+                let var = self.phase_instance();
+                self.set_scalar_slot(kind, 0, 0, var, StorageClass::Private, Scalar::U32);
+            }
+            RegisterKind::InputDomainPoint => {
+                let var = self.builtin(input, BuiltIn::TessCoord, Scalar::F32, 3, None);
+                for component in 0..3u8 {
+                    let slot = Slot {
+                        var,
+                        class: input,
+                        scalar: Scalar::F32,
+                        count: 3,
+                        index: Some(component as u32),
+                    };
+                    self.set_slot(kind, 0, component, slot);
+                }
+            }
+            other => {
+                return Err(self.unsupported(format!(
+                    "the {} register is not translated yet",
+                    other.name()
+                )))
+            }
+        }
+        Ok(())
+    }
+
+    /// The Private variable holding the fork or join phase's instance id.
+    pub fn phase_instance(&mut self) -> Word {
+        if let Some(var) = self.io.stage.phase_instance {
+            return var;
+        }
+        let var = self.private_copy(Scalar::U32, "phase_instance_id");
+        self.io.stage.phase_instance = Some(var);
+        var
+    }
+
+    /// The built-in system value (position, clip or cull distance) the input signature has
+    /// at `register` in the components of `mask`, or `Undefined`.
+    pub(super) fn input_system_value(&self, register: u32, mask: u8) -> SystemValue {
+        use crate::container::SystemValue as Sig;
+        let found = self.reflection.input.as_ref().and_then(|s| {
+            s.elements
+                .iter()
+                .filter(|e| e.register == register && e.mask & mask != 0)
+                .find_map(|e| match e.system_value {
+                    Sig::Position => Some(SystemValue::Position),
+                    Sig::ClipDistance => Some(SystemValue::ClipDistance),
+                    Sig::CullDistance => Some(SystemValue::CullDistance),
+                    _ => None,
+                })
+        });
+        found.unwrap_or(SystemValue::Undefined)
+    }
+
+    /// The (register, component) pairs of the per-vertex clip or cull distance inputs: in
+    /// signature order, then any declared but missing from the signature.
+    fn arrayed_distance_layout(&self, sv: SystemValue) -> Vec<(u32, u8)> {
+        use crate::container::SystemValue as Sig;
+        let wanted = if sv == SystemValue::ClipDistance {
+            Sig::ClipDistance
+        } else {
+            Sig::CullDistance
+        };
+        let mut layout = Vec::new();
+        if let Some(signature) = &self.reflection.input {
+            for element in signature
+                .elements
+                .iter()
+                .filter(|e| e.system_value == wanted)
+            {
+                for c in mask_components(element.mask) {
+                    layout.push((element.register, c));
+                }
+            }
+        }
+        for instruction in &self.program.instructions {
+            let Some(Declaration::Signature {
+                operand,
+                system_value: Some(s),
+                ..
+            }) = &instruction.declaration
+            else {
+                continue;
+            };
+            let operand = self.program.operand(*operand);
+            if *s != sv || operand.index_count != 2 {
+                continue;
+            }
+            let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) else {
+                continue;
+            };
+            for c in mask_components(operand.mask()) {
+                if !layout.contains(&(register, c)) {
+                    layout.push((register, c));
+                }
+            }
+        }
+        layout
+    }
+
+    /// Declares per-vertex clip or cull distance inputs: the `ClipDistance`/`CullDistance`
+    /// built-in, an array over vertices of arrays of distances.
+    pub(super) fn declare_arrayed_distances(
+        &mut self,
+        register: u32,
+        length: u32,
+        mask: u8,
+        sv: SystemValue,
+    ) -> Result<()> {
+        let layout = self.arrayed_distance_layout(sv);
+        let count = layout.len() as u32;
+        if count == 0 || count > 8 {
+            return Err(self.err(format!(
+                "{count} clip or cull distances (D3D allows 1 to 8)"
+            )));
+        }
+        let (builtin, capability) = if sv == SystemValue::ClipDistance {
+            (BuiltIn::ClipDistance, Capability::ClipDistance)
+        } else {
+            (BuiltIn::CullDistance, Capability::CullDistance)
+        };
+        self.m.capability(capability);
+        let class = StorageClass::Input;
+        let key = (class as u32, builtin as u32);
+        let var = match self.io.stage.arrayed_builtins.get(&key) {
+            Some(&var) => var,
+            None => {
+                let float = self.m.scalar(Scalar::F32);
+                let distances = self.m.array(float, count);
+                let ty = self.m.array(distances, length);
+                let var = self.global(ty, class, Some(format!("{builtin:?}")));
+                self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
+                self.io.stage.arrayed_builtins.insert(key, var);
+                var
+            }
+        };
+        for component in mask_components(mask) {
+            let Some(position) = layout.iter().position(|&p| p == (register, component)) else {
+                continue;
+            };
+            let slot = ArrayedSlot {
+                var,
+                class,
+                scalar: Scalar::F32,
+                index: Some(position as u32),
+            };
+            self.io
+                .stage
+                .arrayed
+                .insert((RegisterKind::Input as u8, register, component), slot);
+        }
+        Ok(())
+    }
+}
