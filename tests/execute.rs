@@ -260,6 +260,7 @@ fn draw_two_render_targets() {
         format,
         width: 4,
         height: 4,
+        layers: 1,
         data: vec![0; 16 * format.texel_size()],
     };
     let mut draw = Draw {
@@ -295,6 +296,7 @@ fn draw_two_render_targets() {
             Some(target(Format::R32G32Float)),
         ],
         depth: None,
+        viewports: Vec::new(),
         specialization: Vec::new(),
     };
     let ctx = context().lock().unwrap_or_else(|e| e.into_inner());

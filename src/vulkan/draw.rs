@@ -8,7 +8,7 @@ use super::dispatch::prepared_images;
 use super::graphics;
 use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, Owned};
-use super::{pipeline, Binding, Context, Format, ImageShape, VulkanError};
+use super::{pipeline, Binding, Context, Format, ImageKind, ImageShape, VulkanError};
 
 /// The primitive topology of a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,8 +98,24 @@ pub struct RenderTarget {
     pub width: u32,
     /// Height in pixels.
     pub height: u32,
-    /// `width * height` texels, row by row.
+    /// Array layers (1 for a plain 2D target; more for layered rendering, where the shader
+    /// picks the layer with `SV_RenderTargetArrayIndex`).
+    pub layers: u32,
+    /// `layers * width * height` texels: layer by layer, row by row.
     pub data: Vec<u8>,
+}
+
+/// A viewport in Direct3D's convention: (x, y) is its top-left corner in pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Viewport {
+    /// Left edge.
+    pub x: f32,
+    /// Top edge.
+    pub y: f32,
+    /// Width.
+    pub width: f32,
+    /// Height.
+    pub height: f32,
 }
 
 /// A 32-bit float depth target: uploaded before the draw, read back after it.
@@ -149,11 +165,23 @@ pub struct Draw<'a> {
     pub render_targets: Vec<Option<RenderTarget>>,
     /// The depth target.
     pub depth: Option<DepthTarget>,
+    /// Viewports by index (`SV_ViewportArrayIndex`); empty for one covering the framebuffer.
+    pub viewports: Vec<Viewport>,
     /// Specialization constants `(constant id, value)` for every stage.
     pub specialization: Vec<(u32, u32)>,
 }
 
 impl Draw<'_> {
+    /// The framebuffer's layer count: the fewest layers of any color target (1 without).
+    pub(super) fn layers(&self) -> u32 {
+        self.render_targets
+            .iter()
+            .flatten()
+            .map(|t| t.layers.max(1))
+            .min()
+            .unwrap_or(1)
+    }
+
     /// The framebuffer size: that of the first color target, else of the depth target.
     pub(super) fn extent(&self) -> Result<vk::Extent2D, VulkanError> {
         let (width, height) = self
@@ -195,7 +223,7 @@ impl Context {
         pipeline::create_pipeline_layout(self, &mut owned)?;
         let targets = self.create_targets(&mut owned, draw)?;
         graphics::create_render_pass(self, &mut owned, draw)?;
-        graphics::create_framebuffer(self, &mut owned, &targets, extent)?;
+        graphics::create_framebuffer(self, &mut owned, &targets, extent, draw.layers())?;
         graphics::create_pipeline(self, &mut owned, draw, extent)?;
         let prepared = self.create_resources(&mut owned, bindings)?;
         let sets = self.write_descriptors(&mut owned, bindings, &prepared)?;
@@ -276,14 +304,17 @@ impl Context {
         let mut out = Vec::new();
         for (slot, target) in draw.render_targets.iter().enumerate() {
             if let Some(t) = target {
-                let image = image::create_image(
-                    self,
-                    owned,
-                    ImageShape::d2(t.format, t.width, t.height),
-                    ImageRole::Color,
-                    &t.data,
-                )
-                .map_err(|e| VulkanError::Invalid(format!("render target {slot}: {e}")))?;
+                let shape = ImageShape {
+                    kind: if t.layers > 1 {
+                        ImageKind::D2Array
+                    } else {
+                        ImageKind::D2
+                    },
+                    layers: t.layers.max(1),
+                    ..ImageShape::d2(t.format, t.width, t.height)
+                };
+                let image = image::create_image(self, owned, shape, ImageRole::Color, &t.data)
+                    .map_err(|e| VulkanError::Invalid(format!("render target {slot}: {e}")))?;
                 out.push((Some(slot), image));
             }
         }

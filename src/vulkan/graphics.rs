@@ -1,12 +1,12 @@
 //! Render pass, framebuffer and graphics pipeline of a draw.
 //!
-//! The viewport covers the whole framebuffer with a negative height, so that clip-space +y
-//! is the top of the image and (0, 0) its top-left pixel, as in Direct3D; depth runs from 0
-//! to 1. Culling and blending are off; the depth test is on when the draw has a depth target.
+//! Viewports (by default one covering the whole framebuffer) get a negative height, so that
+//! clip-space +y is the top of the image and (0, 0) its top-left pixel, as in Direct3D; depth
+//! runs from 0 to 1. Culling and blending are off; the depth test is on when the draw has a depth target.
 
 use ash::vk;
 
-use super::draw::{Draw, Topology};
+use super::draw::{Draw, Topology, Viewport};
 use super::image::HostImage;
 use super::memory::Owned;
 use super::pipeline::{create_shader, specialization_entries};
@@ -98,6 +98,7 @@ pub(super) fn create_framebuffer(
     owned: &mut Owned<'_>,
     targets: &[(Option<usize>, HostImage)],
     extent: vk::Extent2D,
+    layers: u32,
 ) -> Result<(), VulkanError> {
     let views: Vec<vk::ImageView> = targets.iter().map(|(_, image)| image.view).collect();
     let info = vk::FramebufferCreateInfo::default()
@@ -105,7 +106,7 @@ pub(super) fn create_framebuffer(
         .attachments(&views)
         .width(extent.width)
         .height(extent.height)
-        .layers(1);
+        .layers(layers);
     // SAFETY: the render pass and views are live and match in count and format.
     owned.framebuffer = unsafe { ctx.device.create_framebuffer(&info, None) }
         .map_err(VulkanError::call("vkCreateFramebuffer"))?;
@@ -182,18 +183,36 @@ pub(super) fn create_pipeline(
         .patch_control_points(patch_points.unwrap_or(1));
     #[allow(clippy::cast_precision_loss)]
     let (width, height) = (extent.width as f32, extent.height as f32);
-    let viewports = [vk::Viewport {
+    let full = [Viewport {
         x: 0.0,
-        y: height,
+        y: 0.0,
         width,
-        height: -height,
-        min_depth: 0.0,
-        max_depth: 1.0,
+        height,
     }];
-    let scissors = [vk::Rect2D {
-        offset: vk::Offset2D::default(),
-        extent,
-    }];
+    let given = if draw.viewports.is_empty() {
+        &full[..]
+    } else {
+        &draw.viewports[..]
+    };
+    // Negative heights flip y so that the top-left corner is Direct3D's.
+    let viewports: Vec<vk::Viewport> = given
+        .iter()
+        .map(|v| vk::Viewport {
+            x: v.x,
+            y: v.y + v.height,
+            width: v.width,
+            height: -v.height,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        })
+        .collect();
+    let scissors: Vec<vk::Rect2D> = viewports
+        .iter()
+        .map(|_| vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent,
+        })
+        .collect();
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);

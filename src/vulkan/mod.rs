@@ -23,6 +23,7 @@ use ash::vk;
 pub use device::{Context, Features};
 pub use draw::{
     CompareOp, DepthTarget, Draw, RenderTarget, Stages, Topology, VertexAttribute, VertexBuffer,
+    Viewport,
 };
 
 /// Why a Vulkan operation failed.

@@ -203,6 +203,8 @@ struct FileRun<'a> {
     shaders: HashMap<Stage, Loaded>,
     uniforms: Vec<u32>,
     depth: vulkan::CompareOp,
+    /// Viewports set by `viewport N (x, y, w, h)`.
+    viewports: Vec<vulkan::Viewport>,
     /// A `[test]` command changed pipeline state the runner does not model.
     unmodelled: Option<String>,
     report: FileReport,
@@ -225,10 +227,12 @@ pub fn run_file(
         shaders: HashMap::new(),
         uniforms: Vec::new(),
         depth: vulkan::CompareOp::Always,
+        viewports: Vec::new(),
         unmodelled: None,
         report: FileReport::default(),
     };
     let mut missing: Vec<String> = Vec::new();
+    let device_tags = device_tags(ctx.features());
     for (section, state) in file.sections_with_require() {
         // The model the runner uses for this part of the file (the lowest SM4/5 one).
         let model = state.min.max(ShaderModel::new(4, 0));
@@ -261,7 +265,10 @@ pub fn run_file(
                 } else {
                     None
                 };
-                let eval = EvalContext { model, tags: &[] };
+                let eval = EvalContext {
+                    model,
+                    tags: &device_tags,
+                };
                 for line in lines.iter().filter(|l| l.runs(&eval)) {
                     run.command(line, &eval, skip_all.as_deref());
                 }
@@ -270,6 +277,17 @@ pub fn run_file(
         }
     }
     run.report
+}
+
+/// The condition tags (`if(!llvmpipe)`, `todo(llvmpipe)`) that describe the device. Only
+/// device tags are set: the backend tags of vkd3d's runner (`vulkan`, `d3d12`, `glsl`, …) mark
+/// vkd3d's own translator bugs, not this one's.
+pub fn device_tags(features: &vulkan::Features) -> Vec<&'static str> {
+    let mut tags = Vec::new();
+    if features.device_name.contains("llvmpipe") {
+        tags.push("llvmpipe");
+    }
+    tags
 }
 
 /// Why the `[require]` lines cannot be met here, one entry per unmet line.
@@ -486,10 +504,24 @@ impl FileRun<'_> {
             Command::DepthBounds { .. } => {
                 self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
             }
-            Command::Other(text) => {
-                let word = text.split_whitespace().next().unwrap_or("");
-                self.unmodelled = Some(format!("runner: `{word}` is not supported"));
-            }
+            Command::Other(text) => match parse_viewport(text) {
+                Some((index, viewport)) => {
+                    let index = usize::try_from(index).unwrap_or(usize::MAX);
+                    if index < 16 {
+                        if self.viewports.len() <= index {
+                            self.viewports
+                                .resize(index + 1, vulkan::Viewport::default());
+                        }
+                        if let Some(v) = self.viewports.get_mut(index) {
+                            *v = viewport;
+                        }
+                    }
+                }
+                None => {
+                    let word = text.split_whitespace().next().unwrap_or("");
+                    self.unmodelled = Some(format!("runner: `{word}` is not supported"));
+                }
+            },
             Command::Probe(probe) => {
                 let todo = line.is_todo(eval) || line.is_bug(eval);
                 let (outcome, fxc_ok) = match skip_all {
@@ -772,6 +804,7 @@ impl FileRun<'_> {
             attributes,
             render_targets,
             depth,
+            viewports: self.viewports.clone(),
             specialization: vec![(0x100, 1)],
         };
         if let Err(e) = self.ctx.draw(&mut draw, &mut bindings) {
@@ -1008,6 +1041,31 @@ fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
             ShaderState::Skip(format!("unsupported: {e}"))
         }
         Err(e) => ShaderState::Fail(format!("translation error: {e}")),
+    }
+}
+
+/// `viewport N (x, y, width, height)`.
+fn parse_viewport(text: &str) -> Option<(u32, vulkan::Viewport)> {
+    let rest = text.trim().strip_prefix("viewport")?;
+    let (index, values) = rest.split_once('(')?;
+    let index = index.trim().parse().ok()?;
+    let values: Vec<f32> = values
+        .trim_end()
+        .strip_suffix(')')?
+        .split(',')
+        .map(|v| v.trim().parse().ok())
+        .collect::<Option<_>>()?;
+    match values[..] {
+        [x, y, width, height] => Some((
+            index,
+            vulkan::Viewport {
+                x,
+                y,
+                width,
+                height,
+            },
+        )),
+        _ => None,
     }
 }
 

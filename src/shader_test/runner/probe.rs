@@ -33,12 +33,15 @@ pub enum Outcome {
 pub(super) enum Addressing {
     /// A buffer: element `x` starts at `x` times the probe's value size (vkd3d's rule).
     Buffer,
-    /// An image of texels of `texel` bytes in rows of `row_pitch` bytes.
+    /// An image of texels of `texel` bytes in rows of `row_pitch` bytes, layers of
+    /// `layer_pitch` bytes (level 0 of each layer; mip levels beyond 0 are not probed).
     Image {
         /// Bytes per texel.
         texel: usize,
         /// Bytes per row.
         row_pitch: usize,
+        /// Bytes per layer.
+        layer_pitch: usize,
     },
 }
 
@@ -98,12 +101,12 @@ fn value_size(values: &ProbeValues) -> usize {
     }
 }
 
-/// The points a probe covers.
-fn points(area: ProbeArea) -> Result<Vec<(u32, u32)>, String> {
-    Ok(match area {
-        ProbeArea::Element(x) => vec![(x, 0)],
-        ProbeArea::Point { x, y } => vec![(x, y)],
-        ProbeArea::Layer { .. } => return Err("runner: array layers are not supported".into()),
+/// The points (x, y, layer) a probe covers.
+fn points(area: ProbeArea) -> Vec<(u32, u32, u32)> {
+    match area {
+        ProbeArea::Element(x) => vec![(x, 0, 0)],
+        ProbeArea::Point { x, y } => vec![(x, y, 0)],
+        ProbeArea::Layer { x, y, layer } => vec![(x, y, layer)],
         ProbeArea::Rect {
             left,
             top,
@@ -113,12 +116,12 @@ fn points(area: ProbeArea) -> Result<Vec<(u32, u32)>, String> {
             let mut v = Vec::new();
             for y in top.max(0)..bottom.max(0) {
                 for x in left.max(0)..right.max(0) {
-                    v.push((x.unsigned_abs(), y.unsigned_abs()));
+                    v.push((x.unsigned_abs(), y.unsigned_abs(), 0));
                 }
             }
             v
         }
-    })
+    }
 }
 
 /// The values found in `bytes`, printed like [`describe`] prints the expected ones.
@@ -148,20 +151,18 @@ fn actual_text(values: &ProbeValues, words: &[u32], quads: &[u64]) -> String {
 /// Checks a probe against a resource's bytes.
 pub(super) fn check(data: &[u8], addressing: Addressing, probe: &Probe) -> Outcome {
     let size = value_size(&probe.values);
-    let points = match points(probe.area) {
-        Ok(p) => p,
-        Err(why) => return Outcome::Skip(why),
-    };
-    for (x, y) in points {
-        let (x_us, y_us) = (
-            usize::try_from(x).unwrap_or(usize::MAX),
-            usize::try_from(y).unwrap_or(usize::MAX),
-        );
+    for (x, y, layer) in points(probe.area) {
+        let index = |n: u32| usize::try_from(n).unwrap_or(usize::MAX);
         let offset = match addressing {
-            Addressing::Buffer => x_us.saturating_mul(size),
-            Addressing::Image { texel, row_pitch } => y_us
-                .saturating_mul(row_pitch)
-                .saturating_add(x_us.saturating_mul(texel)),
+            Addressing::Buffer => index(x).saturating_mul(size),
+            Addressing::Image {
+                texel,
+                row_pitch,
+                layer_pitch,
+            } => index(layer)
+                .saturating_mul(layer_pitch)
+                .saturating_add(index(y).saturating_mul(row_pitch))
+                .saturating_add(index(x).saturating_mul(texel)),
         };
         let Some(bytes) = data.get(offset..offset.saturating_add(size)) else {
             return Outcome::Fail {
@@ -255,6 +256,7 @@ mod tests {
         let image = Addressing::Image {
             texel: 4,
             row_pitch: 8,
+            layer_pitch: 16,
         };
         let p = probe(ProbeArea::Point { x: 1, y: 1 }, ProbeValues::U32(vec![13]));
         assert_eq!(check(&data, image, &p), Outcome::Pass);

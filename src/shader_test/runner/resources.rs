@@ -58,20 +58,25 @@ pub(super) enum Payload {
 impl Payload {
     /// The bytes a probe reads and how it addresses them.
     pub(super) fn probe_view(&self) -> (&[u8], Addressing) {
-        let image = |format: Format, width: u32| Addressing::Image {
-            texel: format.texel_size(),
-            row_pitch: usize::try_from(width)
+        let image = |format: Format, width: u32, height: u32| {
+            let row_pitch = usize::try_from(width)
                 .unwrap_or(0)
-                .saturating_mul(format.texel_size()),
+                .saturating_mul(format.texel_size());
+            Addressing::Image {
+                texel: format.texel_size(),
+                row_pitch,
+                layer_pitch: row_pitch.saturating_mul(usize::try_from(height).unwrap_or(0)),
+            }
         };
         match self {
             Payload::Bound(r) => (
                 r.data(),
-                r.image()
-                    .map_or(Addressing::Buffer, |shape| image(shape.format, shape.width)),
+                r.image().map_or(Addressing::Buffer, |shape| {
+                    image(shape.format, shape.width, shape.height)
+                }),
             ),
-            Payload::Target(t) => (&t.data, image(t.format, t.width)),
-            Payload::Depth(d) => (&d.data, image(Format::D32Float, d.width)),
+            Payload::Target(t) => (&t.data, image(t.format, t.width, t.height)),
+            Payload::Depth(d) => (&d.data, image(Format::D32Float, d.width, d.height)),
             Payload::Vertices(v) => (v, Addressing::Buffer),
         }
     }
@@ -88,9 +93,14 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
     match decl.kind {
         ResourceKind::Vb => return Ok(Payload::Vertices(data_bytes(decl, None))),
         ResourceKind::Rtv | ResourceKind::Dsv => {
-            let (width, height) = match decl.size {
-                Some(ResourceSize::Texture2d { width, height }) => (width, height),
-                None => DEFAULT_TARGET,
+            let (width, height, layers) = match decl.size {
+                Some(ResourceSize::Texture2d { width, height }) => (width, height, 1),
+                Some(ResourceSize::Texture2dArray {
+                    width,
+                    height,
+                    layers,
+                }) if decl.kind == ResourceKind::Rtv => (width, height, layers.max(1)),
+                None => (DEFAULT_TARGET.0, DEFAULT_TARGET.1, 1),
                 Some(other) => {
                     return Err(format!(
                         "runner: render target size {other:?} is not supported"
@@ -107,14 +117,14 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 }));
             }
             let format = texture_format(decl)?;
-            let data = data_bytes(
-                decl,
-                Some(texels(width, height).saturating_mul(format.texel_size())),
-            );
+            let layer_bytes = texels(width, height).saturating_mul(format.texel_size());
+            let len = layer_bytes.saturating_mul(usize::try_from(layers).unwrap_or(0));
+            let data = data_bytes(decl, Some(len));
             return Ok(Payload::Target(vulkan::RenderTarget {
                 format,
                 width,
                 height,
+                layers,
                 data,
             }));
         }
