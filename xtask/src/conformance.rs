@@ -34,23 +34,12 @@ pub struct Options {
 /// Probes that fail for reasons outside the translator, each with the reason. They are
 /// listed as failures in the report but do not fail the run; one that passes does, so the
 /// list stays true.
-const KNOWN_FAILURES: &[(&str, &[u32], &str)] = &[
-    (
-        "texture-load.shader_test",
-        &[
-            51, 52, 53, 54, 75, 76, 77, 78, 92, 93, 94, 95, 144, 145, 146, 147,
-        ],
-        "the shader declares Texture2DMS and the test binds a single-sample 2D texture, which \
-         D3D tolerates; Vulkan requires a multisampled image for a multisampled image type \
-         (the validation layer reports VUID-vkCmdDraw-None-02699)",
-    ),
-    (
-        "majority-pragma.shader_test",
-        &[370],
-        "corpus blob: with both row-major and column-major options the corpus compiled \
+const KNOWN_FAILURES: &[(&str, &[u32], &str)] = &[(
+    "majority-pragma.shader_test",
+    &[370],
+    "corpus blob: with both row-major and column-major options the corpus compiled \
          row-major, while the test expects fxc's column-major layout",
-    ),
-];
+)];
 
 /// The reason a probe is a known failure, if it is one.
 fn known_failure(file: &str, line: u32) -> Option<&'static str> {
@@ -316,6 +305,26 @@ fn print_summary(records: &[Record]) {
     println!(
         "probes (shaders expected to compile with fxc): {} passed, {} failed, {} todo-failed, {} skipped",
         fxc.passed, fxc.failed, fxc.todo_failed, fxc.skipped
+    );
+    let no_blob = records
+        .iter()
+        .filter(|r| {
+            r.fxc_ok && matches!(&r.outcome, Outcome::Skip(why) if why.starts_with("no blob"))
+        })
+        .count();
+    let all = fxc.passed + fxc.failed + fxc.todo_failed + fxc.skipped;
+    let percent = |n: usize, of: usize| {
+        if of == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / of as f64
+        }
+    };
+    println!(
+        "pass rate (fxc-ok probes): {:.1}% of all {all}; {:.1}% of the {} whose shaders have a blob",
+        percent(fxc.passed, all),
+        percent(fxc.passed, all - no_blob),
+        all - no_blob
     );
 }
 

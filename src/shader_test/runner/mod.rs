@@ -22,6 +22,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::bindings::{DefaultBindings, DescriptorClass};
+use crate::ir::{Declaration, ResourceDimension, ResourceRange};
 use crate::passes::bindings::{ArrayShape, BindingPlan};
 use crate::shader_test::{
     self as st, Command, EvalContext, ExpectedFxc, RequireItem, ResourceKind, SectionKind,
@@ -155,6 +156,8 @@ enum ShaderState {
         words: Vec<u32>,
         inputs: Vec<InputRegister>,
         plan: BindingPlan,
+        /// The SRV ranges declared multisampled.
+        multisampled: Vec<ResourceRange>,
     },
     /// Work with this shader is skipped for this reason.
     Skip(String),
@@ -573,13 +576,23 @@ impl FileRun<'_> {
     /// plan of those shaders puts them, with the key of each binding's resource (UAVs are
     /// stored back by it).
     fn bindings(&self, stages: &[Stage]) -> Result<(Vec<Binding>, Vec<Option<Key>>), Contents> {
-        let plans: Vec<&BindingPlan> = stages
+        let ready: Vec<(&BindingPlan, &[ResourceRange])> = stages
             .iter()
             .filter_map(|stage| match self.shaders.get(stage).map(|s| &s.state) {
-                Some(ShaderState::Ready { plan, .. }) => Some(plan),
+                Some(ShaderState::Ready {
+                    plan, multisampled, ..
+                }) => Some((plan, multisampled.as_slice())),
                 _ => None,
             })
             .collect();
+        let plans: Vec<&BindingPlan> = ready.iter().map(|(plan, _)| *plan).collect();
+        let multisampled = |space: u32, register: u32| {
+            ready.iter().flat_map(|(_, ms)| ms.iter()).any(|r| {
+                r.space == space
+                    && register >= r.lower
+                    && r.upper.is_none_or(|upper| register <= upper)
+            })
+        };
         let locate = |class, space, register| {
             plans
                 .iter()
@@ -615,6 +628,15 @@ impl FileRun<'_> {
                 Ok(_) => continue,
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
+            if kind == ResourceKind::Srv && multisampled(space, slot) {
+                // The runner makes no multisampled SRVs, and Vulkan cannot bind a
+                // single-sample image where the shader declares a multisampled one (D3D
+                // tolerates it).
+                return Err(Contents::Skip(format!(
+                    "runner: t{slot} is declared multisampled but the test gives a \
+                     single-sample texture, which Vulkan cannot bind to a multisampled image type"
+                )));
+            }
             push(Some(at), resource, Some(key));
             if matches!(live.decl.size, Some(st::ResourceSize::CounterBuffer(_))) {
                 push(
@@ -1031,10 +1053,24 @@ fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
                 .filter(|e| e.system_value == crate::container::SystemValue::Undefined)
                 .map(|e| (e.semantic_name.clone(), e.semantic_index, e.register))
                 .collect();
+            let multisampled = program
+                .instructions
+                .iter()
+                .filter_map(|i| match &i.declaration {
+                    Some(Declaration::Resource {
+                        range,
+                        dimension:
+                            ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray,
+                        ..
+                    }) => Some(*range),
+                    _ => None,
+                })
+                .collect();
             ShaderState::Ready {
                 words,
                 inputs,
                 plan,
+                multisampled,
             }
         }
         Err(e) if e.kind == ErrorKind::Unsupported => {
