@@ -102,6 +102,7 @@ impl<'a> Emitter<'a> {
         e.stage_setup();
         e.declarations()?;
         let entry = e.functions()?;
+        let entry = e.interlock_wrapper(entry)?;
         e.entry_point(entry)?;
         e.m.finish_header();
         let module = std::mem::take(&mut e.m).b.module();

@@ -74,9 +74,52 @@ pub struct ResourceState {
     pub sample_positions: Option<Word>,
     /// The specialization constant holding the rasterizer's sample count.
     pub rasterizer_samples: Option<Word>,
+    /// A rasterizer-ordered view is declared: the shader runs inside a pixel interlock.
+    pub rasterizer_ordered: bool,
 }
 
 impl Emitter<'_> {
+    /// Notes a rasterizer-ordered view: pixel shaders only (D3D allows them nowhere else).
+    pub(super) fn require_interlock(&mut self) -> Result<()> {
+        if self.program.model.stage != crate::ir::Stage::Pixel {
+            return Err(self.err("rasterizer-ordered views exist only in pixel shaders"));
+        }
+        self.res.rasterizer_ordered = true;
+        Ok(())
+    }
+
+    /// With a rasterizer-ordered view, wraps the translated `main` in an entry point that
+    /// runs it between `OpBeginInvocationInterlockEXT` and `OpEndInvocationInterlockEXT`
+    /// (ordered pixel interlock): every access of the shader, ordered or not, happens in
+    /// primitive order per pixel, which is what D3D guarantees for ROV accesses. Wrapping the
+    /// whole body keeps the interlock in the entry point's uniform control flow whatever
+    /// `ret`, `retc` or `discard` the body holds. Returns the entry function.
+    pub(super) fn interlock_wrapper(&mut self, main: Word) -> Result<Word> {
+        if !self.res.rasterizer_ordered {
+            return Ok(main);
+        }
+        self.m
+            .capability(spirv::Capability::FragmentShaderPixelInterlockEXT);
+        self.m.extension("SPV_EXT_fragment_shader_interlock");
+        self.modes
+            .push((spirv::ExecutionMode::PixelInterlockOrderedEXT, Vec::new()));
+        let void = self.m.void();
+        let fn_type = self.m.void_function();
+        let wrapper = built(self.m.b.begin_function(
+            void,
+            None,
+            spirv::FunctionControl::NONE,
+            fn_type,
+        ))?;
+        built(self.m.b.begin_block(None))?;
+        built(self.m.b.begin_invocation_interlock_ext())?;
+        built(self.m.b.function_call(void, None, main, []))?;
+        built(self.m.b.end_invocation_interlock_ext())?;
+        built(self.m.b.ret())?;
+        built(self.m.b.end_function())?;
+        Ok(wrapper)
+    }
+
     /// A `StorageBuffer` block of one runtime array of dwords.
     fn dword_block(
         &mut self,
@@ -152,7 +195,7 @@ impl Emitter<'_> {
             Declaration::UavRaw { range, flags, .. }
             | Declaration::UavStructured { range, flags, .. } => {
                 if flags.rasterizer_ordered {
-                    return Err(self.unsupported("rasterizer-ordered views are not translated yet"));
+                    self.require_interlock()?;
                 }
                 let kind = match declaration {
                     Declaration::UavStructured { stride, .. } => BufferKind::Structured(*stride),

@@ -264,7 +264,7 @@ impl Emitter<'_> {
         let mut format = ImageFormat::Unknown;
         if let Some(flags) = uav {
             if flags.rasterizer_ordered {
-                return Err(self.unsupported("rasterizer-ordered views are not translated yet"));
+                self.require_interlock()?;
             }
             if shape.ms {
                 return Err(self.err("a multisampled UAV"));
