@@ -186,6 +186,25 @@ impl Context {
         }
     }
 
+    /// Records binding `owned`'s pipeline and the descriptor sets at `point`.
+    pub(super) fn record_bind(
+        &self,
+        cmd: vk::CommandBuffer,
+        point: vk::PipelineBindPoint,
+        owned: &Owned<'_>,
+        sets: &[vk::DescriptorSet],
+    ) {
+        let d = &self.device;
+        // SAFETY: a command buffer in the recording state; the pipeline, its layout and the
+        // sets are live and were made for each other.
+        unsafe {
+            d.cmd_bind_pipeline(cmd, point, owned.pipeline);
+            if !sets.is_empty() {
+                d.cmd_bind_descriptor_sets(cmd, point, owned.pipeline_layout, 0, sets, &[]);
+            }
+        }
+    }
+
     /// Ends the command buffer, submits it and waits for it to finish.
     pub(super) fn submit_and_wait(
         &self,

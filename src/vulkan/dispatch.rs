@@ -273,22 +273,9 @@ impl Context {
         let cmd = self.begin_commands(owned)?;
         let images = prepared_images(prepared);
         self.record_uploads(cmd, &images);
-        // SAFETY: recording into a command buffer in the recording state with a live
-        // pipeline, layout and sets.
-        unsafe {
-            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::COMPUTE, owned.pipeline);
-            if !sets.is_empty() {
-                d.cmd_bind_descriptor_sets(
-                    cmd,
-                    vk::PipelineBindPoint::COMPUTE,
-                    owned.pipeline_layout,
-                    0,
-                    sets,
-                    &[],
-                );
-            }
-            d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]);
-        }
+        self.record_bind(cmd, vk::PipelineBindPoint::COMPUTE, owned, sets);
+        // SAFETY: a command buffer in the recording state with a compute pipeline bound.
+        unsafe { d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]) };
         self.record_readbacks(cmd, &images);
         self.submit_and_wait(owned, cmd)
     }

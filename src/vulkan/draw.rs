@@ -257,17 +257,10 @@ impl Context {
         // live and was created for this render pass and pipeline.
         unsafe {
             d.cmd_begin_render_pass(cmd, &begin, vk::SubpassContents::INLINE);
-            d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, owned.pipeline);
-            if !sets.is_empty() {
-                d.cmd_bind_descriptor_sets(
-                    cmd,
-                    vk::PipelineBindPoint::GRAPHICS,
-                    owned.pipeline_layout,
-                    0,
-                    &sets,
-                    &[],
-                );
-            }
+        }
+        self.record_bind(cmd, vk::PipelineBindPoint::GRAPHICS, &owned, &sets);
+        // SAFETY: as above, inside the render pass with the graphics pipeline bound.
+        unsafe {
             for &(binding, buffer) in &vertex_buffers {
                 d.cmd_bind_vertex_buffers(cmd, binding, &[buffer], &[0]);
             }

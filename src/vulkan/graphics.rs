@@ -9,7 +9,7 @@ use ash::vk;
 use super::draw::{Draw, Topology, Viewport};
 use super::image::HostImage;
 use super::memory::Owned;
-use super::pipeline::{create_shader, specialization_entries};
+use super::pipeline::{create_shader, keep_pipeline, specialization_entries};
 use super::{Context, Format, VulkanError};
 
 /// The number of color attachment slots of the subpass (highest bound slot + 1).
@@ -258,17 +258,6 @@ pub(super) fn create_pipeline(
     let d = &ctx.device;
     // SAFETY: every state structure lives across the call; modules, layout and render pass
     // are live.
-    let pipelines = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &infos, None) }
-        .map_err(|(pipelines, result)| {
-            for p in pipelines {
-                // SAFETY: failed creations return null handles, which destroy ignores.
-                unsafe { d.destroy_pipeline(p, None) };
-            }
-            VulkanError::Call {
-                function: "vkCreateGraphicsPipelines",
-                result,
-            }
-        })?;
-    owned.pipeline = pipelines.first().copied().unwrap_or_default();
-    Ok(())
+    let created = unsafe { d.create_graphics_pipelines(vk::PipelineCache::null(), &infos, None) };
+    keep_pipeline(owned, created, "vkCreateGraphicsPipelines")
 }

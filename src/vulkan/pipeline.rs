@@ -116,20 +116,31 @@ pub(super) fn create_pipeline(
         .stage(stage)
         .layout(owned.pipeline_layout)];
     // SAFETY: the module and layout are live; the create info lives across the call.
-    let pipelines =
-        unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) }
-            .map_err(|(pipelines, result)| {
-                for p in pipelines {
-                    // SAFETY: failed creations return null handles, which destroy ignores.
-                    unsafe { d.destroy_pipeline(p, None) };
-                }
-                VulkanError::Call {
-                    function: "vkCreateComputePipelines",
-                    result,
-                }
-            })?;
-    owned.pipeline = pipelines.first().copied().unwrap_or_default();
-    Ok(())
+    let created =
+        unsafe { d.create_compute_pipelines(vk::PipelineCache::null(), &pipeline_info, None) };
+    keep_pipeline(owned, created, "vkCreateComputePipelines")
+}
+
+/// Records the one pipeline a `vkCreate*Pipelines` call made in `owned`, or destroys what a
+/// failed call returned and reports the failure.
+pub(super) fn keep_pipeline(
+    owned: &mut Owned<'_>,
+    created: Result<Vec<vk::Pipeline>, (Vec<vk::Pipeline>, vk::Result)>,
+    function: &'static str,
+) -> Result<(), VulkanError> {
+    match created {
+        Ok(pipelines) => {
+            owned.pipeline = pipelines.first().copied().unwrap_or_default();
+            Ok(())
+        }
+        Err((pipelines, result)) => {
+            for p in pipelines {
+                // SAFETY: failed creations return null handles, which destroy ignores.
+                unsafe { owned.device.destroy_pipeline(p, None) };
+            }
+            Err(VulkanError::Call { function, result })
+        }
+    }
 }
 
 /// Creates a shader module (recorded in `owned`) after checking the SPIR-V magic number.
