@@ -451,7 +451,7 @@ const SPIRV_MAGIC: u32 = 0x0723_0203;
 
 /// A SPIR-V file's words (little-endian).
 fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         anyhow::bail!(
             "a SPIR-V module is whole words; this one has {} bytes",
             bytes.len()

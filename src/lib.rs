@@ -26,8 +26,7 @@
 
 pub mod asm;
 pub mod bindings;
-/// The C API (`dxbc2spirv.h`): translation, reflection as JSON and error messages for C and
-/// C++ callers (unsafe code: it takes and returns raw pointers).
+// The C API: unsafe code, as it takes and returns raw pointers (documented in the module).
 #[allow(unsafe_code)]
 pub mod capi;
 pub mod container;
