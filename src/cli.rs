@@ -211,7 +211,15 @@ pub fn run() -> i32 {
         }
     };
     let mut container = None;
-    match execute(cli.command, &mut container) {
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        execute(cli.command, &mut container)
+    }));
+    let Ok(outcome) = outcome else {
+        // The panic message is already on standard error; keep the exit-status contract.
+        eprintln!("internal error: dxbc2spirv panicked (a bug, please report it with the input)");
+        return EXIT_INPUT;
+    };
+    match outcome {
         Ok(code) => code,
         Err(e) => {
             eprintln!("{e:#}");

@@ -269,7 +269,11 @@ fn verbose_errors_show_the_instruction_with_a_caret() {
 
 #[test]
 fn every_subcommand_has_help_with_an_example() {
-    for sub in ["translate", "disasm", "asm", "reflect", "validate", "batch"] {
+    let mut subcommands = vec!["translate", "disasm", "asm", "reflect", "validate", "batch"];
+    if cfg!(feature = "vulkan") {
+        subcommands.push("run");
+    }
+    for sub in subcommands {
         let out = dxbc2spirv(&[sub, "--help"]);
         assert!(out.status.success(), "{sub} --help: {}", show(&out));
         let text = String::from_utf8_lossy(&out.stdout);

@@ -90,6 +90,9 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create", args.output.display()))?;
     let progress = progress_bar(jobs.len() as u64);
+    // A translator panic is recorded as that shader's failure; keep its message off the
+    // terminal (it is in the report).
+    std::panic::set_hook(Box::new(|_| {}));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
@@ -109,6 +112,7 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
             .collect()
     });
     progress.finish_and_clear();
+    let _ = std::panic::take_hook();
     let elapsed = start.elapsed();
     print!("{}", summary(&records, elapsed));
     if let Some(path) = &args.report {
@@ -270,11 +274,16 @@ fn convert(job: &Job, output: &Path, options: &TranslateOptions) -> Outcome {
                 message: e.to_string(),
             };
         }
-        Err(_) => {
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
             return Outcome::Failed {
                 reason: "internal",
-                message: "the translator panicked (a bug: please report it)".into(),
-            }
+                message: format!("the translator panicked (a bug, please report it): {detail}"),
+            };
         }
     };
     let target = output_path(output, job);
