@@ -5,6 +5,9 @@ use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
+mod batch;
+mod explain;
+
 /// Exit status when the input could not be read or translated.
 const EXIT_INPUT: i32 = 1;
 /// Exit status for usage errors.
@@ -17,6 +20,10 @@ const EXIT_USAGE: i32 = 2;
     about = "Translate Direct3D shader bytecode (DXBC, SM4.0-5.1) to SPIR-V"
 )]
 struct Cli {
+    /// On an error in an instruction, also print it disassembled with a caret under the
+    /// operand at fault.
+    #[arg(short, long, global = true)]
+    verbose: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -111,6 +118,70 @@ enum Command {
         #[arg(long)]
         cb: Vec<String>,
     },
+    /// Check a shader: read and check a DXBC container, translate it and run spirv-val on the
+    /// module; or, given a SPIR-V module, run spirv-val on it. Prints one line per input.
+    ///
+    /// Example: dxbc2spirv validate shader.dxbc --target-env vulkan1.2
+    Validate {
+        /// The DXBC file, SPIR-V module, or assembly text / .shader_test file; - for
+        /// standard input.
+        input: PathBuf,
+        /// Which assembly section of a .shader_test file to check (1 = the first).
+        #[arg(long, default_value_t = 1)]
+        section: usize,
+        /// The Vulkan version to validate for.
+        #[arg(long, default_value = "vulkan1.3", value_parser = ["vulkan1.1", "vulkan1.2", "vulkan1.3"])]
+        target_env: String,
+        /// Accept a container whose checksum does not match.
+        #[arg(long)]
+        ignore_checksum: bool,
+        /// A JSON descriptor-binding map; default layout without.
+        #[arg(long, value_name = "MAP.json")]
+        bindings: Option<PathBuf>,
+    },
+    /// Convert every DXBC container under folders (a shader cache) to SPIR-V, in parallel.
+    ///
+    /// Folders are searched recursively; files are recognised by the DXBC magic, not their
+    /// name. Each module is written under OUTDIR at the input's relative path, `.dxbc`
+    /// replaced by (or `.spv` appended to) the name. One bad shader never stops the batch:
+    /// failures are counted by reason in the summary and listed in the report. A progress
+    /// bar is drawn on standard error when it is a terminal. Exit status 1 when any shader
+    /// failed.
+    ///
+    /// Example: dxbc2spirv batch cache/ -o spirv/ --jobs 8 --report report.json --shard 1/4
+    Batch {
+        /// Folders (searched recursively) and DXBC files.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// The output folder (created when missing).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Worker threads (default: one per core).
+        #[arg(short, long, value_parser = clap::value_parser!(u16).range(1..))]
+        jobs: Option<u16>,
+        /// Write a JSON report (one record per shader; - for standard output).
+        #[arg(long, value_name = "REPORT.json")]
+        report: Option<PathBuf>,
+        /// Convert only shard I of N (1-based): files are split by a hash of their path, so
+        /// N machines or CI jobs can share a cache.
+        #[arg(long, value_name = "I/N", value_parser = batch::parse_shard)]
+        shard: Option<(u64, u64)>,
+        /// Run spirv-val on every module; a rejected module is a failure.
+        #[arg(long)]
+        validate: bool,
+        /// The Vulkan version to target.
+        #[arg(long, default_value = "vulkan1.3", value_parser = ["vulkan1.1", "vulkan1.2", "vulkan1.3"])]
+        target_env: String,
+        /// Leave out debug names.
+        #[arg(long)]
+        strip_debug: bool,
+        /// Accept containers whose checksum does not match.
+        #[arg(long)]
+        ignore_checksum: bool,
+        /// A JSON descriptor-binding map for every shader; default layout without.
+        #[arg(long, value_name = "MAP.json")]
+        bindings: Option<PathBuf>,
+    },
     /// Assemble fxc-style assembly text into a DXBC container.
     ///
     /// The input is a listing, or a .shader_test file whose `[... shader asm]` section
@@ -139,16 +210,37 @@ pub fn run() -> i32 {
             return code;
         }
     };
-    match execute(cli.command) {
-        Ok(()) => 0,
+    let mut container = None;
+    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        execute(cli.command, &mut container)
+    }));
+    let Ok(outcome) = outcome else {
+        // The panic message is already on standard error; keep the exit-status contract.
+        eprintln!("internal error: dxbc2spirv panicked (a bug, please report it with the input)");
+        return EXIT_INPUT;
+    };
+    match outcome {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("{e:#}");
+            if cli.verbose {
+                let detail = e
+                    .chain()
+                    .find_map(|c| c.downcast_ref::<dxbc2spirv::Error>());
+                if let (Some(error), Some(bytes)) = (detail, container.as_deref()) {
+                    if let Some(text) = explain::instruction_with_caret(bytes, error) {
+                        eprint!("{text}");
+                    }
+                }
+            }
             EXIT_INPUT
         }
     }
 }
 
-fn execute(command: Command) -> Result<()> {
+/// Runs a subcommand and returns its exit status; `container` keeps the DXBC bytes it
+/// read, for `--verbose` error detail.
+fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
     match command {
         Command::Disasm {
             input,
@@ -156,11 +248,13 @@ fn execute(command: Command) -> Result<()> {
             ignore_checksum,
         } => {
             let bytes = read_input(&input)?;
+            *container = Some(bytes.clone());
             let options = dxbc2spirv::ReadOptions { ignore_checksum };
             let dxbc = dxbc2spirv::read(&bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
-            write_output(output.as_deref(), text.as_bytes())
+            write_output(output.as_deref(), text.as_bytes())?;
+            Ok(0)
         }
         Command::Translate {
             input,
@@ -189,6 +283,7 @@ fn execute(command: Command) -> Result<()> {
                 let (listing, place) = choose_listing(&text, &input, section)?;
                 bytes = dxbc2spirv::asm::assemble(&listing).context(place)?;
             }
+            *container = Some(bytes.clone());
             let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions { ignore_checksum })
                 .with_context(|| format!("{}", input.display()))?;
             let options = dxbc2spirv::spirv::Options {
@@ -208,10 +303,11 @@ fn execute(command: Command) -> Result<()> {
                 let module = rspirv::dr::load_words(&words)
                     .map_err(|e| anyhow::anyhow!("cannot parse the emitted module: {e}"))?;
                 use rspirv::binary::Disassemble;
-                write_output(output.as_deref(), module.disassemble().as_bytes())
+                write_output(output.as_deref(), module.disassemble().as_bytes())?;
             } else {
-                write_output(output.as_deref(), &binary)
+                write_output(output.as_deref(), &binary)?;
             }
+            Ok(0)
         }
         #[cfg(feature = "vulkan")]
         Command::Run {
@@ -231,13 +327,15 @@ fn execute(command: Command) -> Result<()> {
                 .map(|c| crate::run::parse_buffer(c))
                 .collect::<Result<Vec<_>>>()?;
             let bytes = container_bytes(&input, section)?;
+            *container = Some(bytes.clone());
             let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
                 .with_context(|| format!("{}", input.display()))?;
             let words = dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default())
                 .with_context(|| format!("{}", input.display()))?;
             let text = crate::run::run(&words, groups, &uavs, &cbs)
                 .with_context(|| format!("{}", input.display()))?;
-            write_output(None, text.as_bytes())
+            write_output(None, text.as_bytes())?;
+            Ok(0)
         }
         Command::Reflect {
             input,
@@ -247,6 +345,7 @@ fn execute(command: Command) -> Result<()> {
         } => {
             let mapper = load_bindings(bindings.as_deref())?;
             let bytes = container_bytes(&input, section)?;
+            *container = Some(bytes.clone());
             let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
                 .with_context(|| format!("{}", input.display()))?;
             let program = dxbc
@@ -262,7 +361,8 @@ fn execute(command: Command) -> Result<()> {
             } else {
                 reflection.summary()
             };
-            write_output(None, text.as_bytes())
+            write_output(None, text.as_bytes())?;
+            Ok(0)
         }
         Command::Asm {
             input,
@@ -274,9 +374,119 @@ fn execute(command: Command) -> Result<()> {
                 .with_context(|| format!("{}: not UTF-8 text", input.display()))?;
             let (listing, place) = choose_listing(&text, &input, section)?;
             let container = dxbc2spirv::asm::assemble(&listing).context(place)?;
-            write_output(Some(&output), &container)
+            write_output(Some(&output), &container)?;
+            Ok(0)
+        }
+        Command::Validate {
+            input,
+            section,
+            target_env,
+            ignore_checksum,
+            bindings,
+        } => {
+            let target = target_env_of(&target_env)?;
+            let bytes = read_input(&input)?;
+            let name = input.display();
+            if bytes.starts_with(&SPIRV_MAGIC.to_le_bytes()) {
+                let words = spirv_words(&bytes).with_context(|| format!("{name}"))?;
+                dxbc2spirv::spirv::spirv_val(&words, target).with_context(|| format!("{name}"))?;
+                println!(
+                    "{name}: valid SPIR-V for {} ({} words)",
+                    target.name(),
+                    words.len()
+                );
+                return Ok(0);
+            }
+            let bytes = if bytes.starts_with(b"DXBC") {
+                bytes
+            } else {
+                container_bytes(&input, section)?
+            };
+            *container = Some(bytes.clone());
+            let options = dxbc2spirv::TranslateOptions {
+                target,
+                debug_names: true,
+                ignore_checksum,
+                bindings: load_binding_map(bindings.as_deref())?,
+                validate: true,
+                ..Default::default()
+            };
+            let translation =
+                dxbc2spirv::translate_bytes(&bytes, &options).with_context(|| format!("{name}"))?;
+            println!(
+                "{name}: ok: {} read, checked and translated; spirv-val {} passed ({} words, {} descriptor ranges)",
+                translation.reflection.model,
+                target.name(),
+                translation.words.len(),
+                translation.reflection.ranges.len()
+            );
+            Ok(0)
+        }
+        Command::Batch {
+            inputs,
+            output,
+            jobs,
+            report,
+            shard,
+            validate,
+            target_env,
+            strip_debug,
+            ignore_checksum,
+            bindings,
+        } => {
+            let options = dxbc2spirv::TranslateOptions {
+                target: target_env_of(&target_env)?,
+                debug_names: !strip_debug,
+                ignore_checksum,
+                bindings: load_binding_map(bindings.as_deref())?,
+                validate,
+                ..Default::default()
+            };
+            batch::run(&batch::BatchArgs {
+                inputs,
+                output,
+                jobs: jobs.map(usize::from),
+                report,
+                shard,
+                options,
+            })
         }
     }
+}
+
+/// The SPIR-V magic number (first word of a module).
+const SPIRV_MAGIC: u32 = 0x0723_0203;
+
+/// A SPIR-V file's words (little-endian).
+fn spirv_words(bytes: &[u8]) -> Result<Vec<u32>> {
+    if !bytes.len().is_multiple_of(4) {
+        anyhow::bail!(
+            "a SPIR-V module is whole words; this one has {} bytes",
+            bytes.len()
+        );
+    }
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(<[u8; 4]>::try_from(c).unwrap_or_default()))
+        .collect())
+}
+
+/// The target environment of a `--target-env` name.
+fn target_env_of(name: &str) -> Result<dxbc2spirv::spirv::TargetEnv> {
+    dxbc2spirv::spirv::TargetEnv::from_name(name)
+        .with_context(|| format!("--target-env {name}: expected vulkan1.1, vulkan1.2 or vulkan1.3"))
+}
+
+/// The binding map of `--bindings`, if given.
+fn load_binding_map(path: Option<&Path>) -> Result<Option<dxbc2spirv::bindings::BindingMap>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let map = dxbc2spirv::bindings::BindingMap::from_json(&text)
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(Some(map))
 }
 
 /// The binding mapper of `--bindings` (the default layout without one).

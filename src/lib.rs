@@ -4,10 +4,31 @@
 //! The pipeline is `container` (DXBC chunks, signatures, reflection) → `tpf` (the
 //! tokenized program format, decoded into the [`ir`]) → passes → SPIR-V emission.
 //! [`read`] runs the first two steps; [`disasm`] prints what was read as assembly text.
+//! [`translate_bytes`] does everything in one call: DXBC bytes in, SPIR-V words and the
+//! shader's reflection (descriptor bindings, signatures) out.
+//!
+//! ```
+//! use dxbc2spirv::{translate_bytes, TranslateOptions};
+//!
+//! // A container, here assembled from fxc-style text (normally read from a file or a cache).
+//! let dxbc = dxbc2spirv::asm::assemble(
+//!     "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 64, 1, 1\n\
+//!      store_raw u0.x, l(0), l(42)\nret\n",
+//! )?;
+//! let translation = translate_bytes(&dxbc, &TranslateOptions::default())?;
+//! assert_eq!(translation.words[0], 0x0723_0203); // the SPIR-V magic number
+//! assert_eq!(translation.reflection.thread_group, Some([64, 1, 1]));
+//! let uav = &translation.reflection.ranges[0].binding.binding;
+//! assert_eq!((uav.set, uav.binding), (0, 160)); // u0 in the default layout
+//! # Ok::<(), dxbc2spirv::Error>(())
+//! ```
 #![deny(unsafe_code)]
 
 pub mod asm;
 pub mod bindings;
+// The C API: unsafe code, as it takes and returns raw pointers (documented in the module).
+#[allow(unsafe_code)]
+pub mod capi;
 pub mod container;
 pub mod disasm;
 pub mod error;
@@ -17,6 +38,7 @@ pub mod reflect;
 pub mod shader_test;
 pub mod spirv;
 pub mod tpf;
+pub mod translation;
 /// A headless Vulkan compute runner for executing translated shaders (the only module with
 /// unsafe code: it calls the Vulkan API).
 #[cfg(feature = "vulkan")]
@@ -24,6 +46,7 @@ pub mod tpf;
 pub mod vulkan;
 
 pub use error::{Error, ErrorKind, Location, Result};
+pub use translation::{translate_bytes, TranslateOptions, Translation};
 
 /// Options for reading a DXBC container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

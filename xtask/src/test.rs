@@ -42,6 +42,8 @@ pub fn run() -> Result<()> {
         )
     })?;
 
+    step("C API (tests/capi/test.c with gcc)", capi_test)?;
+
     step("conformance (shader_test probes on Vulkan)", || {
         conformance::run(&conformance::Options {
             filter: None,
@@ -91,4 +93,62 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
         bail!("`cargo {}` exited with {status}", args.join(" "));
     }
     Ok(())
+}
+
+/// Builds the cdylib, compiles tests/capi/test.c against include/dxbc2spirv.h with gcc and
+/// runs it on a seed shader assembled by the command.
+fn capi_test() -> Result<()> {
+    let root = paths::workspace_root();
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = if target.is_absolute() {
+        target
+    } else {
+        root.join(target)
+    };
+    let debug = target.join("debug");
+    cargo(&["build", "--package", "dxbc2spirv"])?;
+    let dxbc = debug.join("capi-store_raw.dxbc");
+    let exe = debug.join("capi-test");
+    let run = |program: &std::path::Path, args: &[&std::ffi::OsStr]| -> Result<()> {
+        let status = Command::new(program)
+            .args(args)
+            .current_dir(&root)
+            .status()
+            .with_context(|| format!("running {}", program.display()))?;
+        if !status.success() {
+            bail!("{} exited with {status}", program.display());
+        }
+        Ok(())
+    };
+    run(
+        &debug.join("dxbc2spirv"),
+        &[
+            "asm".as_ref(),
+            "shaders/seeds/store_raw.shader_test".as_ref(),
+            "-o".as_ref(),
+            dxbc.as_os_str(),
+        ],
+    )?;
+    let mut rpath = OsString::from("-Wl,-rpath,");
+    rpath.push(&debug);
+    let mut lib_dir = OsString::from("-L");
+    lib_dir.push(&debug);
+    run(
+        std::path::Path::new("gcc"),
+        &[
+            "-std=c99".as_ref(),
+            "-Wall".as_ref(),
+            "-Werror".as_ref(),
+            "-Iinclude".as_ref(),
+            "tests/capi/test.c".as_ref(),
+            "-o".as_ref(),
+            exe.as_os_str(),
+            lib_dir.as_os_str(),
+            "-ldxbc2spirv".as_ref(),
+            rpath.as_os_str(),
+        ],
+    )?;
+    run(&exe, &[dxbc.as_os_str()])
 }

@@ -1,0 +1,147 @@
+//! The one-call library entry point: DXBC bytes in, SPIR-V words and reflection out.
+//!
+//! [`translate_bytes`] reads the container, translates its program with the bindings of
+//! [`TranslateOptions::bindings`], optionally runs spirv-val, and returns a [`Translation`]:
+//! the module's words together with the [`ShaderReflection`] (descriptor ranges with the
+//! bindings the module uses, signatures, thread-group size) a translation layer needs to
+//! build its pipeline layout.
+
+use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
+use crate::error::{Error, Location, Result};
+use crate::reflect::ShaderReflection;
+use crate::spirv::{Features, TargetEnv};
+use crate::ReadOptions;
+
+/// Everything [`translate_bytes`] may be asked to do differently.
+///
+/// Only switches that really change the output are here; each field says what it changes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TranslateOptions {
+    /// The Vulkan version whose SPIR-V rules the module follows (SPIR-V 1.3 for Vulkan 1.1,
+    /// 1.5 for 1.2, 1.6 for 1.3; demote needs an extension before 1.3).
+    pub target: TargetEnv,
+    /// Keep `OpName` debug names (register and resource names) in the module.
+    pub debug_names: bool,
+    /// Accept a container whose checksum does not match its contents.
+    pub ignore_checksum: bool,
+    /// Where descriptor ranges are bound; `None` is the default layout
+    /// ([`crate::bindings::DefaultBindings`]: cb at 0, samplers at 16, SRVs at 32, UAVs at
+    /// 160, one set per register space).
+    pub bindings: Option<BindingMap>,
+    /// Run spirv-val (the `spirv-val` program must be on `PATH`) on the module; a rejected
+    /// module is an error.
+    pub validate: bool,
+    /// D3D-compatibility policies that depend on the device: `float64` (without it a
+    /// double-precision instruction is an error instead of needing `shaderFloat64`) and
+    /// `denorm_preserve_float64` (declare `DenormPreserve` for doubles, as D3D keeps double
+    /// denormals; needs `shaderDenormPreserveFloat64`).
+    pub features: Features,
+}
+
+/// The result of [`translate_bytes`].
+#[derive(Debug, Clone)]
+pub struct Translation {
+    /// The SPIR-V module's words.
+    pub words: Vec<u32>,
+    /// What the module needs from the application: descriptor ranges and their bindings,
+    /// signatures, thread-group size, geometry and tessellation parameters.
+    pub reflection: ShaderReflection,
+}
+
+impl Translation {
+    /// The module as little-endian bytes (the form a `.spv` file holds).
+    pub fn spirv_bytes(&self) -> Vec<u8> {
+        self.words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+impl TranslateOptions {
+    /// The SPIR-V back end's options.
+    pub fn backend(&self) -> crate::spirv::Options {
+        crate::spirv::Options {
+            target: self.target,
+            debug_names: self.debug_names,
+            features: self.features,
+        }
+    }
+
+    /// The binding mapper these options choose.
+    pub fn mapper(&self) -> &dyn BindingMapper {
+        match &self.bindings {
+            Some(map) => map,
+            None => &DefaultBindings,
+        }
+    }
+}
+
+/// Translates a DXBC container (its bytes) into SPIR-V, with its reflection.
+///
+/// Errors name where the input is wrong (instruction index and dword offset for program
+/// errors) and whether the shader is malformed or uses something not translated yet.
+pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
+    let dxbc = crate::read(
+        bytes,
+        &ReadOptions {
+            ignore_checksum: options.ignore_checksum,
+        },
+    )?;
+    let mapper = options.mapper();
+    let words = crate::translate_with_bindings(&dxbc, &options.backend(), mapper)?;
+    let program = dxbc.program.as_ref().ok_or_else(|| {
+        Error::new(
+            Location::None,
+            "the container holds no shader program (no SHDR or SHEX chunk)",
+        )
+    })?;
+    let reflection = crate::reflect::scan(program, &dxbc.reflection, mapper)?;
+    if options.validate {
+        crate::spirv::spirv_val(&words, options.target)?;
+    }
+    Ok(Translation { words, reflection })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHADER: &str = "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 4, 1, 1\n\
+                          store_raw u0.x, l(0), l(7)\nret\n";
+
+    #[test]
+    fn bytes_in_words_and_reflection_out() {
+        let bytes = crate::asm::assemble(SHADER).expect("assembles");
+        let t = translate_bytes(&bytes, &TranslateOptions::default()).expect("translates");
+        assert_eq!(t.words.first(), Some(&0x0723_0203));
+        assert_eq!(t.reflection.thread_group, Some([4, 1, 1]));
+        assert_eq!(t.reflection.ranges.len(), 1);
+        assert_eq!(t.spirv_bytes().len(), t.words.len() * 4);
+    }
+
+    #[test]
+    fn a_binding_map_moves_the_uav() {
+        let bytes = crate::asm::assemble(SHADER).expect("assembles");
+        let map = BindingMap::from_json(
+            r#"{"ranges":[{"class":"uav","space":0,"first":0,"last":0,"set":3,"binding":5}]}"#,
+        )
+        .expect("map");
+        let options = TranslateOptions {
+            bindings: Some(map),
+            ..Default::default()
+        };
+        let t = translate_bytes(&bytes, &options).expect("translates");
+        let binding = t
+            .reflection
+            .ranges
+            .first()
+            .expect("one range")
+            .binding
+            .binding;
+        assert_eq!((binding.set, binding.binding), (3, 5));
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        assert!(translate_bytes(b"DXBC", &TranslateOptions::default()).is_err());
+        assert!(translate_bytes(&[], &TranslateOptions::default()).is_err());
+    }
+}
