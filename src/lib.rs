@@ -26,6 +26,7 @@
 
 pub mod asm;
 pub mod bindings;
+pub mod cache;
 // The C API: unsafe code, as it takes and returns raw pointers (documented in the module).
 #[allow(unsafe_code)]
 pub mod capi;
