@@ -40,8 +40,8 @@ pub mod shader_test;
 pub mod spirv;
 pub mod tpf;
 pub mod translation;
-/// A headless Vulkan compute runner for executing translated shaders (the only module with
-/// unsafe code: it calls the Vulkan API).
+// A headless Vulkan runner for executing translated shaders (with `capi`, the only module
+// with unsafe code: it calls the Vulkan API). Its documentation is the module's own.
 #[cfg(feature = "vulkan")]
 #[allow(unsafe_code)]
 pub mod vulkan;

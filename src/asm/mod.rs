@@ -1,5 +1,5 @@
 //! The assembler: fxc-style assembly text (what [`crate::disasm`] prints) into an
-//! [`ir::Program`](crate::ir::Program).
+//! [`crate::ir::Program`].
 //!
 //! The text is the listing format: `//` comments (skipped; the header tables are read
 //! elsewhere), the version line (`ps_5_0`), then one declaration or instruction per line

@@ -29,6 +29,15 @@ pub fn run() -> Result<()> {
             ])
         },
     )?;
+    step(
+        "cargo doc --no-deps --lib (rustdoc warnings are errors)",
+        || {
+            cargo_env(
+                &["doc", "--no-deps", "--lib", "--quiet"],
+                Some(("RUSTDOCFLAGS", "-D warnings")),
+            )
+        },
+    )?;
     // Run the Vulkan tests under the Khronos validation layer when it is installed (the tools
     // step installs it): any validation message fails them.
     let validation = crate::tools::validation_layer_installed();

@@ -1,6 +1,6 @@
 //! Runs `.shader_test` files on Vulkan: translates each shader section's DXBC, executes the
 //! `[test]` commands (uniforms, dispatches, draws, clears, copies) on a
-//! [`Context`](crate::vulkan::Context) and checks every probe.
+//! [`crate::vulkan::Context`] and checks every probe.
 //!
 //! The runner follows vkd3d's `shader_runner`: resources persist across `[test]` blocks
 //! and are replaced by later sections of the same kind and slot; a draw without a render
