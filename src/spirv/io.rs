@@ -514,26 +514,40 @@ impl Emitter<'_> {
     /// The (register, component) pairs of all clip or cull distances of the stage's inputs
     /// or outputs: in signature order, then any declared but missing from the signature.
     fn distance_layout(&self, kind: RegisterKind, sv: SystemValue) -> Vec<(u32, u8)> {
-        let (signature, wanted) = (
-            if kind == RegisterKind::Input {
-                self.reflection.input.as_ref()
-            } else {
-                self.reflection.output.as_ref()
-            },
-            if sv == SystemValue::ClipDistance {
-                SigValue::ClipDistance
-            } else {
-                SigValue::CullDistance
-            },
-        );
+        let signature = if kind == RegisterKind::Input {
+            self.reflection.input.as_ref()
+        } else {
+            self.reflection.output.as_ref()
+        };
+        self.distances_of(signature, sv, |operand| {
+            (operand.kind == kind)
+                .then(|| operand.indices().first().and_then(|i| i.as_imm32()))
+                .flatten()
+        })
+    }
+
+    /// The (register, component) pairs of the clip or cull distances (`sv`) in `signature`
+    /// (signature order), then those of declarations `register_of` accepts (it gives the
+    /// declared register) that the signature lacks.
+    pub(super) fn distances_of(
+        &self,
+        signature: Option<&crate::container::Signature>,
+        sv: SystemValue,
+        register_of: impl Fn(&Operand) -> Option<u32>,
+    ) -> Vec<(u32, u8)> {
+        let wanted = if sv == SystemValue::ClipDistance {
+            SigValue::ClipDistance
+        } else {
+            SigValue::CullDistance
+        };
         let mut layout = Vec::new();
-        if let Some(signature) = signature {
-            for element in &signature.elements {
-                if element.system_value == wanted {
-                    for c in mask_components(element.mask) {
-                        layout.push((element.register, c));
-                    }
-                }
+        for element in signature
+            .iter()
+            .flat_map(|s| &s.elements)
+            .filter(|e| e.system_value == wanted)
+        {
+            for c in mask_components(element.mask) {
+                layout.push((element.register, c));
             }
         }
         for instruction in &self.program.instructions {
@@ -546,10 +560,10 @@ impl Emitter<'_> {
                 continue;
             };
             let operand = self.program.operand(*operand);
-            if *s != sv || operand.kind != kind {
+            if *s != sv {
                 continue;
             }
-            let Some(register) = operand.indices().first().and_then(|i| i.as_imm32()) else {
+            let Some(register) = register_of(operand) else {
                 continue;
             };
             for c in mask_components(operand.mask()) {

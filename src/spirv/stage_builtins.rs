@@ -11,7 +11,7 @@ use super::module::Scalar;
 use super::operands::mask_components;
 use super::stage_io::ArrayedSlot;
 use crate::error::Result;
-use crate::ir::{Declaration, RegisterKind, SystemValue};
+use crate::ir::{RegisterKind, SystemValue};
 
 impl Emitter<'_> {
     /// Declares the registers of `vPrim`, `vGSInstanceID`, `vOutputControlPointID`,
@@ -85,47 +85,11 @@ impl Emitter<'_> {
     /// The (register, component) pairs of the per-vertex clip or cull distance inputs: in
     /// signature order, then any declared but missing from the signature.
     fn arrayed_distance_layout(&self, sv: SystemValue) -> Vec<(u32, u8)> {
-        use crate::container::SystemValue as Sig;
-        let wanted = if sv == SystemValue::ClipDistance {
-            Sig::ClipDistance
-        } else {
-            Sig::CullDistance
-        };
-        let mut layout = Vec::new();
-        if let Some(signature) = &self.reflection.input {
-            for element in signature
-                .elements
-                .iter()
-                .filter(|e| e.system_value == wanted)
-            {
-                for c in mask_components(element.mask) {
-                    layout.push((element.register, c));
-                }
-            }
-        }
-        for instruction in &self.program.instructions {
-            let Some(Declaration::Signature {
-                operand,
-                system_value: Some(s),
-                ..
-            }) = &instruction.declaration
-            else {
-                continue;
-            };
-            let operand = self.program.operand(*operand);
-            if *s != sv || operand.index_count != 2 {
-                continue;
-            }
-            let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) else {
-                continue;
-            };
-            for c in mask_components(operand.mask()) {
-                if !layout.contains(&(register, c)) {
-                    layout.push((register, c));
-                }
-            }
-        }
-        layout
+        self.distances_of(self.reflection.input.as_ref(), sv, |operand| {
+            (operand.index_count == 2)
+                .then(|| operand.indices().last().and_then(|i| i.as_imm32()))
+                .flatten()
+        })
     }
 
     /// Declares per-vertex clip or cull distance inputs: the `ClipDistance`/`CullDistance`
