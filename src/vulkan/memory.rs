@@ -174,36 +174,40 @@ pub(super) fn create_buffer(
     Ok(host)
 }
 
-/// Copies `data` (at most the buffer's size) into the buffer's memory.
-pub(super) fn write(ctx: &Context, host: HostBuffer, data: &[u8]) -> Result<(), VulkanError> {
+/// Maps the buffer's memory, calls `copy` with the mapped pointer and the number of bytes to
+/// copy (`len`, capped at the buffer's size), and unmaps it.
+fn with_mapped(
+    ctx: &Context,
+    host: HostBuffer,
+    len: usize,
+    copy: impl FnOnce(*mut u8, usize),
+) -> Result<(), VulkanError> {
     let d = &ctx.device;
-    // SAFETY: the memory is host visible, not mapped elsewhere, and at least `size` bytes.
+    // SAFETY: the memory is host visible and coherent, not mapped elsewhere, and at least
+    // `size` bytes; the device has finished with it (submissions are waited for).
     let ptr = unsafe { d.map_memory(host.memory, 0, host.size, vk::MemoryMapFlags::empty()) }
         .map_err(VulkanError::call("vkMapMemory"))?;
-    let len = data
-        .len()
-        .min(usize::try_from(host.size).unwrap_or(usize::MAX));
-    // SAFETY: `ptr` points to at least `host.size` mapped bytes, and `len` does not exceed it.
-    unsafe {
-        std::ptr::copy_nonoverlapping(data.as_ptr(), ptr.cast::<u8>(), len);
-        d.unmap_memory(host.memory);
-    }
+    copy(
+        ptr.cast::<u8>(),
+        len.min(usize::try_from(host.size).unwrap_or(usize::MAX)),
+    );
+    // SAFETY: mapped above.
+    unsafe { d.unmap_memory(host.memory) };
     Ok(())
+}
+
+/// Copies `data` (at most the buffer's size) into the buffer's memory.
+pub(super) fn write(ctx: &Context, host: HostBuffer, data: &[u8]) -> Result<(), VulkanError> {
+    with_mapped(ctx, host, data.len(), |ptr, len| {
+        // SAFETY: `ptr` points to at least `len` mapped bytes and `data` holds `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len) }
+    })
 }
 
 /// Copies the buffer's memory back into `data` (up to `data.len()` bytes).
 pub(super) fn read(ctx: &Context, host: HostBuffer, data: &mut [u8]) -> Result<(), VulkanError> {
-    let d = &ctx.device;
-    // SAFETY: as in `write`; the device has finished with the buffer (the fence was waited).
-    let ptr = unsafe { d.map_memory(host.memory, 0, host.size, vk::MemoryMapFlags::empty()) }
-        .map_err(VulkanError::call("vkMapMemory"))?;
-    let len = data
-        .len()
-        .min(usize::try_from(host.size).unwrap_or(usize::MAX));
-    // SAFETY: `ptr` points to at least `host.size` mapped, coherent bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), data.as_mut_ptr(), len);
-        d.unmap_memory(host.memory);
-    }
-    Ok(())
+    with_mapped(ctx, host, data.len(), |ptr, len| {
+        // SAFETY: `ptr` points to at least `len` mapped bytes and `data` has room for `len`.
+        unsafe { std::ptr::copy_nonoverlapping(ptr, data.as_mut_ptr(), len) }
+    })
 }
