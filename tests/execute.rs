@@ -264,6 +264,7 @@ fn draw_two_render_targets() {
         width: 4,
         height: 4,
         layers: 1,
+        samples: 1,
         data: vec![0; 16 * format.texel_size()],
     };
     let mut draw = Draw {

@@ -114,13 +114,24 @@ impl Context {
                 &to_transfer,
             );
             for i in images {
-                d.cmd_copy_buffer_to_image(
-                    cmd,
-                    i.staging.buffer,
-                    i.image,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    &i.copy_regions(),
-                );
+                if i.shape.samples > 1 {
+                    // Multisampled images cannot be copied to: they start cleared.
+                    d.cmd_clear_color_image(
+                        cmd,
+                        i.image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &vk::ClearColorValue::default(),
+                        &[i.range()],
+                    );
+                } else {
+                    d.cmd_copy_buffer_to_image(
+                        cmd,
+                        i.staging.buffer,
+                        i.image,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        &i.copy_regions(),
+                    );
+                }
             }
             d.cmd_pipeline_barrier(
                 cmd,
@@ -165,9 +176,15 @@ impl Context {
                     &to_transfer,
                 );
                 for i in &written {
+                    let source = if i.resolve == vk::Image::null() {
+                        i.image
+                    } else {
+                        self.record_resolve(cmd, i);
+                        i.resolve
+                    };
                     d.cmd_copy_image_to_buffer(
                         cmd,
-                        i.image,
+                        source,
                         vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
                         i.staging.buffer,
                         &i.copy_regions(),
@@ -182,6 +199,74 @@ impl Context {
                 &to_host,
                 &[],
                 &[],
+            );
+        }
+    }
+
+    /// Records resolving a multisampled image (in `TRANSFER_SRC_OPTIMAL`) into its
+    /// single-sample `resolve` image, left in `TRANSFER_SRC_OPTIMAL` for the copy.
+    fn record_resolve(&self, cmd: vk::CommandBuffer, image: &HostImage) {
+        let d = &self.device;
+        let resolve = HostImage {
+            image: image.resolve,
+            ..*image
+        };
+        let layers = vk::ImageSubresourceLayers::default()
+            .aspect_mask(vk::ImageAspectFlags::COLOR)
+            .layer_count(image.shape.layers);
+        let region = vk::ImageResolve::default()
+            .src_subresource(layers)
+            .dst_subresource(layers)
+            .extent(vk::Extent3D {
+                width: image.shape.width,
+                height: image.shape.height,
+                depth: 1,
+            });
+        // SAFETY: a command buffer in the recording state; both images are live, of the same
+        // format and size, the source multisampled and the destination single-sample.
+        unsafe {
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[barrier(
+                    &resolve,
+                    (
+                        vk::ImageLayout::UNDEFINED,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    ),
+                    (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
+                )],
+            );
+            d.cmd_resolve_image(
+                cmd,
+                image.image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                image.resolve,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+            d.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                &[barrier(
+                    &resolve,
+                    (
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    ),
+                    (
+                        vk::AccessFlags::TRANSFER_WRITE,
+                        vk::AccessFlags::TRANSFER_READ,
+                    ),
+                )],
             );
         }
     }

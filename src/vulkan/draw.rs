@@ -101,6 +101,9 @@ pub struct RenderTarget {
     /// Array layers (1 for a plain 2D target; more for layered rendering, where the shader
     /// picks the layer with `SV_RenderTargetArrayIndex`).
     pub layers: u32,
+    /// Samples per pixel (1, or 2/4/8/16: multisampled, starting cleared to zero and read
+    /// back resolved; every target of a draw has the same count).
+    pub samples: u32,
     /// `layers * width * height` texels: layer by layer, row by row.
     pub data: Vec<u8>,
 }
@@ -172,6 +175,16 @@ pub struct Draw<'a> {
 }
 
 impl Draw<'_> {
+    /// The rasterization sample count: that of the color targets (1 without).
+    pub(super) fn samples(&self) -> u32 {
+        self.render_targets
+            .iter()
+            .flatten()
+            .map(|t| t.samples.max(1))
+            .max()
+            .unwrap_or(1)
+    }
+
     /// The framebuffer's layer count: the fewest layers of any color target (1 without).
     pub(super) fn layers(&self) -> u32 {
         self.render_targets
@@ -216,6 +229,11 @@ impl Context {
         if draw.stages.hull.is_some() != draw.stages.domain.is_some() {
             return Err(VulkanError::Invalid(
                 "a hull shader needs a domain shader and the reverse".into(),
+            ));
+        }
+        if draw.depth.is_some() && draw.samples() > 1 {
+            return Err(VulkanError::Invalid(
+                "multisampled draws with a depth target are not supported".into(),
             ));
         }
         let mut owned = Owned::new(&self.device);
@@ -304,6 +322,7 @@ impl Context {
                         ImageKind::D2
                     },
                     layers: t.layers.max(1),
+                    samples: t.samples.max(1),
                     ..ImageShape::d2(t.format, t.width, t.height)
                 };
                 let image = image::create_image(self, owned, shape, ImageRole::Color, &t.data)

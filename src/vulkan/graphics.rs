@@ -10,7 +10,7 @@ use super::draw::{Draw, Topology, Viewport};
 use super::image::HostImage;
 use super::memory::Owned;
 use super::pipeline::{create_shader, keep_pipeline, specialization_entries};
-use super::{Context, Format, VulkanError};
+use super::{sample_count_flags, Context, Format, VulkanError};
 
 /// The number of color attachment slots of the subpass (highest bound slot + 1).
 fn color_slots(draw: &Draw<'_>) -> usize {
@@ -44,7 +44,7 @@ pub(super) fn create_render_pass(
                 attachments.push(
                     vk::AttachmentDescription::default()
                         .format(t.format.vk())
-                        .samples(vk::SampleCountFlags::TYPE_1)
+                        .samples(sample_count_flags(t.samples))
                         .load_op(vk::AttachmentLoadOp::LOAD)
                         .store_op(vk::AttachmentStoreOp::STORE)
                         .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
@@ -67,7 +67,7 @@ pub(super) fn create_render_pass(
         attachments.push(
             vk::AttachmentDescription::default()
                 .format(Format::D32Float.vk())
-                .samples(vk::SampleCountFlags::TYPE_1)
+                .samples(sample_count_flags(draw.samples()))
                 .load_op(vk::AttachmentLoadOp::LOAD)
                 .store_op(vk::AttachmentStoreOp::STORE)
                 .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
@@ -222,7 +222,7 @@ pub(super) fn create_pipeline(
         .front_face(vk::FrontFace::CLOCKWISE)
         .line_width(1.0);
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        .rasterization_samples(sample_count_flags(draw.samples()));
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(draw.depth.is_some())
         .depth_write_enable(draw.depth.is_some())

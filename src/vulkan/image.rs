@@ -16,6 +16,9 @@ pub(super) struct HostImage {
     pub(super) shape: ImageShape,
     /// How the image is used.
     pub(super) role: ImageRole,
+    /// For a multisampled image that is read back: the single-sample image it is resolved
+    /// into before the copy (null otherwise).
+    pub(super) resolve: vk::Image,
 }
 
 /// How an image is used by a dispatch or draw.
@@ -185,14 +188,55 @@ pub(super) fn create_image(
         })
         .mip_levels(shape.levels)
         .array_layers(shape.layers)
-        .samples(vk::SampleCountFlags::TYPE_1)
+        .samples(shape.sample_flags())
         .tiling(vk::ImageTiling::OPTIMAL)
         .usage(usage | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)
         .initial_layout(vk::ImageLayout::UNDEFINED);
+    let image = allocate_image(ctx, owned, &info)?;
+    let multisampled = shape.samples > 1;
+    if multisampled && !matches!(role, ImageRole::Color | ImageRole::Sampled) {
+        return Err(VulkanError::Invalid(
+            "only render targets and sampled images can be multisampled".into(),
+        ));
+    }
+    let resolve = if multisampled && role == ImageRole::Color {
+        let single = info
+            .samples(vk::SampleCountFlags::TYPE_1)
+            .usage(vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC);
+        allocate_image(ctx, owned, &single)?
+    } else {
+        vk::Image::null()
+    };
+    let view_info = vk::ImageViewCreateInfo::default()
+        .image(image)
+        .view_type(view_type)
+        .format(format.vk())
+        .subresource_range(whole_range(&shape));
+    // SAFETY: the image is live and bound; the view is recorded for destruction.
+    let view = unsafe { d.create_image_view(&view_info, None) }
+        .map_err(VulkanError::call("vkCreateImageView"))?;
+    owned.image_views.push(view);
+    Ok(HostImage {
+        image,
+        view,
+        staging,
+        shape,
+        role,
+        resolve,
+    })
+}
+
+/// Creates an image in device memory (recorded in `owned` with its memory).
+fn allocate_image(
+    ctx: &Context,
+    owned: &mut Owned<'_>,
+    info: &vk::ImageCreateInfo<'_>,
+) -> Result<vk::Image, VulkanError> {
+    let d = &ctx.device;
     // SAFETY: a valid create info (format support checked); recorded for destruction.
     let image =
-        unsafe { d.create_image(&info, None) }.map_err(VulkanError::call("vkCreateImage"))?;
+        unsafe { d.create_image(info, None) }.map_err(VulkanError::call("vkCreateImage"))?;
     owned.images.push(image);
     // SAFETY: `image` is live.
     let requirements = unsafe { d.get_image_memory_requirements(image) };
@@ -218,22 +262,7 @@ pub(super) fn create_image(
     // SAFETY: fresh image and memory of a sufficient size and a compatible type.
     unsafe { d.bind_image_memory(image, mem, 0) }
         .map_err(VulkanError::call("vkBindImageMemory"))?;
-    let view_info = vk::ImageViewCreateInfo::default()
-        .image(image)
-        .view_type(view_type)
-        .format(format.vk())
-        .subresource_range(whole_range(&shape));
-    // SAFETY: the image is live and bound; the view is recorded for destruction.
-    let view = unsafe { d.create_image_view(&view_info, None) }
-        .map_err(VulkanError::call("vkCreateImageView"))?;
-    owned.image_views.push(view);
-    Ok(HostImage {
-        image,
-        view,
-        staging,
-        shape,
-        role,
-    })
+    Ok(image)
 }
 
 /// Creates a sampler (no anisotropy; every level reachable).

@@ -204,6 +204,9 @@ pub struct ImageShape {
     pub layers: u32,
     /// Mip levels.
     pub levels: u32,
+    /// Samples per texel (1, or 2/4/8/16 for a multisampled 2D image, whose contents start
+    /// cleared to zero: the data of a multisampled image is not uploaded).
+    pub samples: u32,
 }
 
 impl ImageShape {
@@ -217,7 +220,13 @@ impl ImageShape {
             depth: 1,
             layers: 1,
             levels: 1,
+            samples: 1,
         }
+    }
+
+    /// The Vulkan sample count.
+    pub fn sample_flags(&self) -> vk::SampleCountFlags {
+        sample_count_flags(self.samples)
     }
 
     /// The size of `level` (each dimension halved per level, at least 1).
@@ -394,6 +403,17 @@ impl Binding {
             array_size: 0,
             resource,
         }
+    }
+}
+
+/// The Vulkan sample count of `samples` samples per pixel (1 for anything unsupported).
+pub(crate) fn sample_count_flags(samples: u32) -> vk::SampleCountFlags {
+    match samples {
+        2 => vk::SampleCountFlags::TYPE_2,
+        4 => vk::SampleCountFlags::TYPE_4,
+        8 => vk::SampleCountFlags::TYPE_8,
+        16 => vk::SampleCountFlags::TYPE_16,
+        _ => vk::SampleCountFlags::TYPE_1,
     }
 }
 

@@ -628,7 +628,16 @@ impl FileRun<'_> {
                 Ok(_) => continue,
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
-            if kind == ResourceKind::Srv && multisampled(space, slot) {
+            let single_sample = resource.image().is_none_or(|shape| shape.samples <= 1);
+            if !single_sample && resource.data().iter().any(|&b| b != 0) {
+                // The runner keeps one value per texel: the samples of a multisampled
+                // resource (uploaded or copied from a render target) are not representable.
+                return Err(Contents::Skip(format!(
+                    "runner: t{slot} is multisampled with contents; per-sample contents \
+                     cannot be uploaded or copied by this runner"
+                )));
+            }
+            if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
                 // The runner makes no multisampled SRVs, and Vulkan cannot bind a
                 // single-sample image where the shader declares a multisampled one (D3D
                 // tolerates it).
@@ -827,8 +836,18 @@ impl FileRun<'_> {
             render_targets,
             depth,
             viewports: self.viewports.clone(),
-            specialization: vec![(0x100, 1)],
+            specialization: Vec::new(),
         };
+        // The rasterizer sample count (`sampleinfo rasterizer`) is specialization constant 0x100.
+        draw.specialization = vec![(
+            0x100,
+            draw.render_targets
+                .iter()
+                .flatten()
+                .map(|t| t.samples)
+                .max()
+                .unwrap_or(1),
+        )];
         if let Err(e) = self.ctx.draw(&mut draw, &mut bindings) {
             return Contents::Fail(format!("vulkan: {e}"));
         }

@@ -93,14 +93,19 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
     match decl.kind {
         ResourceKind::Vb => return Ok(Payload::Vertices(data_bytes(decl, None))),
         ResourceKind::Rtv | ResourceKind::Dsv => {
-            let (width, height, layers) = match decl.size {
-                Some(ResourceSize::Texture2d { width, height }) => (width, height, 1),
+            let (width, height, layers, samples) = match decl.size {
+                Some(ResourceSize::Texture2d { width, height }) => (width, height, 1, 1),
+                Some(ResourceSize::Texture2dMs {
+                    samples,
+                    width,
+                    height,
+                }) if decl.kind == ResourceKind::Rtv => (width, height, 1, samples),
                 Some(ResourceSize::Texture2dArray {
                     width,
                     height,
                     layers,
-                }) if decl.kind == ResourceKind::Rtv => (width, height, layers.max(1)),
-                None => (DEFAULT_TARGET.0, DEFAULT_TARGET.1, 1),
+                }) if decl.kind == ResourceKind::Rtv => (width, height, layers.max(1), 1),
+                None => (DEFAULT_TARGET.0, DEFAULT_TARGET.1, 1, 1),
                 Some(other) => {
                     return Err(format!(
                         "runner: render target size {other:?} is not supported"
@@ -125,6 +130,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 width,
                 height,
                 layers,
+                samples,
                 data,
             }));
         }
@@ -154,8 +160,17 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
         Some(size) => {
             let format = texture_format(decl)?;
             let levels = decl.levels.unwrap_or(1).max(1);
+            let mut samples = 1;
             let (kind, width, height, depth, layers) = match size {
                 ResourceSize::Texture2d { width, height } => (ImageKind::D2, width, height, 1, 1),
+                ResourceSize::Texture2dMs {
+                    samples: count,
+                    width,
+                    height,
+                } if !uav => {
+                    samples = count;
+                    (ImageKind::D2, width, height, 1, 1)
+                }
                 ResourceSize::Texture2dArray {
                     width,
                     height,
@@ -177,6 +192,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 depth,
                 layers,
                 levels,
+                samples,
             };
             let len = shape
                 .byte_size()
