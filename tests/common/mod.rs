@@ -1,4 +1,6 @@
 //! Helpers shared by the integration tests: finding the corpus.
+// Each test crate uses part of these helpers.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
