@@ -104,13 +104,12 @@ impl Context {
         // SAFETY: recording into a command buffer in the recording state; the images and
         // staging buffers are live and of matching sizes.
         unsafe {
-            d.cmd_pipeline_barrier(
+            self.image_barriers(
                 cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::PipelineStageFlags::TRANSFER,
+                ),
                 &to_transfer,
             );
             for i in images {
@@ -133,13 +132,12 @@ impl Context {
                     );
                 }
             }
-            d.cmd_pipeline_barrier(
+            self.image_barriers(
                 cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                ),
                 &to_use,
             );
         }
@@ -166,13 +164,12 @@ impl Context {
         // SAFETY: as in `record_uploads`.
         unsafe {
             if !written.is_empty() {
-                d.cmd_pipeline_barrier(
+                self.image_barriers(
                     cmd,
-                    vk::PipelineStageFlags::ALL_COMMANDS,
-                    vk::PipelineStageFlags::TRANSFER,
-                    vk::DependencyFlags::empty(),
-                    &[],
-                    &[],
+                    (
+                        vk::PipelineStageFlags::ALL_COMMANDS,
+                        vk::PipelineStageFlags::TRANSFER,
+                    ),
                     &to_transfer,
                 );
                 for i in &written {
@@ -203,6 +200,27 @@ impl Context {
         }
     }
 
+    /// Records one pipeline barrier of image layout transitions between two stages.
+    fn image_barriers(
+        &self,
+        cmd: vk::CommandBuffer,
+        (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+        barriers: &[vk::ImageMemoryBarrier<'_>],
+    ) {
+        // SAFETY: a command buffer in the recording state; the barriers name live images.
+        unsafe {
+            self.device.cmd_pipeline_barrier(
+                cmd,
+                src,
+                dst,
+                vk::DependencyFlags::empty(),
+                &[],
+                &[],
+                barriers,
+            )
+        };
+    }
+
     /// Records resolving a multisampled image (in `TRANSFER_SRC_OPTIMAL`) into its
     /// single-sample `resolve` image, left in `TRANSFER_SRC_OPTIMAL` for the copy.
     fn record_resolve(&self, cmd: vk::CommandBuffer, image: &HostImage) {
@@ -225,13 +243,12 @@ impl Context {
         // SAFETY: a command buffer in the recording state; both images are live, of the same
         // format and size, the source multisampled and the destination single-sample.
         unsafe {
-            d.cmd_pipeline_barrier(
+            self.image_barriers(
                 cmd,
-                vk::PipelineStageFlags::TOP_OF_PIPE,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::TOP_OF_PIPE,
+                    vk::PipelineStageFlags::TRANSFER,
+                ),
                 &[barrier(
                     &resolve,
                     (
@@ -249,13 +266,12 @@ impl Context {
                 vk::ImageLayout::TRANSFER_DST_OPTIMAL,
                 &[region],
             );
-            d.cmd_pipeline_barrier(
+            self.image_barriers(
                 cmd,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                &[],
-                &[],
+                (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::TRANSFER,
+                ),
                 &[barrier(
                     &resolve,
                     (
