@@ -195,8 +195,6 @@ impl<'a> Emitter<'a> {
         if self.program.model.stage == Stage::Hull {
             return self.hull_functions();
         }
-        let void = self.m.void();
-        let fn_type = self.m.void_function();
         for instruction in &self.program.instructions {
             if instruction.opcode == Opcode::Label {
                 let label = self.label_of(instruction)?;
@@ -204,14 +202,7 @@ impl<'a> Emitter<'a> {
                 self.labels.insert(label, id);
             }
         }
-        let main = built(self.m.b.begin_function(
-            void,
-            None,
-            spirv::FunctionControl::NONE,
-            fn_type,
-        ))?;
-        built(self.m.b.begin_block(None))?;
-        self.block_open = true;
+        let main = self.begin_void_function(None)?;
         self.io_prologue()?;
         for (index, instruction) in self.program.instructions.iter().enumerate() {
             if instruction.declaration.is_some() {
@@ -222,13 +213,7 @@ impl<'a> Emitter<'a> {
                 self.end_function()?;
                 let label = self.label_of(instruction)?;
                 let id = self.labels.get(&label).copied();
-                built(
-                    self.m
-                        .b
-                        .begin_function(void, id, spirv::FunctionControl::NONE, fn_type),
-                )?;
-                built(self.m.b.begin_block(None))?;
-                self.block_open = true;
+                self.begin_void_function(id)?;
                 continue;
             }
             self.instruction(instruction)?;
@@ -255,6 +240,22 @@ impl<'a> Emitter<'a> {
             self.block_open = false;
         }
         built(self.m.b.end_function())
+    }
+
+    /// Begins a `void()` function (with result id `id` when given) and its first block;
+    /// returns the function's id.
+    pub(super) fn begin_void_function(&mut self, id: Option<Word>) -> Result<Word> {
+        let void = self.m.void();
+        let fn_type = self.m.void_function();
+        let function = built(self.m.b.begin_function(
+            void,
+            id,
+            spirv::FunctionControl::NONE,
+            fn_type,
+        ))?;
+        built(self.m.b.begin_block(None))?;
+        self.block_open = true;
+        Ok(function)
     }
 
     /// Emits one instruction.

@@ -40,16 +40,8 @@ impl Emitter<'_> {
         for phase in hull.patch_phases() {
             patch.push((self.phase_function(phase)?, phase.instance_count));
         }
+        let main = self.begin_void_function(None)?;
         let void = self.m.void();
-        let fn_type = self.m.void_function();
-        let main = built(self.m.b.begin_function(
-            void,
-            None,
-            spirv::FunctionControl::NONE,
-            fn_type,
-        ))?;
-        built(self.m.b.begin_block(None))?;
-        self.block_open = true;
         self.io_prologue()?;
         match control_point {
             Some(function) => {
@@ -87,15 +79,7 @@ impl Emitter<'_> {
 
     /// Emits one phase as a function.
     fn phase_function(&mut self, phase: Phase) -> Result<Word> {
-        let void = self.m.void();
-        let fn_type = self.m.void_function();
-        let id = built(
-            self.m
-                .b
-                .begin_function(void, None, spirv::FunctionControl::NONE, fn_type),
-        )?;
-        built(self.m.b.begin_block(None))?;
-        self.block_open = true;
+        let id = self.begin_void_function(None)?;
         let program = self.program;
         for index in phase.start..phase.end {
             let Some(instruction) = program.instructions.get(index) else {

@@ -4,7 +4,7 @@
 use rspirv::dr::{Instruction as SpvInstruction, Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Decoration, ExecutionMode, Op};
 
-use super::test_support::validate_for;
+use super::test_support::{builtin_var, decorations, validate_for};
 
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
@@ -26,42 +26,6 @@ fn compile_with(text: &str, options: &Options) -> SpvModule {
 
 fn compile(text: &str) -> SpvModule {
     compile_with(text, &Options::default())
-}
-
-fn lit(op: &SpvOperand) -> Option<u32> {
-    match op {
-        SpvOperand::LiteralBit32(v) => Some(*v),
-        SpvOperand::BuiltIn(b) => Some(*b as u32),
-        SpvOperand::Decoration(d) => Some(*d as u32),
-        SpvOperand::ExecutionMode(m) => Some(*m as u32),
-        _ => None,
-    }
-}
-
-fn decorations(module: &SpvModule, decoration: Decoration) -> Vec<(u32, Vec<u32>)> {
-    module
-        .annotations
-        .iter()
-        .filter(|i| i.class.opcode == Op::Decorate)
-        .filter(
-            |i| matches!(i.operands.get(1), Some(SpvOperand::Decoration(d)) if *d == decoration),
-        )
-        .map(|i| {
-            let target = match i.operands[0] {
-                SpvOperand::IdRef(id) => id,
-                _ => 0,
-            };
-            (target, i.operands[2..].iter().filter_map(lit).collect())
-        })
-        .collect()
-}
-
-/// The variable decorated with a built-in, if any.
-fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
-    decorations(module, Decoration::BuiltIn)
-        .into_iter()
-        .find(|(_, v)| v.first() == Some(&(builtin as u32)))
-        .map(|(id, _)| id)
 }
 
 fn has_builtin(module: &SpvModule, builtin: BuiltIn) -> bool {

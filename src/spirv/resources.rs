@@ -103,19 +103,13 @@ impl Emitter<'_> {
         self.m.extension("SPV_EXT_fragment_shader_interlock");
         self.modes
             .push((spirv::ExecutionMode::PixelInterlockOrderedEXT, Vec::new()));
+        let wrapper = self.begin_void_function(None)?;
         let void = self.m.void();
-        let fn_type = self.m.void_function();
-        let wrapper = built(self.m.b.begin_function(
-            void,
-            None,
-            spirv::FunctionControl::NONE,
-            fn_type,
-        ))?;
-        built(self.m.b.begin_block(None))?;
         built(self.m.b.begin_invocation_interlock_ext())?;
         built(self.m.b.function_call(void, None, main, []))?;
         built(self.m.b.end_invocation_interlock_ext())?;
         built(self.m.b.ret())?;
+        self.block_open = false;
         built(self.m.b.end_function())?;
         Ok(wrapper)
     }

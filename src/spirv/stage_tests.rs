@@ -6,7 +6,7 @@ use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
 
 use super::tessellation::tess_level;
-use super::test_support::validate_for;
+use super::test_support::{builtin_var, decorations, validate_for};
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
 use crate::ir::SystemValue;
@@ -43,39 +43,6 @@ fn compile(text: &str) -> SpvModule {
 fn translate_error(text: &str) -> crate::error::Error {
     let program = crate::asm::parse_program(text).expect("assembles");
     translate(&program, &Reflection::default(), &Options::default()).expect_err("fails")
-}
-
-fn decorations(module: &SpvModule, decoration: Decoration) -> Vec<(u32, Vec<u32>)> {
-    module
-        .annotations
-        .iter()
-        .filter(|i| i.class.opcode == Op::Decorate)
-        .filter(
-            |i| matches!(i.operands.get(1), Some(SpvOperand::Decoration(d)) if *d == decoration),
-        )
-        .map(|i| {
-            let target = match i.operands[0] {
-                SpvOperand::IdRef(id) => id,
-                _ => 0,
-            };
-            let values = i.operands[2..]
-                .iter()
-                .filter_map(|o| match o {
-                    SpvOperand::LiteralBit32(v) => Some(*v),
-                    SpvOperand::BuiltIn(b) => Some(*b as u32),
-                    _ => None,
-                })
-                .collect();
-            (target, values)
-        })
-        .collect()
-}
-
-fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
-    decorations(module, Decoration::BuiltIn)
-        .into_iter()
-        .find(|(_, v)| v.first() == Some(&(builtin as u32)))
-        .map(|(id, _)| id)
 }
 
 fn decorated(module: &SpvModule, id: u32, decoration: Decoration) -> Option<Vec<u32>> {

@@ -1,5 +1,8 @@
 //! Helpers shared by the back end's unit tests.
 
+use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
+use spirv::{BuiltIn, Decoration, Op};
+
 use crate::spirv::{spirv_val, TargetEnv};
 
 /// Runs spirv-val for `target` and panics with its message and the module's disassembly
@@ -20,4 +23,43 @@ pub fn validate_for(words: &[u32], target: &str) {
 /// [`validate_for`] with the default target, Vulkan 1.3.
 pub fn validate(words: &[u32]) {
     validate_for(words, "vulkan1.3");
+}
+
+/// A literal operand as a word (literals, built-ins, decorations, execution modes).
+fn literal(op: &SpvOperand) -> Option<u32> {
+    match op {
+        SpvOperand::LiteralBit32(v) => Some(*v),
+        SpvOperand::BuiltIn(b) => Some(*b as u32),
+        SpvOperand::Decoration(d) => Some(*d as u32),
+        SpvOperand::ExecutionMode(m) => Some(*m as u32),
+        _ => None,
+    }
+}
+
+/// Every `OpDecorate` of `decoration`: (target id, literal operands).
+pub fn decorations(module: &SpvModule, decoration: Decoration) -> Vec<(u32, Vec<u32>)> {
+    module
+        .annotations
+        .iter()
+        .filter(|i| i.class.opcode == Op::Decorate)
+        .filter(
+            |i| matches!(i.operands.get(1), Some(SpvOperand::Decoration(d)) if *d == decoration),
+        )
+        .map(|i| {
+            let target = match i.operands.first() {
+                Some(SpvOperand::IdRef(id)) => *id,
+                _ => 0,
+            };
+            let values = i.operands.iter().skip(2).filter_map(literal).collect();
+            (target, values)
+        })
+        .collect()
+}
+
+/// The variable decorated with a built-in, if any.
+pub fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
+    decorations(module, Decoration::BuiltIn)
+        .into_iter()
+        .find(|(_, v)| v.first() == Some(&(builtin as u32)))
+        .map(|(id, _)| id)
 }
