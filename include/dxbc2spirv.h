@@ -37,6 +37,10 @@ typedef struct Dxbc2spirvOptions {
   uint8_t float64;
   // Declare `DenormPreserve` for doubles (needs `shaderDenormPreserveFloat64`).
   uint8_t denorm_preserve_float64;
+  // The device has `shaderResourceResidency` (tiled-resource feedback reads residency).
+  uint8_t sparse_residency;
+  // The device has `shaderResourceMinLod` (level-of-detail clamps).
+  uint8_t min_lod;
   // A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
   // default layout.
   const char *bindings_json;

@@ -45,6 +45,10 @@ pub struct Dxbc2spirvOptions {
     pub float64: u8,
     /// Declare `DenormPreserve` for doubles (needs `shaderDenormPreserveFloat64`).
     pub denorm_preserve_float64: u8,
+    /// The device has `shaderResourceResidency` (tiled-resource feedback reads residency).
+    pub sparse_residency: u8,
+    /// The device has `shaderResourceMinLod` (level-of-detail clamps).
+    pub min_lod: u8,
     /// A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
     /// default layout.
     pub bindings_json: *const c_char,
@@ -90,6 +94,8 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
                 validate: 0,
                 float64: u8::from(defaults.float64),
                 denorm_preserve_float64: u8::from(defaults.denorm_preserve_float64),
+                sparse_residency: u8::from(defaults.sparse_residency),
+                min_lod: u8::from(defaults.min_lod),
                 bindings_json: std::ptr::null(),
             })
         };
@@ -125,6 +131,8 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
         features: Features {
             float64: options.float64 != 0,
             denorm_preserve_float64: options.denorm_preserve_float64 != 0,
+            sparse_residency: options.sparse_residency != 0,
+            min_lod: options.min_lod != 0,
         },
     })
 }

@@ -60,6 +60,8 @@ fn errors_set_the_message() {
         validate: 0,
         float64: 1,
         denorm_preserve_float64: 0,
+        sparse_residency: 1,
+        min_lod: 1,
         bindings_json: std::ptr::null(),
     };
     // SAFETY: live buffers and out pointer.

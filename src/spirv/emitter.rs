@@ -285,6 +285,9 @@ impl<'a> Emitter<'a> {
         if self.resource_instruction(instruction)? {
             return Ok(());
         }
+        if self.sparse_instruction(instruction)? {
+            return Ok(());
+        }
         if self.io_instruction(instruction)? {
             return Ok(());
         }

@@ -32,6 +32,7 @@ mod io_tests;
 mod module;
 mod operands;
 mod resources;
+mod sparse;
 mod stage_builtins;
 mod stage_io;
 #[cfg(test)]
@@ -113,6 +114,13 @@ pub struct Features {
     /// `shaderDenormPreserveFloat64`: declare `DenormPreserve` for doubles, as D3D keeps
     /// double denormals (off by default, as not every device has it).
     pub denorm_preserve_float64: bool,
+    /// `shaderResourceResidency`: the `_s` forms read residency with `OpImageSparse*` (on
+    /// by default; without it every status says "fully mapped", as no resource can then be
+    /// partly resident).
+    pub sparse_residency: bool,
+    /// `shaderResourceMinLod`: the level-of-detail clamp of the `_cl_s` forms (on by
+    /// default; without it a non-zero clamp is an error).
+    pub min_lod: bool,
 }
 
 impl Default for Features {
@@ -120,6 +128,8 @@ impl Default for Features {
         Features {
             float64: true,
             denorm_preserve_float64: false,
+            sparse_residency: true,
+            min_lod: true,
         }
     }
 }

@@ -356,6 +356,40 @@ impl Emitter<'_> {
         })
     }
 
+    /// `ld_raw` and `ld_structured` (also the `_s` forms, whose status `operands` lack).
+    pub(super) fn raw_load(
+        &mut self,
+        instruction: &Instruction,
+        operands: &[Operand],
+    ) -> Result<()> {
+        let (dst, address, resource) = match operands {
+            [dst, offset, resource] => (*dst, self.raw_address(&[*offset], None)?, *resource),
+            [dst, index, offset, resource] => {
+                let buffer = self.buffer_of(resource)?;
+                (
+                    *dst,
+                    self.raw_address(&[*index, *offset], Some(buffer.kind))?,
+                    *resource,
+                )
+            }
+            _ => return Err(self.err("wrong operand count")),
+        };
+        let buffer = self.buffer_of(&resource)?;
+        let mut parts = Vec::new();
+        for component in mask_components(dst.mask()) {
+            let from = match resource.selection {
+                crate::ir::Selection::Swizzle(s) => s[component as usize],
+                crate::ir::Selection::Select1(c) => c,
+                crate::ir::Selection::Mask(_) => component,
+            };
+            let value = self.buffer_load(&buffer, address, from as u32)?;
+            parts.push(value);
+        }
+        let value = self.compose(Scalar::U32, &parts)?;
+        self.store(&dst, value, instruction.saturate)?;
+        Ok(())
+    }
+
     /// Resource instructions; returns false for other opcodes.
     pub fn resource_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
         if self.texture_instruction(instruction)? {
@@ -363,35 +397,7 @@ impl Emitter<'_> {
         }
         let operands = self.program.operands_of(instruction);
         match instruction.opcode {
-            Opcode::LdRaw | Opcode::LdStructured => {
-                let (dst, address, resource) = match operands {
-                    [dst, offset, resource] => {
-                        (*dst, self.raw_address(&[*offset], None)?, *resource)
-                    }
-                    [dst, index, offset, resource] => {
-                        let buffer = self.buffer_of(resource)?;
-                        (
-                            *dst,
-                            self.raw_address(&[*index, *offset], Some(buffer.kind))?,
-                            *resource,
-                        )
-                    }
-                    _ => return Err(self.err("wrong operand count")),
-                };
-                let buffer = self.buffer_of(&resource)?;
-                let mut parts = Vec::new();
-                for component in mask_components(dst.mask()) {
-                    let from = match resource.selection {
-                        crate::ir::Selection::Swizzle(s) => s[component as usize],
-                        crate::ir::Selection::Select1(c) => c,
-                        crate::ir::Selection::Mask(_) => component,
-                    };
-                    let value = self.buffer_load(&buffer, address, from as u32)?;
-                    parts.push(value);
-                }
-                let value = self.compose(Scalar::U32, &parts)?;
-                self.store(&dst, value, instruction.saturate)?;
-            }
+            Opcode::LdRaw | Opcode::LdStructured => self.raw_load(instruction, operands)?,
             Opcode::StoreRaw | Opcode::StoreStructured => {
                 let (dst, address, value) = match operands {
                     [dst, offset, value] => (*dst, self.raw_address(&[*offset], None)?, *value),

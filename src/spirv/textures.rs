@@ -22,6 +22,7 @@ use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
+use super::sparse::Feedback;
 use crate::error::Result;
 use crate::ir::{
     Declaration, InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension,
@@ -102,6 +103,8 @@ struct ImageArgs {
     const_offset: Option<Word>,
     offset: Option<Word>,
     sample: Option<Word>,
+    /// The `_cl` forms' level-of-detail clamp (`MinLod`).
+    min_lod: Option<Word>,
 }
 
 impl ImageArgs {
@@ -132,6 +135,10 @@ impl ImageArgs {
         if let Some(s) = self.sample {
             mask |= ImageOperands::SAMPLE;
             rest.push(s);
+        }
+        if let Some(m) = self.min_lod {
+            mask |= ImageOperands::MIN_LOD;
+            rest.push(m);
         }
         if !mask.is_empty() {
             operands.push(SpvOperand::ImageOperands(mask));
@@ -197,7 +204,7 @@ const SAMPLE_POSITIONS: [(i8, i8); 31] = [
 
 impl Emitter<'_> {
     /// Emits an instruction with a result into the selected block.
-    fn raw_op(&mut self, op: Op, ty: Word, operands: Vec<SpvOperand>) -> Result<Word> {
+    pub(super) fn raw_op(&mut self, op: Op, ty: Word, operands: Vec<SpvOperand>) -> Result<Word> {
         let id = self.m.b.id();
         let inst = SpvInstruction::new(op, Some(ty), Some(id), operands);
         built(self.m.b.insert_into_block(InsertPoint::End, inst))?;
@@ -490,23 +497,38 @@ impl Emitter<'_> {
             | O::Gather4
             | O::Gather4C
             | O::Gather4Po
-            | O::Gather4PoC => self.sample(instruction)?,
-            O::Ld | O::LdMs => self.texel_fetch(instruction)?,
+            | O::Gather4PoC => {
+                let operands = self.program.operands_of(instruction);
+                self.sample(instruction, instruction.opcode, operands, None)?
+            }
+            O::Ld | O::LdMs => {
+                let operands = self.program.operands_of(instruction);
+                self.texel_fetch(instruction, operands, None)?
+            }
             O::Resinfo => self.resinfo(instruction)?,
             O::SampleInfo | O::SamplePos => self.sample_info(instruction)?,
             O::Lod => self.query_lod(instruction)?,
             O::Bufinfo => self.bufinfo(instruction)?,
-            O::LdUavTyped => self.ld_uav_typed(instruction)?,
+            O::LdUavTyped => {
+                let operands = self.program.operands_of(instruction);
+                self.ld_uav_typed(instruction, operands, None)?
+            }
             O::StoreUavTyped => self.store_uav_typed(instruction)?,
             _ => return Ok(false),
         }
         Ok(true)
     }
 
-    fn sample(&mut self, instruction: &Instruction) -> Result<()> {
+    /// Sampling and gathers: `opcode` is the instruction's own or, for a `_s` form, its base
+    /// (then `operands` lack the status and clamp, which `feedback` holds).
+    pub(super) fn sample(
+        &mut self,
+        instruction: &Instruction,
+        opcode: Opcode,
+        operands: &[Operand],
+        feedback: Option<&Feedback>,
+    ) -> Result<()> {
         use Opcode as O;
-        let opcode = instruction.opcode;
-        let operands = self.program.operands_of(instruction);
         let programmable = matches!(opcode, O::Gather4Po | O::Gather4PoC);
         let (dst, coord, offset, resource, sampler, extra) = match (programmable, operands) {
             (false, [dst, coord, resource, sampler, extra @ ..]) => {
@@ -637,8 +659,11 @@ impl Emitter<'_> {
         {
             return Err(self.err("gather4 needs a 2D, 2D array, cube or cube array texture"));
         }
+        if let Some(clamp) = feedback.and_then(|f| f.clamp) {
+            args.min_lod = self.lod_clamp(&clamp)?;
+        }
         args.push(&mut spv_operands);
-        let id = self.raw_op(op, result_ty, spv_operands)?;
+        let id = self.image_op(op, result_ty, spv_operands, feedback, false)?;
         let value = if scalar_result {
             // The comparison result is replicated to every component.
             self.vec4_of(Scalar::F32, &[id, id, id, id])?
@@ -657,8 +682,12 @@ impl Emitter<'_> {
     }
 
     /// `ld` and `ld2dms`: texel fetches, with the mip level in `.w` of the address.
-    fn texel_fetch(&mut self, instruction: &Instruction) -> Result<()> {
-        let operands = self.program.operands_of(instruction);
+    pub(super) fn texel_fetch(
+        &mut self,
+        instruction: &Instruction,
+        operands: &[Operand],
+        feedback: Option<&Feedback>,
+    ) -> Result<()> {
         let (dst, coord, resource, sample) = match operands {
             [dst, coord, resource] => (*dst, *coord, *resource, None),
             [dst, coord, resource, sample] => (*dst, *coord, *resource, Some(*sample)),
@@ -687,7 +716,8 @@ impl Emitter<'_> {
             SpvOperand::IdRef(coordinate),
         ];
         args.push(&mut spv_operands);
-        let id = self.raw_op(Op::ImageFetch, vec4, spv_operands)?;
+        let buffer = shape.dim == Dim::DimBuffer;
+        let id = self.image_op(Op::ImageFetch, vec4, spv_operands, feedback, buffer)?;
         let value = Val {
             id,
             scalar: image.scalar,
@@ -966,8 +996,12 @@ impl Emitter<'_> {
     }
 
     /// `ld_uav_typed`.
-    fn ld_uav_typed(&mut self, instruction: &Instruction) -> Result<()> {
-        let operands = self.program.operands_of(instruction);
+    pub(super) fn ld_uav_typed(
+        &mut self,
+        instruction: &Instruction,
+        operands: &[Operand],
+        feedback: Option<&Feedback>,
+    ) -> Result<()> {
         let [dst, coord, resource] = operands else {
             return Err(self.err("wrong operand count"));
         };
@@ -982,13 +1016,15 @@ impl Emitter<'_> {
         let coordinate = self.uav_coords(&coord, &shape)?;
         let image_value = self.load_image(&image)?;
         let vec4 = self.m.vector(image.scalar, 4);
-        let id = self.raw_op(
+        let id = self.image_op(
             Op::ImageRead,
             vec4,
             vec![
                 SpvOperand::IdRef(image_value),
                 SpvOperand::IdRef(coordinate),
             ],
+            feedback,
+            shape.dim == Dim::DimBuffer,
         )?;
         let value = Val {
             id,

@@ -22,6 +22,10 @@ pub struct Features {
     pub shader_float64: bool,
     /// `shaderInt64`.
     pub shader_int64: bool,
+    /// `shaderResourceResidency` (sparse residency reads in shaders).
+    pub shader_resource_residency: bool,
+    /// `shaderResourceMinLod` (the `MinLod` image operand).
+    pub shader_resource_min_lod: bool,
     /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
     pub denorm_preserve_float64: bool,
     /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
@@ -435,6 +439,8 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         api_version: api,
         shader_float64: on(core.shader_float64),
         shader_int64: on(core.shader_int64),
+        shader_resource_residency: on(core.shader_resource_residency),
+        shader_resource_min_lod: on(core.shader_resource_min_lod),
         shader_demote_to_helper_invocation: on(v13.shader_demote_to_helper_invocation)
             || on(demote.shader_demote_to_helper_invocation),
         fragment_stores_and_atomics: on(core.fragment_stores_and_atomics),

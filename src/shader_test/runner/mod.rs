@@ -1039,6 +1039,12 @@ pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
         features: crate::spirv::Features {
             float64: features.shader_float64,
             denorm_preserve_float64: features.denorm_preserve_float64,
+            // lavapipe (Mesa 25.0) crashes in its JIT code on `OpImageSparse*` of an image
+            // that is not sparse, so the `_s` forms use the fallback there (statuses say
+            // "fully mapped", which every resource of the runner is).
+            sparse_residency: features.shader_resource_residency
+                && !features.device_name.contains("llvmpipe"),
+            min_lod: features.shader_resource_min_lod,
         },
         ..Default::default()
     }
