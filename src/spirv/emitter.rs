@@ -273,6 +273,12 @@ impl<'a> Emitter<'a> {
             self.ensure_block()?;
             self.note_case_code();
         }
+        if matches!(instruction.opcode, Opcode::Abort | Opcode::DebugBreak) {
+            // A documented choice: `abort` and `debug_break` do nothing, as on D3D's
+            // hardware drivers (only the reference device stops there). Vulkan has no way to
+            // end a whole draw or dispatch, nor a debugger to break into.
+            return Ok(());
+        }
         if self.flow_instruction(instruction)? {
             return Ok(());
         }
