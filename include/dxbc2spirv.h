@@ -41,6 +41,12 @@ typedef struct Dxbc2spirvOptions {
   uint8_t sparse_residency;
   // The device has `shaderResourceMinLod` (level-of-detail clamps).
   uint8_t min_lod;
+  // The device has `shaderFloat16`.
+  uint8_t float16;
+  // The device has `shaderInt16`.
+  uint8_t int16;
+  // Compute minimum-precision arithmetic in 16 bits where `float16`/`int16` allow.
+  uint8_t native_16bit;
   // A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
   // default layout.
   const char *bindings_json;

@@ -49,6 +49,12 @@ pub struct Dxbc2spirvOptions {
     pub sparse_residency: u8,
     /// The device has `shaderResourceMinLod` (level-of-detail clamps).
     pub min_lod: u8,
+    /// The device has `shaderFloat16`.
+    pub float16: u8,
+    /// The device has `shaderInt16`.
+    pub int16: u8,
+    /// Compute minimum-precision arithmetic in 16 bits where `float16`/`int16` allow.
+    pub native_16bit: u8,
     /// A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
     /// default layout.
     pub bindings_json: *const c_char,
@@ -96,6 +102,9 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
                 denorm_preserve_float64: u8::from(defaults.denorm_preserve_float64),
                 sparse_residency: u8::from(defaults.sparse_residency),
                 min_lod: u8::from(defaults.min_lod),
+                float16: u8::from(defaults.float16),
+                int16: u8::from(defaults.int16),
+                native_16bit: u8::from(defaults.native_16bit),
                 bindings_json: std::ptr::null(),
             })
         };
@@ -133,6 +142,9 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
             denorm_preserve_float64: options.denorm_preserve_float64 != 0,
             sparse_residency: options.sparse_residency != 0,
             min_lod: options.min_lod != 0,
+            float16: options.float16 != 0,
+            int16: options.int16 != 0,
+            native_16bit: options.native_16bit != 0,
         },
     })
 }

@@ -62,6 +62,9 @@ fn errors_set_the_message() {
         denorm_preserve_float64: 0,
         sparse_residency: 1,
         min_lod: 1,
+        float16: 0,
+        int16: 0,
+        native_16bit: 0,
         bindings_json: std::ptr::null(),
     };
     // SAFETY: live buffers and out pointer.

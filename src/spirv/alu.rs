@@ -113,6 +113,9 @@ impl Emitter<'_> {
             // Every result is discarded and ALU instructions have no side effects.
             return Ok(true);
         }
+        if self.alu_native16(instruction)? {
+            return Ok(true);
+        }
         let (f, i, u) = (Scalar::F32, Scalar::I32, Scalar::U32);
         match instruction.opcode {
             O::Mov => self.alu_mov(instruction)?,

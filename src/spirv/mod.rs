@@ -29,6 +29,7 @@ mod hull;
 mod io;
 #[cfg(test)]
 mod io_tests;
+mod min_precision;
 mod module;
 mod operands;
 mod resources;
@@ -121,6 +122,14 @@ pub struct Features {
     /// `shaderResourceMinLod`: the level-of-detail clamp of the `_cl_s` forms (on by
     /// default; without it a non-zero clamp is an error).
     pub min_lod: bool,
+    /// `shaderFloat16`: half-float arithmetic (off by default).
+    pub float16: bool,
+    /// `shaderInt16`: 16-bit integer arithmetic (off by default).
+    pub int16: bool,
+    /// A policy rather than a device feature: compute minimum-precision arithmetic in
+    /// 16 bits where `float16` / `int16` allow (off by default: 32 bits, which D3D always
+    /// allows).
+    pub native_16bit: bool,
 }
 
 impl Default for Features {
@@ -130,6 +139,9 @@ impl Default for Features {
             denorm_preserve_float64: false,
             sparse_residency: true,
             min_lod: true,
+            float16: false,
+            int16: false,
+            native_16bit: false,
         }
     }
 }

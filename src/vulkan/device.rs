@@ -26,6 +26,10 @@ pub struct Features {
     pub shader_resource_residency: bool,
     /// `shaderResourceMinLod` (the `MinLod` image operand).
     pub shader_resource_min_lod: bool,
+    /// `shaderFloat16` (core 1.2).
+    pub shader_float16: bool,
+    /// `shaderInt16`.
+    pub shader_int16: bool,
     /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
     pub denorm_preserve_float64: bool,
     /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
@@ -441,6 +445,8 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         shader_int64: on(core.shader_int64),
         shader_resource_residency: on(core.shader_resource_residency),
         shader_resource_min_lod: on(core.shader_resource_min_lod),
+        shader_float16: on(v12.shader_float16),
+        shader_int16: on(core.shader_int16),
         shader_demote_to_helper_invocation: on(v13.shader_demote_to_helper_invocation)
             || on(demote.shader_demote_to_helper_invocation),
         fragment_stores_and_atomics: on(core.fragment_stores_and_atomics),

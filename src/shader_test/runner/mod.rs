@@ -210,6 +210,8 @@ struct FileRun<'a> {
     viewports: Vec<vulkan::Viewport>,
     /// A `[test]` command changed pipeline state the runner does not model.
     unmodelled: Option<String>,
+    /// `[require] native-16-bit`: minimum precision is translated to 16-bit arithmetic.
+    native_16bit: bool,
     report: FileReport,
 }
 
@@ -232,6 +234,7 @@ pub fn run_file(
         depth: vulkan::CompareOp::Always,
         viewports: Vec::new(),
         unmodelled: None,
+        native_16bit: false,
         report: FileReport::default(),
     };
     let mut missing: Vec<String> = Vec::new();
@@ -241,7 +244,12 @@ pub fn run_file(
         let model = state.min.max(ShaderModel::new(4, 0));
         let in_range = state.max.is_none_or(|max| model < max) && model < ShaderModel::new(6, 0);
         match &section.kind {
-            SectionKind::Require(lines) => missing = missing_features(lines, ctx.features()),
+            SectionKind::Require(lines) => {
+                missing = missing_features(lines, ctx.features());
+                run.native_16bit = lines
+                    .iter()
+                    .any(|l| matches!(&l.item, RequireItem::Feature(n) if n == "native-16-bit"));
+            }
             SectionKind::Resource(decl) => run.add_resource(decl),
             SectionKind::Sampler(s) => {
                 run.samplers.insert((s.space, s.slot), sampler_desc(s));
@@ -306,6 +314,7 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "geometry-shader" => Some(features.geometry_shader),
                     "tessellation-shader" => Some(features.tessellation_shader),
                     "rov" => Some(features.fragment_shader_interlock),
+                    "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     _ => None,
                 };
                 match have {
@@ -420,7 +429,7 @@ impl FileRun<'_> {
                 Err(e) => return ShaderState::Fail(e),
             },
         };
-        translate(&bytes, self.ctx.features())
+        translate(&bytes, self.ctx.features(), self.native_16bit)
     }
 
     /// Runs one `[test]` command.
@@ -767,6 +776,7 @@ impl FileRun<'_> {
                         Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
                     },
                     self.ctx.features(),
+                    false,
                 );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
@@ -1045,6 +1055,9 @@ pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
             sparse_residency: features.shader_resource_residency
                 && !features.device_name.contains("llvmpipe"),
             min_lod: features.shader_resource_min_lod,
+            float16: features.shader_float16,
+            int16: features.shader_int16,
+            native_16bit: false,
         },
         ..Default::default()
     }
@@ -1055,8 +1068,9 @@ fn vulkan_major_minor(version: u32) -> (u32, u32) {
     (version >> 22, (version >> 12) & 0x3ff)
 }
 
-/// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature.
-fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
+/// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature;
+/// `native_16bit` computes minimum precision in 16 bits.
+fn translate(bytes: &[u8], features: &vulkan::Features, native_16bit: bool) -> ShaderState {
     let dxbc = match crate::read(bytes, &crate::ReadOptions::default()) {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
@@ -1068,7 +1082,9 @@ fn translate(bytes: &[u8], features: &vulkan::Features) -> ShaderState {
         Ok(plan) => plan,
         Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
     };
-    match crate::translate(&dxbc, &options_for(features)) {
+    let mut options = options_for(features);
+    options.features.native_16bit = native_16bit;
+    match crate::translate(&dxbc, &options) {
         Ok(words) => {
             let inputs = dxbc
                 .reflection
