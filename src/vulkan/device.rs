@@ -72,6 +72,9 @@ pub struct Features {
     pub shader_output_layer: bool,
     /// `VK_EXT_transform_feedback` with geometry streams.
     pub transform_feedback: bool,
+    /// `VK_EXT_conservative_rasterization` with `fullyCoveredFragmentShaderInputVariable`
+    /// (SV_InnerCoverage).
+    pub fully_covered_input: bool,
     /// `VK_EXT_shader_stencil_export`.
     pub shader_stencil_export: bool,
     /// `VK_EXT_fragment_shader_interlock` (pixel interlock, ordered).
@@ -395,6 +398,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         && has_extension(ash::ext::shader_demote_to_helper_invocation::NAME);
     let xfb_ext = has_extension(ash::ext::transform_feedback::NAME);
     let stencil_export_ext = has_extension(ash::ext::shader_stencil_export::NAME);
+    let conservative_ext = has_extension(ash::ext::conservative_rasterization::NAME);
 
     // Query what is supported; everything supported is enabled.
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
@@ -469,6 +473,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         shader_output_layer: on(v12.shader_output_layer) && on(v12.shader_output_viewport_index),
         transform_feedback: on(xfb.transform_feedback) && on(xfb.geometry_streams),
         shader_stencil_export: stencil_export_ext,
+        fully_covered_input: conservative_ext && fully_covered_input(instance, physical),
         fragment_shader_interlock: on(interlock.fragment_shader_pixel_interlock),
         validation: false,
     };
@@ -513,6 +518,9 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     if stencil_export_ext {
         device_extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());
     }
+    if conservative_ext {
+        device_extensions.push(ash::ext::conservative_rasterization::NAME.as_ptr());
+    }
     let priorities = [1.0f32];
     let queues = [vk::DeviceQueueCreateInfo::default()
         .queue_family_index(queue_family)
@@ -535,4 +543,13 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         limits: props.limits,
         features,
     })
+}
+
+/// Whether the device's conservative rasterization offers the `FullyCoveredEXT` input.
+fn fully_covered_input(instance: &ash::Instance, physical: vk::PhysicalDevice) -> bool {
+    let mut conservative = vk::PhysicalDeviceConservativeRasterizationPropertiesEXT::default();
+    let mut query = vk::PhysicalDeviceProperties2::default().push_next(&mut conservative);
+    // SAFETY: the chain holds a structure of an extension the device has.
+    unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+    conservative.fully_covered_fragment_shader_input_variable == vk::TRUE
 }

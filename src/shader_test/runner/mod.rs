@@ -314,6 +314,7 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "geometry-shader" => Some(features.geometry_shader),
                     "tessellation-shader" => Some(features.tessellation_shader),
                     "rov" => Some(features.fragment_shader_interlock),
+                    "inner-coverage" => Some(features.fully_covered_input),
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     _ => None,
                 };
