@@ -61,12 +61,7 @@ impl Emitter<'_> {
             let first = built(self.m.b.i_equal(boolean, None, id, zero))?;
             self.conditional(first, |e| {
                 for (function, count) in patch {
-                    for instance in 0..count.max(1) {
-                        let var = e.phase_instance();
-                        let value = e.m.constant_u32(instance);
-                        built(e.m.b.store(var, value, None, []))?;
-                        built(e.m.b.function_call(void, None, function, []))?;
-                    }
+                    e.phase_instances(function, count)?;
                 }
                 e.write_patch_constants()
             })?;
@@ -75,6 +70,50 @@ impl Emitter<'_> {
         self.block_open = false;
         built(self.m.b.end_function())?;
         Ok(main)
+    }
+
+    /// Calls a fork or join phase `count` times (at least once) with its instance id where
+    /// `vForkInstanceID`/`vJoinInstanceID` read it. Several instances run in a loop rather
+    /// than unrolled: D3D bounds the count only by 2^32 − 1, so the size of the module must
+    /// not grow with it.
+    fn phase_instances(&mut self, function: Word, count: u32) -> Result<()> {
+        let void = self.m.void();
+        let var = self.phase_instance();
+        let zero = self.m.constant_u32(0);
+        built(self.m.b.store(var, zero, None, []))?;
+        if count <= 1 {
+            built(self.m.b.function_call(void, None, function, []))?;
+            return Ok(());
+        }
+        let uint = self.m.scalar(Scalar::U32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let (limit, one) = (self.m.constant_u32(count), self.m.constant_u32(1));
+        let (header, body, next, merge) = (
+            self.m.b.id(),
+            self.m.b.id(),
+            self.m.b.id(),
+            self.m.b.id(),
+        );
+        built(self.m.b.branch(header))?;
+        built(self.m.b.begin_block(Some(header)))?;
+        let instance = built(self.m.b.load(uint, None, var, None, []))?;
+        let more = built(self.m.b.u_less_than(boolean, None, instance, limit))?;
+        built(
+            self.m
+                .b
+                .loop_merge(merge, next, spirv::LoopControl::NONE, []),
+        )?;
+        built(self.m.b.branch_conditional(more, body, merge, []))?;
+        built(self.m.b.begin_block(Some(body)))?;
+        built(self.m.b.function_call(void, None, function, []))?;
+        built(self.m.b.branch(next))?;
+        built(self.m.b.begin_block(Some(next)))?;
+        let instance = built(self.m.b.load(uint, None, var, None, []))?;
+        let following = built(self.m.b.i_add(uint, None, instance, one))?;
+        built(self.m.b.store(var, following, None, []))?;
+        built(self.m.b.branch(header))?;
+        built(self.m.b.begin_block(Some(merge)))?;
+        Ok(())
     }
 
     /// Emits one phase as a function.
