@@ -465,3 +465,180 @@ fn texture_load_and_sample_to_storage_image() {
     let expected: Vec<f32> = texels.iter().map(|v| v * 2.0).collect();
     assert_eq!(out, expected);
 }
+
+/// splitmix64, for the random `dfma` operands.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A random sign and significand with a biased exponent in `lo..=hi`.
+    fn with_exponent(&mut self, lo: u64, hi: u64) -> u64 {
+        let r = self.next();
+        let exp = lo + (r >> 11) % (hi - lo + 1);
+        (r & (1 << 63)) | (exp << 52) | (self.next() & ((1 << 52) - 1))
+    }
+}
+
+/// `dfma` rounds once on the device: 16,384 random operand triples (random bit patterns,
+/// products meeting c for cancellations, products near overflow and in the denormal range,
+/// denormal operands, products halfway between two doubles) against Rust's correctly rounded `f64::mul_add`, bit
+/// for bit (any NaN for a NaN).
+#[test]
+fn dfma_rounds_once_on_random_operands() {
+    let text = "cs_5_0\n\
+        dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps\n\
+        dcl_uav_raw u0\n\
+        dcl_uav_raw u1\n\
+        dcl_input vThreadID.x\n\
+        dcl_temps 6\n\
+        dcl_thread_group 64, 1, 1\n\
+        imul null, r4.x, vThreadID.x, l(48)\n\
+        ld_raw r0.xyzw, r4.x, u0.xyzw\n\
+        iadd r4.y, r4.x, l(16)\n\
+        ld_raw r1.xyzw, r4.y, u0.xyzw\n\
+        iadd r4.y, r4.x, l(32)\n\
+        ld_raw r5.xyzw, r4.y, u0.xyzw\n\
+        dfma r2.xyzw, r0.xyzw, r1.xyzw, r5.xyzw\n\
+        ishl r4.z, vThreadID.x, l(4)\n\
+        store_raw u1.xyzw, r4.z, r2.xyzw\n\
+        ret\n";
+    const THREADS: usize = 8192;
+    let mut rng = SplitMix(0xdf3a);
+    let mut cases = Vec::with_capacity(2 * THREADS);
+    for i in 0..2 * THREADS {
+        let r = rng.next();
+        let case = match i % 5 {
+            0 => (rng.next(), rng.next(), rng.next()),
+            1 => {
+                let a = rng.with_exponent(990, 1056);
+                let b = rng.with_exponent(990, 1056);
+                let product = f64::from_bits(a) * f64::from_bits(b);
+                let pe = (product.to_bits() >> 52) & 0x7ff;
+                let c = if r & 1 == 0 {
+                    (-product)
+                        .to_bits()
+                        .wrapping_add((r >> 8) % 5)
+                        .wrapping_sub(2)
+                } else {
+                    rng.with_exponent(pe.saturating_sub(60), (pe + 60).min(2046))
+                };
+                (a, b, c)
+            }
+            2 => {
+                let (a, b) = if r & 1 == 0 {
+                    (rng.with_exponent(1530, 1560), rng.with_exponent(1530, 1560))
+                } else {
+                    (rng.with_exponent(480, 520), rng.with_exponent(480, 530))
+                };
+                let product = f64::from_bits(a) * f64::from_bits(b);
+                let c = match (r >> 8) % 3 {
+                    0 => (-product).to_bits() ^ (rng.next() & 0xf),
+                    1 => rng.next() & 0x800f_ffff_ffff_ffff,
+                    _ => rng.with_exponent(2040, 2046),
+                };
+                (a, b, c)
+            }
+            3 => (
+                rng.next() & 0x800f_ffff_ffff_ffff,
+                rng.with_exponent(1000, 1100),
+                rng.next() & 0x800f_ffff_ffff_ffff,
+            ),
+            // Two 27-bit significands: a product halfway between two doubles one time in
+            // eight, rounded by a c far below (or zero) alone.
+            _ => {
+                let a = rng.with_exponent(900, 1100) & !((1 << 26) - 1);
+                let b = rng.with_exponent(900, 1100) & !((1 << 26) - 1);
+                let product = f64::from_bits(a) * f64::from_bits(b);
+                let pe = (product.to_bits() >> 52) & 0x7ff;
+                let c = if r & 1 == 0 {
+                    r & (1 << 63)
+                } else {
+                    rng.with_exponent(pe.saturating_sub(200), pe.saturating_sub(54))
+                };
+                (a, b, c)
+            }
+        };
+        cases.push(case);
+    }
+    // Thread t: a = (a0, a1), b = (b0, b1), c = (c0, c1) of cases 2t and 2t+1.
+    let halves = |x: u64| [x as u32, (x >> 32) as u32];
+    let mut input = Vec::with_capacity(12 * THREADS);
+    for pair in cases.chunks(2) {
+        let (first, second) = (pair[0], pair[1]);
+        for (x, y) in [
+            (first.0, second.0),
+            (first.1, second.1),
+            (first.2, second.2),
+        ] {
+            input.extend(halves(x));
+            input.extend(halves(y));
+        }
+    }
+    let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
+    let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
+    let spirv =
+        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates");
+    let mut bindings = vec![
+        Binding::new(
+            0,
+            UAV_BINDING_BASE,
+            Resource::StorageBuffer(words_to_bytes(&input)),
+        ),
+        Binding::new(
+            0,
+            UAV_BINDING_BASE + 1,
+            Resource::StorageBuffer(words_to_bytes(&vec![0; 4 * THREADS])),
+        ),
+    ];
+    let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
+    if !ctx.features().shader_float64 {
+        eprintln!("dfma_rounds_once_on_random_operands skipped: the device lacks shaderFloat64");
+        return;
+    }
+    let result = ctx.dispatch(&spirv, &mut bindings, [(THREADS / 64) as u32, 1, 1]);
+    let messages = ctx.take_validation_messages();
+    drop(ctx);
+    if let Err(e) = result {
+        panic!("dispatch failed: {e}\n{text}");
+    }
+    assert!(messages.is_empty(), "validation: {messages:#?}");
+    let out = bindings
+        .get(1)
+        .map(|b| bytes_to_words(b.resource.data()))
+        .unwrap_or_default();
+    let mut failures = Vec::new();
+    for (i, &(a, b, c)) in cases.iter().enumerate() {
+        let got = u64::from(out[2 * i]) | (u64::from(out[2 * i + 1]) << 32);
+        let want = f64::from_bits(a)
+            .mul_add(f64::from_bits(b), f64::from_bits(c))
+            .to_bits();
+        let nan = |x: u64| f64::from_bits(x).is_nan();
+        if got != want && !(nan(got) && nan(want)) {
+            failures.push(format!(
+                "dfma({a:#018x}, {b:#018x}, {c:#018x}): expected {want:#018x} ({:e}), \
+                 actual {got:#018x} ({:e})",
+                f64::from_bits(want),
+                f64::from_bits(got)
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} dfma results wrong (first 20):\n{}\nshader:\n{text}",
+        failures.len(),
+        cases.len(),
+        failures
+            .iter()
+            .take(20)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}

@@ -10,9 +10,9 @@
 //! D3D's rules: `dmin`/`dmax` return the non-NaN operand (`src0 < src1 ? src0 : src1`,
 //! `>=` for `dmax`); `dne` is true for NaN; `dtoi`/`dtou` clamp to the integer range and
 //! give 0 for NaN; `_sat` maps NaN and negatives (−0 included) to +0 and clamps at 1.
-//! All sources of all lanes are read before any destination is written.
+//! All sources of all lanes are read before any destination is written. `dfma` rounds once,
+//! with a helper function in integer arithmetic ([`super::fma64`]), not the device's `Fma`.
 
-use rspirv::dr::Operand::IdRef;
 use spirv::{Capability, ExecutionMode, Word};
 
 use super::emitter::{Emitter, Val};
@@ -22,8 +22,6 @@ use crate::ir::{Instruction, Modifier, Operand, RegisterKind, ValueType};
 use crate::passes::doubles::{legalize_instruction, SourceRead};
 use crate::tpf::opcodes::Opcode;
 
-/// GLSL.std.450 `Fma`.
-const FMA: u32 = 50;
 /// The sign bit of a double's high half.
 const SIGN: u32 = 0x8000_0000;
 
@@ -273,18 +271,17 @@ impl Emitter<'_> {
                 Output::Double(id)
             }
             Opcode::Dfma => {
-                let a = self.double_arg(values, 0)?;
-                let b = self.double_arg(values, 1)?;
-                let c = self.double_arg(values, 2)?;
-                let glsl = self.m.glsl();
-                let id = built(self.m.b.ext_inst(
-                    double,
-                    None,
-                    glsl,
-                    FMA,
-                    [IdRef(a), IdRef(b), IdRef(c)],
-                ))?;
-                Output::Double(id)
+                // One rounding, whatever the device's Fma does (see `super::fma64`).
+                let (
+                    Some(Input::Bits(a_lo, a_hi)),
+                    Some(Input::Bits(b_lo, b_hi)),
+                    Some(Input::Bits(c_lo, c_hi)),
+                ) = (values.first(), values.get(1), values.get(2))
+                else {
+                    return Err(self.err("dfma needs double sources"));
+                };
+                let [lo, hi] = self.fma64_call([*a_lo, *a_hi], [*b_lo, *b_hi], [*c_lo, *c_hi])?;
+                Output::Bits(lo, hi)
             }
             Opcode::Dmin | Opcode::Dmax => {
                 let a = self.double_arg(values, 0)?;

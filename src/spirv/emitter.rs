@@ -68,6 +68,8 @@ pub struct Emitter<'a> {
     pub res: super::resources::ResourceState,
     /// The descriptor bindings of the program's ranges.
     pub bindings: crate::passes::bindings::BindingPlan,
+    /// The `fma64` helper function, once a `dfma` calls it (see [`super::fma64`]).
+    pub fma64: Option<Word>,
 }
 
 impl<'a> Emitter<'a> {
@@ -95,6 +97,7 @@ impl<'a> Emitter<'a> {
             io: Default::default(),
             res: Default::default(),
             bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
+            fma64: None,
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
@@ -103,6 +106,7 @@ impl<'a> Emitter<'a> {
         e.declarations()?;
         let entry = e.functions()?;
         let entry = e.interlock_wrapper(entry)?;
+        e.fma64_finish()?;
         e.entry_point(entry)?;
         e.m.finish_header();
         let module = std::mem::take(&mut e.m).b.module();

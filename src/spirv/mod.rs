@@ -24,6 +24,9 @@ mod doubles;
 mod doubles_tests;
 mod emitter;
 mod flow;
+mod fma64;
+#[cfg(test)]
+mod fma64_tests;
 mod geometry;
 mod hull;
 mod io;
