@@ -8,6 +8,12 @@
 //! through push constants, so that list is empty. A signature element's `rw_mask` is the
 //! container's raw read/write mask (for inputs the components the shader reads; for outputs
 //! what the compiler stored, which fxc uses for the components never written).
+//!
+//! A program with interfaces also gets a [`ClassLinkage`] record: where its class-instance
+//! data lives (constant buffer `cb15` of space 0, also listed among the ranges with the name
+//! `$ClassLinkage`), how many slots it has and the layout of each (see
+//! `src/spirv/linkage.rs`), and the interfaces and function tables the program declares,
+//! so that a layer can turn D3D11's class instances into the buffer's contents.
 
 use serde_json::{json, Value};
 
@@ -62,6 +68,35 @@ pub struct StageParameters {
     pub max_tess_factor: Option<f32>,
 }
 
+/// One `dcl_interface`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceInfo {
+    /// The interface id (`fpN`), which is also its first slot.
+    pub id: u32,
+    /// The number of slots (array elements).
+    pub slots: u32,
+    /// The number of call sites (entries of each compatible function table).
+    pub call_sites: u32,
+    /// Whether the program indexes the array dynamically.
+    pub dynamic: bool,
+    /// The compatible function-table ids.
+    pub tables: Vec<u32>,
+}
+
+/// The class-instance data of a program with interfaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassLinkage {
+    /// The uniform buffer's binding record (constant buffer `cb15` of space 0).
+    pub binding: DescriptorBinding,
+    /// The number of interface slots; the buffer holds two `uvec4`s per slot: vector `2·s`
+    /// has the slot's function-table id in x (0 in y, z, w), vector `2·s + 1` is `this[s]`.
+    pub slots: u32,
+    /// The declared interfaces.
+    pub interfaces: Vec<InterfaceInfo>,
+    /// The declared function tables: (table id, function-body ids by call site).
+    pub function_tables: Vec<(u32, Vec<u32>)>,
+}
+
 /// Everything [`scan`] finds.
 #[derive(Debug, Clone)]
 pub struct ShaderReflection {
@@ -81,6 +116,8 @@ pub struct ShaderReflection {
     pub thread_group: Option<[u32; 3]>,
     /// Geometry and tessellation parameters.
     pub stage: StageParameters,
+    /// The class-instance data, for a program with interfaces.
+    pub class_linkage: Option<ClassLinkage>,
 }
 
 /// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
@@ -93,6 +130,8 @@ pub fn scan(
     let mut ranges = Vec::new();
     let mut stage = StageParameters::default();
     let mut thread_group = None;
+    let mut interfaces = Vec::new();
+    let mut function_tables = Vec::new();
     for instruction in &program.instructions {
         let Some(declaration) = &instruction.declaration else {
             continue;
@@ -203,6 +242,26 @@ pub fn scan(
                 stage.max_tess_factor = Some(f32::from_bits(*bits));
                 None
             }
+            Declaration::Interface {
+                id,
+                dynamic,
+                table_length,
+                array_length,
+                tables,
+            } => {
+                interfaces.push(InterfaceInfo {
+                    id: *id,
+                    slots: (*array_length).max(1),
+                    call_sites: *table_length,
+                    dynamic: *dynamic,
+                    tables: program.data_slice(*tables).to_vec(),
+                });
+                None
+            }
+            Declaration::FunctionTable { id, bodies } => {
+                function_tables.push((*id, program.data_slice(*bodies).to_vec()));
+                None
+            }
             _ => None,
         };
         let range = range.map(|i| match declaration {
@@ -220,6 +279,31 @@ pub fn scan(
         });
         ranges.extend(range);
     }
+    let slots = crate::passes::bindings::interface_slot_count(program);
+    let linkage_binding = plan.get(
+        RegisterKind::ConstantBuffer,
+        crate::bindings::CLASS_LINKAGE_REGISTER,
+    );
+    let class_linkage = match linkage_binding {
+        Some(binding) if slots > 0 => {
+            ranges.push(RangeInfo {
+                name: Some("$ClassLinkage".to_string()),
+                binding: *binding,
+                dimension: Some("constant_buffer"),
+                return_type: None,
+                stride: None,
+                cbuffer_size: Some(slots.saturating_mul(2)),
+                sampler_mode: None,
+            });
+            Some(ClassLinkage {
+                binding: *binding,
+                slots,
+                interfaces,
+                function_tables,
+            })
+        }
+        _ => None,
+    };
     let model = program.model;
     Ok(ShaderReflection {
         plan,
@@ -230,6 +314,7 @@ pub fn scan(
         patch_constants: reflection.patch_constant.clone(),
         thread_group,
         stage,
+        class_linkage,
     })
 }
 
@@ -338,6 +423,32 @@ impl RangeInfo {
     }
 }
 
+impl ClassLinkage {
+    /// The JSON form (under `class_linkage` in [`ShaderReflection::to_json`]).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "register": self.binding.range.lower,
+            "space": self.binding.range.space,
+            "binding": binding_json(&self.binding.binding),
+            "slots": self.slots,
+            "vectors_per_slot": 2,
+            "layout": "uvec4[2 * slots]: [2*s].x = function table id of slot s, \
+                       [2*s + 1] = this[s]",
+            "interfaces": self.interfaces.iter().map(|i| json!({
+                "id": i.id,
+                "slots": i.slots,
+                "call_sites": i.call_sites,
+                "dynamic": i.dynamic,
+                "tables": i.tables,
+            })).collect::<Vec<_>>(),
+            "function_tables": self.function_tables.iter().map(|(id, bodies)| json!({
+                "id": id,
+                "bodies": bodies,
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
 impl ShaderReflection {
     /// One line per descriptor range: `srv t1 texture2d space 0 registers 10.. -> set 0 binding 42 (runtime array)`.
     pub fn summary(&self) -> String {
@@ -381,6 +492,7 @@ impl ShaderReflection {
                 "max_output_vertices": s.max_output_vertices,
                 "instances": s.instances,
             },
+            "class_linkage": self.class_linkage.as_ref().map(ClassLinkage::to_json),
             "tessellation": {
                 "input_control_points": s.input_control_points,
                 "output_control_points": s.output_control_points,

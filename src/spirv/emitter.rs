@@ -68,6 +68,8 @@ pub struct Emitter<'a> {
     pub res: super::resources::ResourceState,
     /// The descriptor bindings of the program's ranges.
     pub bindings: crate::passes::bindings::BindingPlan,
+    /// State of the class-linkage lowering.
+    pub link: super::linkage::LinkageState,
 }
 
 impl<'a> Emitter<'a> {
@@ -95,6 +97,7 @@ impl<'a> Emitter<'a> {
             io: Default::default(),
             res: Default::default(),
             bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
+            link: Default::default(),
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
@@ -163,7 +166,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
-        if self.stage_declaration(declaration)? {
+        if self.stage_declaration(declaration)? || self.linkage_declaration(declaration)? {
             return Ok(());
         }
         match declaration {
@@ -199,7 +202,11 @@ impl<'a> Emitter<'a> {
             if instruction.opcode == Opcode::Label {
                 let label = self.label_of(instruction)?;
                 let id = self.m.b.id();
-                self.labels.insert(label, id);
+                if self.is_function_body_label(instruction) {
+                    self.link.bodies.insert(label, id);
+                } else {
+                    self.labels.insert(label, id);
+                }
             }
         }
         let main = self.begin_void_function(None)?;
@@ -212,7 +219,11 @@ impl<'a> Emitter<'a> {
             if instruction.opcode == Opcode::Label {
                 self.end_function()?;
                 let label = self.label_of(instruction)?;
-                let id = self.labels.get(&label).copied();
+                let id = if self.is_function_body_label(instruction) {
+                    self.link.bodies.get(&label).copied()
+                } else {
+                    self.labels.get(&label).copied()
+                };
                 self.begin_void_function(id)?;
                 continue;
             }
@@ -298,6 +309,9 @@ impl<'a> Emitter<'a> {
             return Ok(());
         }
         if self.geometry_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.linkage_instruction(instruction)? {
             return Ok(());
         }
         let info = instruction.opcode.info();
