@@ -95,6 +95,10 @@ pub struct ClassLinkage {
     pub interfaces: Vec<InterfaceInfo>,
     /// The declared function tables: (table id, function-body ids by call site).
     pub function_tables: Vec<(u32, Vec<u32>)>,
+    /// The container's IFCE chunk, when present: the class types, the class instances the
+    /// compiler laid out (their default `this[]` data) and, per slot, the function table of
+    /// each class type, which is what a layer writes into a slot's table id.
+    pub classes: Option<crate::container::Interfaces>,
 }
 
 /// Everything [`scan`] finds.
@@ -300,6 +304,7 @@ pub fn scan(
                 slots,
                 interfaces,
                 function_tables,
+                classes: reflection.interfaces.clone(),
             })
         }
         _ => None,
@@ -423,6 +428,44 @@ impl RangeInfo {
     }
 }
 
+/// The JSON form of an IFCE chunk: class types, class instances and each slot record's
+/// (class type → function table) entries.
+fn classes_json(ifce: &crate::container::Interfaces) -> Value {
+    let type_name = |id: u16| {
+        ifce.class_types
+            .iter()
+            .find(|t| t.id == id)
+            .map(|t| t.name.clone())
+    };
+    json!({
+        "class_types": ifce.class_types.iter().map(|t| json!({
+            "name": t.name,
+            "id": t.id,
+            "constant_buffer_stride": t.constant_buffer_stride,
+            "texture": t.texture,
+            "sampler": t.sampler,
+        })).collect::<Vec<_>>(),
+        "class_instances": ifce.class_instances.iter().map(|i| json!({
+            "name": i.name,
+            "type_id": i.type_id,
+            "type": type_name(i.type_id),
+            "constant_buffer": i.constant_buffer,
+            "constant_buffer_offset": i.constant_buffer_offset,
+            "texture": i.texture,
+            "sampler": i.sampler,
+        })).collect::<Vec<_>>(),
+        "slots": ifce.slots.iter().map(|s| json!({
+            "first_slot": s.first_slot,
+            "slot_count": s.slot_count,
+            "tables": s.entries.iter().map(|e| json!({
+                "type_id": e.type_id,
+                "type": type_name(e.type_id),
+                "table": e.table_id,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
 impl ClassLinkage {
     /// The JSON form (under `class_linkage` in [`ShaderReflection::to_json`]).
     pub fn to_json(&self) -> Value {
@@ -445,6 +488,7 @@ impl ClassLinkage {
                 "id": id,
                 "bodies": bodies,
             })).collect::<Vec<_>>(),
+            "classes": self.classes.as_ref().map(classes_json),
         })
     }
 }
@@ -502,5 +546,92 @@ impl ShaderReflection {
                 "max_tess_factor": s.max_tess_factor,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::DefaultBindings;
+    use crate::container::{
+        ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces,
+    };
+
+    /// The IFCE chunk's class types, instances and slot tables reach `class_linkage.classes`.
+    #[test]
+    fn class_linkage_lists_the_ifce_classes() {
+        let text = "ps_5_0
+dcl_function_body fb0
+dcl_function_body fb1
+dcl_function_table ft0 = {fb0}
+dcl_function_table ft1 = {fb1}
+dcl_interface fp0[2][1] = {ft0, ft1}
+ret
+label fb0
+ret
+label fb1
+ret
+";
+        let program = crate::asm::parse_program(text).unwrap();
+        let reflection = Reflection {
+            interfaces: Some(Interfaces {
+                interface_slot_count: 2,
+                unknown: 0,
+                class_types: vec![
+                    ClassType {
+                        name: "Red".into(),
+                        id: 0,
+                        ..ClassType::default()
+                    },
+                    ClassType {
+                        name: "Blue".into(),
+                        id: 1,
+                        ..ClassType::default()
+                    },
+                ],
+                class_instances: vec![ClassInstance {
+                    name: "blue".into(),
+                    type_id: 1,
+                    constant_buffer_offset: 3,
+                    ..ClassInstance::default()
+                }],
+                slots: vec![InterfaceSlot {
+                    first_slot: 0,
+                    slot_count: 2,
+                    entries: vec![
+                        InterfaceSlotEntry {
+                            type_id: 0,
+                            table_id: 0,
+                        },
+                        InterfaceSlotEntry {
+                            type_id: 1,
+                            table_id: 1,
+                        },
+                    ],
+                }],
+            }),
+            ..Reflection::default()
+        };
+        let scanned = scan(&program, &reflection, &DefaultBindings).unwrap();
+        let json = scanned.to_json();
+        let linkage = &json["class_linkage"];
+        let expected = json!({
+            "slots": 2,
+            "binding": {"set": 0, "binding": 15, "array_offset": 0},
+            "blue": {"name": "blue", "type_id": 1, "type": "Blue", "constant_buffer": 0,
+                     "constant_buffer_offset": 3, "texture": 0, "sampler": 0},
+            "tables": [{"type_id": 0, "type": "Red", "table": 0},
+                       {"type_id": 1, "type": "Blue", "table": 1}],
+        });
+        let actual = json!({
+            "slots": linkage["slots"],
+            "binding": linkage["binding"],
+            "blue": linkage["classes"]["class_instances"][0],
+            "tables": linkage["classes"]["slots"][0]["tables"],
+        });
+        assert_eq!(
+            actual, expected,
+            "class_linkage of\n{text}\nfull JSON: {json:#}"
+        );
     }
 }
