@@ -20,6 +20,13 @@
 //! class's slots is not mapped by the default (pass a map for such shaders). A range of
 //! several registers is one arrayed binding (descriptor count = the register count, or a
 //! runtime array when unbounded), so `t2[0:7]` in space 1 is set 1, binding 32, 8 descriptors.
+//!
+//! # Class linkage
+//!
+//! A program with interfaces (`dcl_interface`) also needs its class-instance data: the
+//! binding pass asks the mapper for constant buffer [`CLASS_LINKAGE_REGISTER`] (`cb15`) of
+//! space 0, so the default layout puts it at set 0, binding 15. Its contents are described
+//! in `src/spirv/linkage.rs`.
 
 use std::fmt;
 
@@ -158,6 +165,14 @@ pub fn resolve(mapper: &dyn BindingMapper, range: &RangeKey) -> Result<Binding> 
         )
     })
 }
+
+/// The constant-buffer register (space 0) of the class-linkage instance data: a program that
+/// declares interfaces (`dcl_interface`) reads, per interface slot, the function table the
+/// bound class instance selects and its `this[]` data from this buffer (layout in
+/// `src/spirv/linkage.rs` and the README). The binding pass asks the mapper for `cb15` of
+/// space 0 as for any constant buffer; D3D11 applications bind only `cb0`–`cb13`, so the
+/// register is free in every SM5.0 program.
+pub const CLASS_LINKAGE_REGISTER: u32 = 15;
 
 /// Binding base of constant buffers in the default layout.
 pub const CBV_BINDING_BASE: u32 = 0;

@@ -8,6 +8,12 @@
 //! through push constants, so that list is empty. A signature element's `rw_mask` is the
 //! container's raw read/write mask (for inputs the components the shader reads; for outputs
 //! what the compiler stored, which fxc uses for the components never written).
+//!
+//! A program with interfaces also gets a [`ClassLinkage`] record: where its class-instance
+//! data lives (constant buffer `cb15` of space 0, also listed among the ranges with the name
+//! `$ClassLinkage`), how many slots it has and the layout of each (see
+//! `src/spirv/linkage.rs`), and the interfaces and function tables the program declares,
+//! so that a layer can turn D3D11's class instances into the buffer's contents.
 
 use serde_json::{json, Value};
 
@@ -62,6 +68,39 @@ pub struct StageParameters {
     pub max_tess_factor: Option<f32>,
 }
 
+/// One `dcl_interface`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceInfo {
+    /// The interface id (`fpN`), which is also its first slot.
+    pub id: u32,
+    /// The number of slots (array elements).
+    pub slots: u32,
+    /// The number of call sites (entries of each compatible function table).
+    pub call_sites: u32,
+    /// Whether the program indexes the array dynamically.
+    pub dynamic: bool,
+    /// The compatible function-table ids.
+    pub tables: Vec<u32>,
+}
+
+/// The class-instance data of a program with interfaces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClassLinkage {
+    /// The uniform buffer's binding record (constant buffer `cb15` of space 0).
+    pub binding: DescriptorBinding,
+    /// The number of interface slots; the buffer holds two `uvec4`s per slot: vector `2·s`
+    /// has the slot's function-table id in x (0 in y, z, w), vector `2·s + 1` is `this[s]`.
+    pub slots: u32,
+    /// The declared interfaces.
+    pub interfaces: Vec<InterfaceInfo>,
+    /// The declared function tables: (table id, function-body ids by call site).
+    pub function_tables: Vec<(u32, Vec<u32>)>,
+    /// The container's IFCE chunk, when present: the class types, the class instances the
+    /// compiler laid out (their default `this[]` data) and, per slot, the function table of
+    /// each class type, which is what a layer writes into a slot's table id.
+    pub classes: Option<crate::container::Interfaces>,
+}
+
 /// Everything [`scan`] finds.
 #[derive(Debug, Clone)]
 pub struct ShaderReflection {
@@ -81,6 +120,8 @@ pub struct ShaderReflection {
     pub thread_group: Option<[u32; 3]>,
     /// Geometry and tessellation parameters.
     pub stage: StageParameters,
+    /// The class-instance data, for a program with interfaces.
+    pub class_linkage: Option<ClassLinkage>,
 }
 
 /// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
@@ -93,6 +134,8 @@ pub fn scan(
     let mut ranges = Vec::new();
     let mut stage = StageParameters::default();
     let mut thread_group = None;
+    let mut interfaces = Vec::new();
+    let mut function_tables = Vec::new();
     for instruction in &program.instructions {
         let Some(declaration) = &instruction.declaration else {
             continue;
@@ -203,6 +246,26 @@ pub fn scan(
                 stage.max_tess_factor = Some(f32::from_bits(*bits));
                 None
             }
+            Declaration::Interface {
+                id,
+                dynamic,
+                table_length,
+                array_length,
+                tables,
+            } => {
+                interfaces.push(InterfaceInfo {
+                    id: *id,
+                    slots: (*array_length).max(1),
+                    call_sites: *table_length,
+                    dynamic: *dynamic,
+                    tables: program.data_slice(*tables).to_vec(),
+                });
+                None
+            }
+            Declaration::FunctionTable { id, bodies } => {
+                function_tables.push((*id, program.data_slice(*bodies).to_vec()));
+                None
+            }
             _ => None,
         };
         let range = range.map(|i| match declaration {
@@ -220,6 +283,32 @@ pub fn scan(
         });
         ranges.extend(range);
     }
+    let slots = crate::passes::bindings::interface_slot_count(program);
+    let linkage_binding = plan.get(
+        RegisterKind::ConstantBuffer,
+        crate::bindings::CLASS_LINKAGE_REGISTER,
+    );
+    let class_linkage = match linkage_binding {
+        Some(binding) if slots > 0 => {
+            ranges.push(RangeInfo {
+                name: Some("$ClassLinkage".to_string()),
+                binding: *binding,
+                dimension: Some("constant_buffer"),
+                return_type: None,
+                stride: None,
+                cbuffer_size: Some(slots.saturating_mul(2)),
+                sampler_mode: None,
+            });
+            Some(ClassLinkage {
+                binding: *binding,
+                slots,
+                interfaces,
+                function_tables,
+                classes: reflection.interfaces.clone(),
+            })
+        }
+        _ => None,
+    };
     let model = program.model;
     Ok(ShaderReflection {
         plan,
@@ -230,6 +319,7 @@ pub fn scan(
         patch_constants: reflection.patch_constant.clone(),
         thread_group,
         stage,
+        class_linkage,
     })
 }
 
@@ -338,6 +428,71 @@ impl RangeInfo {
     }
 }
 
+/// The JSON form of an IFCE chunk: class types, class instances and each slot record's
+/// (class type → function table) entries.
+fn classes_json(ifce: &crate::container::Interfaces) -> Value {
+    let type_name = |id: u16| {
+        ifce.class_types
+            .iter()
+            .find(|t| t.id == id)
+            .map(|t| t.name.clone())
+    };
+    json!({
+        "class_types": ifce.class_types.iter().map(|t| json!({
+            "name": t.name,
+            "id": t.id,
+            "constant_buffer_stride": t.constant_buffer_stride,
+            "texture": t.texture,
+            "sampler": t.sampler,
+        })).collect::<Vec<_>>(),
+        "class_instances": ifce.class_instances.iter().map(|i| json!({
+            "name": i.name,
+            "type_id": i.type_id,
+            "type": type_name(i.type_id),
+            "constant_buffer": i.constant_buffer,
+            "constant_buffer_offset": i.constant_buffer_offset,
+            "texture": i.texture,
+            "sampler": i.sampler,
+        })).collect::<Vec<_>>(),
+        "slots": ifce.slots.iter().map(|s| json!({
+            "first_slot": s.first_slot,
+            "slot_count": s.slot_count,
+            "tables": s.entries.iter().map(|e| json!({
+                "type_id": e.type_id,
+                "type": type_name(e.type_id),
+                "table": e.table_id,
+            })).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+impl ClassLinkage {
+    /// The JSON form (under `class_linkage` in [`ShaderReflection::to_json`]).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "register": self.binding.range.lower,
+            "space": self.binding.range.space,
+            "binding": binding_json(&self.binding.binding),
+            "slots": self.slots,
+            "vectors_per_slot": 2,
+            "layout": "uvec4[2 * slots]: [2*s].x = function table id of slot s, \
+                       [2*s + 1] = this[s]",
+            "interfaces": self.interfaces.iter().map(|i| json!({
+                "id": i.id,
+                "slots": i.slots,
+                "call_sites": i.call_sites,
+                "dynamic": i.dynamic,
+                "tables": i.tables,
+            })).collect::<Vec<_>>(),
+            "function_tables": self.function_tables.iter().map(|(id, bodies)| json!({
+                "id": id,
+                "bodies": bodies,
+            })).collect::<Vec<_>>(),
+            "classes": self.classes.as_ref().map(classes_json),
+        })
+    }
+}
+
 impl ShaderReflection {
     /// One line per descriptor range: `srv t1 texture2d space 0 registers 10.. -> set 0 binding 42 (runtime array)`.
     pub fn summary(&self) -> String {
@@ -381,6 +536,7 @@ impl ShaderReflection {
                 "max_output_vertices": s.max_output_vertices,
                 "instances": s.instances,
             },
+            "class_linkage": self.class_linkage.as_ref().map(ClassLinkage::to_json),
             "tessellation": {
                 "input_control_points": s.input_control_points,
                 "output_control_points": s.output_control_points,
@@ -390,5 +546,92 @@ impl ShaderReflection {
                 "max_tess_factor": s.max_tess_factor,
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::DefaultBindings;
+    use crate::container::{
+        ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces,
+    };
+
+    /// The IFCE chunk's class types, instances and slot tables reach `class_linkage.classes`.
+    #[test]
+    fn class_linkage_lists_the_ifce_classes() {
+        let text = "ps_5_0
+dcl_function_body fb0
+dcl_function_body fb1
+dcl_function_table ft0 = {fb0}
+dcl_function_table ft1 = {fb1}
+dcl_interface fp0[2][1] = {ft0, ft1}
+ret
+label fb0
+ret
+label fb1
+ret
+";
+        let program = crate::asm::parse_program(text).unwrap();
+        let reflection = Reflection {
+            interfaces: Some(Interfaces {
+                interface_slot_count: 2,
+                unknown: 0,
+                class_types: vec![
+                    ClassType {
+                        name: "Red".into(),
+                        id: 0,
+                        ..ClassType::default()
+                    },
+                    ClassType {
+                        name: "Blue".into(),
+                        id: 1,
+                        ..ClassType::default()
+                    },
+                ],
+                class_instances: vec![ClassInstance {
+                    name: "blue".into(),
+                    type_id: 1,
+                    constant_buffer_offset: 3,
+                    ..ClassInstance::default()
+                }],
+                slots: vec![InterfaceSlot {
+                    first_slot: 0,
+                    slot_count: 2,
+                    entries: vec![
+                        InterfaceSlotEntry {
+                            type_id: 0,
+                            table_id: 0,
+                        },
+                        InterfaceSlotEntry {
+                            type_id: 1,
+                            table_id: 1,
+                        },
+                    ],
+                }],
+            }),
+            ..Reflection::default()
+        };
+        let scanned = scan(&program, &reflection, &DefaultBindings).unwrap();
+        let json = scanned.to_json();
+        let linkage = &json["class_linkage"];
+        let expected = json!({
+            "slots": 2,
+            "binding": {"set": 0, "binding": 15, "array_offset": 0},
+            "blue": {"name": "blue", "type_id": 1, "type": "Blue", "constant_buffer": 0,
+                     "constant_buffer_offset": 3, "texture": 0, "sampler": 0},
+            "tables": [{"type_id": 0, "type": "Red", "table": 0},
+                       {"type_id": 1, "type": "Blue", "table": 1}],
+        });
+        let actual = json!({
+            "slots": linkage["slots"],
+            "binding": linkage["binding"],
+            "blue": linkage["classes"]["class_instances"][0],
+            "tables": linkage["classes"]["slots"][0]["tables"],
+        });
+        assert_eq!(
+            actual, expected,
+            "class_linkage of\n{text}\nfull JSON: {json:#}"
+        );
     }
 }

@@ -72,6 +72,11 @@ impl Parser<'_> {
                     ));
                 };
                 interface.index_count -= 1;
+                // The call site is no index of the operand: clear it, as the decoder leaves
+                // unused indices.
+                if let Some(index) = interface.indices.get_mut(last) {
+                    *index = Index::Imm32(0);
+                }
                 instruction.call_index = Some(site);
             }
         }

@@ -404,6 +404,43 @@ ret
     );
 }
 
+/// fxc's own spelling of class linkage: the call site as the interface's last index, a
+/// dynamically indexed interface array, and `this[]` with a constant and a relative slot.
+#[test]
+fn class_linkage_in_fxc_syntax() {
+    let program = round_trip(
+        "cs_5_0
+dcl_function_body fb0
+dcl_function_body fb1
+dcl_function_table ft0 = {fb0, fb1}
+dcl_function_table ft1 = {fb1, fb0}
+dcl_interface fp0[1][2] = {ft0, ft1}
+dcl_interface_dynamicindexed fp1[3][2] = {ft0}
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.xyzw, this[0].xyzw
+fcall fp0[0][1]
+fcall fp1[r0.x + 0][0]
+fcall fp1[2][1]
+ret
+label fb0
+mov r1.xy, this[r0.y + 1].zwzz
+ret
+label fb1
+store_raw u0.x, l(0), this[3].x
+ret
+",
+    );
+    let sites: Vec<_> = program
+        .instructions
+        .iter()
+        .filter(|i| i.opcode == crate::tpf::opcodes::Opcode::InterfaceCall)
+        .map(|i| i.call_index)
+        .collect();
+    assert_eq!(sites, [Some(1), Some(0), Some(1)], "fcall call sites");
+}
+
 #[test]
 fn annotations_keep_what_the_text_cannot_show() {
     let text = "ps_5_0

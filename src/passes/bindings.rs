@@ -134,6 +134,22 @@ fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, D
     })
 }
 
+/// The number of interface slots a program declares: the largest `id + array length` of its
+/// `dcl_interface` declarations (interface ids are slot bases), 0 without interfaces.
+pub fn interface_slot_count(program: &Program) -> u32 {
+    program
+        .instructions
+        .iter()
+        .filter_map(|i| match &i.declaration {
+            Some(Declaration::Interface {
+                id, array_length, ..
+            }) => Some(id.saturating_add((*array_length).max(1))),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0)
+}
+
 /// The descriptor class of a resource register file.
 pub fn class_of(register: RegisterKind) -> Option<DescriptorClass> {
     Some(match register {
@@ -266,7 +282,57 @@ impl BindingPlan {
                 counter,
             });
         }
+        plan.bind_class_linkage(program, mapper)?;
         Ok(plan)
+    }
+
+    /// Adds the binding of the class-linkage instance data (see
+    /// [`crate::bindings::CLASS_LINKAGE_REGISTER`]) when the program declares interfaces: a
+    /// constant buffer at that register of space 0, which the program itself must not
+    /// declare.
+    fn bind_class_linkage(&mut self, program: &Program, mapper: &dyn BindingMapper) -> Result<()> {
+        if interface_slot_count(program) == 0 {
+            return Ok(());
+        }
+        let register = crate::bindings::CLASS_LINKAGE_REGISTER;
+        if self.get(RegisterKind::ConstantBuffer, register).is_some() {
+            return Err(Error::new(
+                Location::None,
+                format!(
+                    "cb{register} is reserved for the class-linkage instance data of a program \
+                     with interfaces"
+                ),
+            ));
+        }
+        let range = ResourceRange {
+            id: register,
+            lower: register,
+            upper: Some(register),
+            space: 0,
+        };
+        let key = RangeKey {
+            class: DescriptorClass::ConstantBuffer,
+            kind: DescriptorKind::Buffer,
+            space: 0,
+            lower: register,
+            upper: Some(register),
+        };
+        let binding = resolve(mapper, &key)?;
+        let shape = shape_of(&range, &binding)?;
+        self.by_range.insert(
+            (RegisterKind::ConstantBuffer as u8, register),
+            self.bindings.len(),
+        );
+        self.bindings.push(DescriptorBinding {
+            register: RegisterKind::ConstantBuffer,
+            range,
+            key,
+            binding,
+            shape,
+            usage: UavUsage::default(),
+            counter: None,
+        });
+        Ok(())
     }
 
     /// The binding of range `id` of a register file.

@@ -135,8 +135,12 @@ pub enum Topology {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Command {
     /// `uniform <offset> <type> <values…>`: offset in 32-bit words of constant buffer 0.
-    /// Missing integer values are 0, as in shader_runner.
+    /// Missing integer values are 0, as in shader_runner. This project's extension
+    /// `uniform cb<N> <offset> <type> <values…>` writes constant buffer `N` of space 0
+    /// instead (e.g. `cb15`, the class-linkage instance data).
     Uniform {
+        /// The constant-buffer register (0 unless `cb<N>` is given).
+        buffer: u32,
         /// Offset in 32-bit words.
         offset: u32,
         /// The type name as written (`float4`, `uint`, …).
@@ -332,6 +336,7 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
         );
     }
     if s.eat_word("uniform") {
+        let buffer = if s.eat("cb") { s.decimal_u32()? } else { 0 };
         let offset = s.decimal_u32()?;
         let type_name = s
             .word()
@@ -369,6 +374,7 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
         return finish(
             s,
             Command::Uniform {
+                buffer,
                 offset,
                 type_name,
                 values,
@@ -520,11 +526,22 @@ mod tests {
         assert_eq!(
             cmd("uniform 0 float4 1.0 -2 3.5 4"),
             Command::Uniform {
+                buffer: 0,
                 offset: 0,
                 type_name: "float4".into(),
                 values: UniformValues::Float(vec![1.0, -2.0, 3.5, 4.0]),
             }
         );
+        assert_eq!(
+            cmd("uniform cb15 8 uint4 1 2 3 4"),
+            Command::Uniform {
+                buffer: 15,
+                offset: 8,
+                type_name: "uint4".into(),
+                values: UniformValues::Uint(vec![1, 2, 3, 4]),
+            }
+        );
+        assert!(parse_test_line("uniform cb 0 uint 1", 1).is_err());
         let Command::Uniform { values, .. } = cmd("uniform 4 uint 0xffffffff") else {
             panic!()
         };

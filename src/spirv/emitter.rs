@@ -70,6 +70,8 @@ pub struct Emitter<'a> {
     pub bindings: crate::passes::bindings::BindingPlan,
     /// The `fma64` helper function, once a `dfma` calls it (see [`super::fma64`]).
     pub fma64: Option<Word>,
+    /// State of the class-linkage lowering.
+    pub link: super::linkage::LinkageState,
 }
 
 impl<'a> Emitter<'a> {
@@ -98,6 +100,7 @@ impl<'a> Emitter<'a> {
             res: Default::default(),
             bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
             fma64: None,
+            link: Default::default(),
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
@@ -167,7 +170,7 @@ impl<'a> Emitter<'a> {
     }
 
     fn declaration(&mut self, instruction: &Instruction, declaration: &Declaration) -> Result<()> {
-        if self.stage_declaration(declaration)? {
+        if self.stage_declaration(declaration)? || self.linkage_declaration(declaration)? {
             return Ok(());
         }
         match declaration {
@@ -203,7 +206,11 @@ impl<'a> Emitter<'a> {
             if instruction.opcode == Opcode::Label {
                 let label = self.label_of(instruction)?;
                 let id = self.m.b.id();
-                self.labels.insert(label, id);
+                if self.is_function_body_label(instruction) {
+                    self.link.bodies.insert(label, id);
+                } else {
+                    self.labels.insert(label, id);
+                }
             }
         }
         let main = self.begin_void_function(None)?;
@@ -216,7 +223,11 @@ impl<'a> Emitter<'a> {
             if instruction.opcode == Opcode::Label {
                 self.end_function()?;
                 let label = self.label_of(instruction)?;
-                let id = self.labels.get(&label).copied();
+                let id = if self.is_function_body_label(instruction) {
+                    self.link.bodies.get(&label).copied()
+                } else {
+                    self.labels.get(&label).copied()
+                };
                 self.begin_void_function(id)?;
                 continue;
             }
@@ -302,6 +313,9 @@ impl<'a> Emitter<'a> {
             return Ok(());
         }
         if self.geometry_instruction(instruction)? {
+            return Ok(());
+        }
+        if self.linkage_instruction(instruction)? {
             return Ok(());
         }
         let info = instruction.opcode.info();

@@ -32,6 +32,9 @@ mod hull;
 mod io;
 #[cfg(test)]
 mod io_tests;
+mod linkage;
+#[cfg(test)]
+mod linkage_tests;
 mod min_precision;
 mod module;
 mod operands;

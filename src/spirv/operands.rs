@@ -257,6 +257,7 @@ impl Emitter<'_> {
             RegisterKind::ConstantBuffer | RegisterKind::ImmediateConstantBuffer => {
                 self.load_buffer_component(operand, component)
             }
+            RegisterKind::ThisPointer => self.load_this_component(operand, component),
             kind if Self::is_io_register(kind) => self.load_io_component(operand, component),
             kind => Err(self.err(format!("{} cannot be read as a value", kind.name()))),
         }

@@ -9,7 +9,9 @@
 //! resource is bound where the translator's default binding plan of the shaders that
 //! declare it puts it ([`crate::bindings::DefaultBindings`]); `[srv N]`, `[uav N]` and
 //! `[sampler N]` are register N of space 0, and this project's `[space S srv N]` form names
-//! another register space (SM5.1).
+//! another register space (SM5.1). `uniform` writes constant buffer 0 as in vkd3d; this
+//! project's `uniform cb<N> <offset> <type> <values…>` writes constant buffer `N` of space 0
+//! (bound where the plan puts register `N`), e.g. `cb15`, the class-linkage instance data.
 //!
 //! Every probe gets an [`Outcome`]: a skip always carries its reason (a shader-model range
 //! outside SM4.0–5.1, a device feature missing, no blob, a section fxc would refuse, or a
@@ -205,6 +207,8 @@ struct FileRun<'a> {
     input_layout: Vec<st::InputElement>,
     shaders: HashMap<Stage, Loaded>,
     uniforms: Vec<u32>,
+    /// Constant buffers other than cb0 written by `uniform cb<N> …` (register N of space 0).
+    other_uniforms: BTreeMap<u32, Vec<u32>>,
     depth: vulkan::CompareOp,
     /// Viewports set by `viewport N (x, y, w, h)`.
     viewports: Vec<vulkan::Viewport>,
@@ -231,6 +235,7 @@ pub fn run_file(
         input_layout: Vec::new(),
         shaders: HashMap::new(),
         uniforms: Vec::new(),
+        other_uniforms: BTreeMap::new(),
         depth: vulkan::CompareOp::Always,
         viewports: Vec::new(),
         unmodelled: None,
@@ -436,15 +441,24 @@ impl FileRun<'_> {
     /// Runs one `[test]` command.
     fn command(&mut self, line: &st::TestLine, eval: &EvalContext<'_>, skip_all: Option<&str>) {
         match &line.command {
-            Command::Uniform { offset, values, .. } => {
+            Command::Uniform {
+                buffer,
+                offset,
+                values,
+                ..
+            } => {
                 let start = usize::try_from(*offset).unwrap_or(0);
                 let words = values.words();
                 let end = start.saturating_add(words.len());
-                if self.uniforms.len() < end {
+                let uniforms = match *buffer {
+                    0 => &mut self.uniforms,
+                    n => self.other_uniforms.entry(n).or_default(),
+                };
+                if uniforms.len() < end {
                     // vkd3d fills gaps with 0x7f bytes.
-                    self.uniforms.resize(end.div_ceil(4) * 4, 0x7f7f_7f7f);
+                    uniforms.resize(end.div_ceil(4) * 4, 0x7f7f_7f7f);
                 }
-                if let Some(dst) = self.uniforms.get_mut(start..end) {
+                if let Some(dst) = uniforms.get_mut(start..end) {
                     dst.copy_from_slice(&words);
                 }
             }
@@ -623,6 +637,15 @@ impl FileRun<'_> {
             vulkan::Resource::UniformBuffer(cb),
             None,
         );
+        for (&register, words) in &self.other_uniforms {
+            let mut cb = vulkan::words_to_bytes(words);
+            cb.resize(cb.len().max(16).div_ceil(16) * 16, 0);
+            push(
+                locate(DescriptorClass::ConstantBuffer, 0, register),
+                vulkan::Resource::UniformBuffer(cb),
+                None,
+            );
+        }
         for (&key, live) in &self.resources {
             let (kind, space, slot) = key;
             let class = match kind {
