@@ -249,7 +249,10 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
         } => {
             let bytes = read_input(&input)?;
             *container = Some(bytes.clone());
-            let options = dxbc2spirv::ReadOptions { ignore_checksum };
+            let options = dxbc2spirv::ReadOptions {
+                ignore_checksum,
+                ..Default::default()
+            };
             let dxbc = dxbc2spirv::read(&bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
@@ -284,8 +287,14 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
                 bytes = dxbc2spirv::asm::assemble(&listing).context(place)?;
             }
             *container = Some(bytes.clone());
-            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions { ignore_checksum })
-                .with_context(|| format!("{}", input.display()))?;
+            let dxbc = dxbc2spirv::read(
+                &bytes,
+                &dxbc2spirv::ReadOptions {
+                    ignore_checksum,
+                    ..Default::default()
+                },
+            )
+            .with_context(|| format!("{}", input.display()))?;
             let options = dxbc2spirv::spirv::Options {
                 target,
                 debug_names: !strip_debug,

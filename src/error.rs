@@ -50,6 +50,8 @@ pub enum ErrorKind {
     /// The input is valid but uses something the translator does not handle (yet); the
     /// message names the feature.
     Unsupported,
+    /// The input exceeds a resource limit ([`crate::limits::Limits`]).
+    Limit,
 }
 
 /// An error from reading, checking or translating a shader.
@@ -74,6 +76,12 @@ impl Error {
             message: message.into(),
             kind: ErrorKind::Invalid,
         }
+    }
+
+    /// The same error with another kind.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
     }
 
     /// An error for a valid input that uses a feature the translator does not handle.

@@ -33,7 +33,9 @@ pub mod capi;
 pub mod container;
 pub mod disasm;
 pub mod error;
+pub mod fuzzing;
 pub mod ir;
+pub mod limits;
 pub mod passes;
 pub mod reflect;
 pub mod shader_test;
@@ -54,6 +56,8 @@ pub use translation::{translate_bytes, TranslateOptions, Translation};
 pub struct ReadOptions {
     /// Accept a container whose checksum does not match its contents.
     pub ignore_checksum: bool,
+    /// Resource limits on the input.
+    pub limits: limits::Limits,
 }
 
 /// Everything read from one DXBC container.
@@ -77,6 +81,7 @@ impl Dxbc<'_> {
 
 /// Reads a DXBC container: checks it, parses its chunks and decodes and validates its program.
 pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
+    options.limits.check_input(bytes)?;
     let container = container::Container::parse(
         bytes,
         &container::ParseOptions {
@@ -87,6 +92,7 @@ pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
     let program = match container.program() {
         Some(chunk) => {
             let program = tpf::decode(chunk.data)?;
+            options.limits.check_program(&program)?;
             ir::validate(&program)?;
             Some(program)
         }

@@ -36,6 +36,9 @@ pub struct TranslateOptions {
     /// `denorm_preserve_float64` (declare `DenormPreserve` for doubles, as D3D keeps double
     /// denormals; needs `shaderDenormPreserveFloat64`).
     pub features: Features,
+    /// Resource limits on the input ([`crate::limits::Limits`]; the defaults admit every
+    /// shader Direct3D accepts).
+    pub limits: crate::limits::Limits,
 }
 
 /// The result of [`translate_bytes`].
@@ -83,6 +86,7 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
         bytes,
         &ReadOptions {
             ignore_checksum: options.ignore_checksum,
+            limits: options.limits,
         },
     )?;
     let mapper = options.mapper();

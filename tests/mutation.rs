@@ -5,15 +5,37 @@
 //! program dwords. Most cases get a recomputed checksum so that the mutation reaches the
 //! chunk parsers and the decoder rather than dying at the checksum. A case that reads is also
 //! disassembled, checked for control flow, re-encoded and decoded again (the text must not
-//! change), and its text assembled again (the tokens must not change). A panic anywhere fails the test and prints the blob, seed and mutation.
+//! change), and its text assembled again (the tokens must not change), and translated: a
+//! translation error must have a message, and a module must pass spirv-val (the distinct
+//! modules, up to [`MAX_VALIDATED`], are validated after the run, two at a time). A panic
+//! anywhere fails the test and prints the blob, seed and mutation.
+//! `MUTATION_TRACE=1` prints each case before it runs (to find one that aborts the process,
+//! e.g. by exhausting memory); the input of a module spirv-val rejects is saved under
+//! `target/mutation-failures/`.
 
 mod common;
 
 use dxbc2spirv::{asm, container, disasm, ir, tpf, ReadOptions};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Cases per blob: with 1,243 corpus shaders and 24 root signatures this gives about 250,000.
 const CASES_PER_BLOB: u64 = 200;
+
+/// Distinct translated modules checked by spirv-val (each is a process: about 10 ms).
+const MAX_VALIDATED: usize = 20_000;
+
+/// A translated case kept for spirv-val: its description, input and module.
+type Case = (String, Vec<u8>, Vec<u32>);
+
+/// What happened to one mutated input.
+enum Outcome {
+    /// Read (and translated into the module, when it translates).
+    Read(Option<Vec<u32>>),
+    /// Rejected by the reader with an error.
+    Rejected,
+}
 
 /// A small xorshift generator: deterministic, no dependencies.
 struct Rng(u64);
@@ -188,14 +210,14 @@ fn fix_checksum(bytes: &mut [u8]) {
 }
 
 /// Runs every stage that exists today on one input. Returns whether it was read.
-fn exercise(bytes: &[u8], options: &ReadOptions) -> Result<bool, String> {
+fn exercise(bytes: &[u8], options: &ReadOptions) -> Result<Outcome, String> {
     let dxbc = match dxbc2spirv::read(bytes, options) {
         Ok(dxbc) => dxbc,
         Err(e) => {
             if e.message.is_empty() {
                 return Err("an error with an empty message".into());
             }
-            return Ok(false);
+            return Ok(Outcome::Rejected);
         }
     };
     let text = disasm::disassemble(&dxbc);
@@ -226,7 +248,72 @@ fn exercise(bytes: &[u8], options: &ReadOptions) -> Result<bool, String> {
     if text.is_empty() {
         return Err("empty disassembly".into());
     }
-    Ok(true)
+    if dxbc.program.is_none() {
+        return Ok(Outcome::Read(None));
+    }
+    match dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()) {
+        Ok(words) => Ok(Outcome::Read(Some(words))),
+        Err(e) if e.message.is_empty() => Err("a translation error with an empty message".into()),
+        Err(_) => Ok(Outcome::Read(None)),
+    }
+}
+
+/// Runs spirv-val on each module (two threads); returns the failures.
+/// The input of each rejected module is written to `target/mutation-failures/`, ready to be
+/// copied into `tests/fuzz/regressions/translate/`.
+fn validate_all(modules: Vec<Case>) -> Vec<String> {
+    let saved = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/mutation-failures");
+    let dir = std::env::temp_dir().join(format!("dxbc2spirv-mutation-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let chunks: Vec<Vec<Case>> = {
+        let mut halves = vec![Vec::new(), Vec::new()];
+        for (i, m) in modules.into_iter().enumerate() {
+            halves[i % 2].push(m);
+        }
+        halves
+    };
+    let failures = std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .enumerate()
+            .map(|(t, chunk)| {
+                let dir = dir.clone();
+                let saved = saved.clone();
+                scope.spawn(move || {
+                    let path = dir.join(format!("case{t}.spv"));
+                    let mut failures = Vec::new();
+                    for (what, input, words) in chunk {
+                        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        std::fs::write(&path, bytes).expect("writing a module");
+                        let out = std::process::Command::new("spirv-val")
+                            .args(["--target-env", "vulkan1.3"])
+                            .arg(&path)
+                            .output()
+                            .expect("spirv-val runs (cargo xtask test installs it)");
+                        if !out.status.success() {
+                            let _ = std::fs::create_dir_all(&saved);
+                            let input_path =
+                                saved.join(format!("case-{t}-{}.dxbc", failures.len()));
+                            let _ = std::fs::write(&input_path, &input);
+                            failures.push(format!(
+                                "{what} (input saved as {}): spirv-val rejects the module: {}{}",
+                                input_path.display(),
+                                String::from_utf8_lossy(&out.stdout),
+                                String::from_utf8_lossy(&out.stderr)
+                            ));
+                        }
+                    }
+                    failures
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect::<Vec<_>>()
+    });
+    let _ = std::fs::remove_dir_all(&dir);
+    failures
 }
 
 #[test]
@@ -240,7 +327,8 @@ fn mutated_corpus_blobs_never_panic() {
     let previous_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let mut failures = Vec::new();
-    let (mut cases, mut read, mut rejected) = (0u64, 0u64, 0u64);
+    let (mut cases, mut read, mut rejected, mut translated) = (0u64, 0u64, 0u64, 0u64);
+    let mut modules: HashMap<u64, Case> = HashMap::new();
     for (blob_index, (name, original)) in blobs.iter().enumerate() {
         let layout = layout(original);
         for case in 0..CASES_PER_BLOB {
@@ -254,11 +342,31 @@ fn mutated_corpus_blobs_never_panic() {
             }
             let options = ReadOptions {
                 ignore_checksum: !check_checksum,
+                ..Default::default()
             };
             cases += 1;
+            if std::env::var_os("MUTATION_TRACE").is_some() {
+                eprintln!("case {name} seed {seed:#x} ({mutation})");
+            }
             match catch_unwind(AssertUnwindSafe(|| exercise(&bytes, &options))) {
-                Ok(Ok(true)) => read += 1,
-                Ok(Ok(false)) => rejected += 1,
+                Ok(Ok(Outcome::Read(module))) => {
+                    read += 1;
+                    if let Some(words) = module {
+                        translated += 1;
+                        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                        words.hash(&mut hasher);
+                        if modules.len() < MAX_VALIDATED {
+                            modules.entry(hasher.finish()).or_insert_with(|| {
+                                (
+                                    format!("{name} seed {seed:#x} ({mutation})"),
+                                    bytes.clone(),
+                                    words,
+                                )
+                            });
+                        }
+                    }
+                }
+                Ok(Ok(Outcome::Rejected)) => rejected += 1,
                 Ok(Err(problem)) => {
                     failures.push(format!("{name} seed {seed:#x} ({mutation}): {problem}"))
                 }
@@ -276,8 +384,11 @@ fn mutated_corpus_blobs_never_panic() {
         }
     }
     std::panic::set_hook(previous_hook);
+    let validated = modules.len();
+    failures.extend(validate_all(modules.into_values().collect()));
     println!(
-        "mutation: {cases} cases, {read} read, {rejected} rejected, {} failures",
+        "mutation: {cases} cases, {read} read, {rejected} rejected, {translated} translated, \
+         {validated} distinct modules validated, {} failures",
         failures.len()
     );
     assert!(cases >= 100_000, "only {cases} cases");

@@ -146,6 +146,7 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
             int16: options.int16 != 0,
             native_16bit: options.native_16bit != 0,
         },
+        limits: crate::limits::Limits::default(),
     })
 }
 

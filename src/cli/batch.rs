@@ -267,6 +267,7 @@ fn convert(job: &Job, output: &Path, options: &TranslateOptions) -> Outcome {
                 match e.kind {
                     ErrorKind::Unsupported => "unsupported",
                     ErrorKind::Invalid => "invalid",
+                    ErrorKind::Limit => "limit",
                 }
             };
             return Outcome::Failed {

@@ -37,6 +37,9 @@ use crate::ir::{
 };
 use crate::tpf::opcodes::Opcode;
 
+/// Registers in each input, output, control-point and patch-constant register file.
+const IO_REGISTERS: u32 = 32;
+
 /// GLSL.std.450 interpolation functions.
 const INTERPOLATE_AT_CENTROID: u32 = 76;
 const INTERPOLATE_AT_SAMPLE: u32 = 77;
@@ -198,12 +201,48 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// D3D has 32 registers in each input, output, control-point and patch-constant file: a
+    /// declared register beyond them is an error (it would make a location no device has).
+    fn check_io_register(&self, operand: Operand) -> Result<()> {
+        let files = [
+            RegisterKind::Input,
+            RegisterKind::Output,
+            RegisterKind::InputControlPoint,
+            RegisterKind::OutputControlPoint,
+            RegisterKind::InputPatchConstant,
+        ];
+        if !files.contains(&operand.kind) {
+            return Ok(());
+        }
+        match operand.indices().last().and_then(|index| index.as_imm32()) {
+            Some(register) => self.check_io_register_index(operand.kind, register),
+            None => Ok(()),
+        }
+    }
+
+    /// The register-number check of [`Self::check_io_register`], for registers taken from a
+    /// signature rather than an operand.
+    pub(super) fn check_io_register_index(&self, kind: RegisterKind, register: u32) -> Result<()> {
+        if register >= IO_REGISTERS {
+            return Err(self.err(format!(
+                "{}{register} is beyond the {IO_REGISTERS} registers of its file",
+                kind.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// Handles `dcl_input*`, `dcl_output*` and `dcl_indexrange`.
     pub fn declare_io(
         &mut self,
         _instruction: &Instruction,
         declaration: &Declaration,
     ) -> Result<()> {
+        if let Declaration::Signature { operand, .. } | Declaration::IndexRange { operand, .. } =
+            declaration
+        {
+            self.check_io_register(*self.operand(*operand))?;
+        }
         if self.stage_declare_io(declaration)? {
             return Ok(());
         }

@@ -17,7 +17,9 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::error::Result;
-use crate::ir::{CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange};
+use crate::ir::{
+    CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange, Stage,
+};
 use crate::tpf::opcodes::Opcode;
 
 /// How a buffer-like resource is addressed.
@@ -632,12 +634,27 @@ impl Emitter<'_> {
 
     fn sync(&mut self, instruction: &Instruction) -> Result<()> {
         let flags = instruction.sync;
-        let mut semantics = MemorySemantics::ACQUIRE_RELEASE;
+        let stage = self.program.model.stage;
+        if (flags.threads_in_group || flags.group_shared_memory) && stage != Stage::Compute {
+            return Err(self.err(
+                "sync with _t or _g (thread-group sync or shared memory) outside a compute shader",
+            ));
+        }
+        let mut semantics = MemorySemantics::empty();
         if flags.group_shared_memory {
             semantics |= MemorySemantics::WORKGROUP_MEMORY;
         }
         if flags.uav_group || flags.uav_global {
             semantics |= MemorySemantics::UNIFORM_MEMORY | MemorySemantics::IMAGE_MEMORY;
+        }
+        if semantics.is_empty() {
+            // Without a memory class there is nothing to order (Vulkan rejects an acquire-
+            // release barrier with no storage class); only the execution barrier remains.
+            if !flags.threads_in_group {
+                return Ok(());
+            }
+        } else {
+            semantics |= MemorySemantics::ACQUIRE_RELEASE;
         }
         let memory_scope = if flags.uav_global {
             Scope::Device

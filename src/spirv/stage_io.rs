@@ -210,6 +210,7 @@ impl Emitter<'_> {
         mask: u8,
         sv: SystemValue,
     ) -> Result<()> {
+        self.check_io_register_index(kind, register)?;
         let class = if kind == RegisterKind::Input {
             StorageClass::Input
         } else {

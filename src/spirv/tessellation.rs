@@ -300,16 +300,18 @@ impl Emitter<'_> {
         } else {
             self.reflection.input.as_ref()
         };
-        if let Some(signature) = signature {
-            if !signature.elements.is_empty() {
-                return signature
-                    .elements
-                    .iter()
-                    .map(|e| e.register.saturating_add(1))
-                    .max()
-                    .unwrap_or(0);
-            }
-        }
+        // From the signature when there is one; the declared registers count too, which only
+        // matters when a damaged signature lacks a declared register (the locations of
+        // the two kinds of variables must not overlap). Registers past D3D's 32 have no
+        // location (declaring one is an error).
+        let from_signature = signature.map(|s| {
+            s.elements
+                .iter()
+                .filter(|e| e.register < 32)
+                .map(|e| e.register + 1)
+                .max()
+                .unwrap_or(0)
+        });
         let phases = self.io.stage.hull.as_ref();
         let passthrough = phases.is_some_and(|h| h.control_point_phase().is_none());
         let mut next = 0u32;
@@ -334,7 +336,7 @@ impl Emitter<'_> {
                 next = next.max(register.saturating_add(1));
             }
         }
-        next
+        next.max(from_signature.unwrap_or(0))
     }
 
     /// Declares a domain shader's `vpc#` components.

@@ -3,10 +3,12 @@
 //! * `corpus`: reads, disassembles, re-encodes, round-trips and translates (with spirv-val)
 //!   every blob of the shared corpus.
 //! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
+//! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod conformance;
 mod corpus;
+mod fuzz;
 mod paths;
 mod stages;
 mod test;
@@ -58,6 +60,15 @@ enum Command {
         #[arg(long)]
         validation: bool,
     },
+    /// Run one fuzz target (read, assemble, translate, mutate_program) for a time, seeded with the corpus; then spirv-val every distinct module it produced.
+    Fuzz {
+        /// The target.
+        #[arg(long)]
+        target: String,
+        /// How long to fuzz.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
 }
@@ -105,6 +116,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             blobs,
             validation,
         }),
+        Command::Fuzz { target, seconds } => fuzz::run(&fuzz::Options { target, seconds }),
         Command::Test => test::run(),
     }
 }
