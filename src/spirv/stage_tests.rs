@@ -274,8 +274,10 @@ fn hull_phases_make_one_tessellation_control_entry_point() {
     assert!(mode(&module, ExecutionMode::VertexOrderCcw).is_some());
     // main, the control-point phase, the fork phase and the join phase.
     assert_eq!(module.functions.len(), 4);
-    // Three fork instances and one join instance, after one barrier.
-    assert_eq!(count_op(&module, Op::FunctionCall), 5);
+    // The control-point phase, the fork phase (its three instances in a loop) and the join
+    // phase, after one barrier.
+    assert_eq!(count_op(&module, Op::FunctionCall), 3);
+    assert_eq!(count_op(&module, Op::LoopMerge), 1);
     assert_eq!(count_op(&module, Op::ControlBarrier), 1);
     let outer = builtin_var(&module, BuiltIn::TessLevelOuter).expect("outer levels");
     let inner = builtin_var(&module, BuiltIn::TessLevelInner).expect("inner levels");
