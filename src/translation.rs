@@ -9,7 +9,7 @@
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
 use crate::error::{Error, Location, Result};
 use crate::reflect::ShaderReflection;
-use crate::spirv::{Features, TargetEnv};
+use crate::spirv::{Features, StreamOutput, TargetEnv};
 use crate::ReadOptions;
 
 /// Everything [`translate_bytes`] may be asked to do differently.
@@ -36,6 +36,11 @@ pub struct TranslateOptions {
     /// `denorm_preserve_float64` (declare `DenormPreserve` for doubles, as D3D keeps double
     /// denormals; needs `shaderDenormPreserveFloat64`).
     pub features: Features,
+    /// The stream-output (transform-feedback) layout of a vertex, domain or geometry shader,
+    /// as the application gives it when it creates the shader (D3D11's
+    /// `D3D11_SO_DECLARATION_ENTRY` array, strides and rasterized stream); `None` captures
+    /// nothing. See [`StreamOutput`] and the `--stream-output` JSON form.
+    pub stream_output: Option<StreamOutput>,
 }
 
 /// The result of [`translate_bytes`].
@@ -62,6 +67,7 @@ impl TranslateOptions {
             target: self.target,
             debug_names: self.debug_names,
             features: self.features,
+            stream_output: self.stream_output.clone(),
         }
     }
 

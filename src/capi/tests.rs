@@ -66,6 +66,7 @@ fn errors_set_the_message() {
         int16: 0,
         native_16bit: 0,
         bindings_json: std::ptr::null(),
+        stream_output_json: std::ptr::null(),
     };
     // SAFETY: live buffers and out pointer.
     let status = unsafe { dxbc2spirv_translate(junk.as_ptr(), junk.len(), &options, &mut result) };

@@ -11,13 +11,15 @@
 //! streams, every Output is decorated `Stream 0` and vertices are emitted with
 //! `OpEmitStreamVertex` (capability `GeometryStreams`). The registers of streams 1–3 only
 //! reach memory through stream output (transform feedback), whose layout the caller
-//! supplies; without it their values have no destination, as in D3D without a stream-output
-//! buffer for the stream, and registers that stream 0 does not declare are not stored.
+//! supplies ([`super::StreamOutput`], lowered in [`super::stream_output`]): the captured
+//! ones are kept and copied out at each emit to their stream. Without it their values have
+//! no destination, as in D3D without a stream-output buffer for the stream, and registers
+//! that stream 0 does not declare are not stored.
 
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass};
 use std::collections::BTreeSet;
 
-use super::emitter::Emitter;
+use super::emitter::{Emitter, Val};
 use super::module::built;
 use crate::error::Result;
 use crate::ir::{Declaration, Instruction, Operand, PrimitiveTopology, RegisterKind, Stage};
@@ -153,9 +155,15 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A write to an output register that only streams 1–3 declare: dropped (see the module
-    /// comment); true when the write was such a one.
-    pub fn stream_output_store(&mut self, operand: &Operand, component: u8) -> Result<bool> {
+    /// A write to an output register that only streams 1–3 declare: kept in its Private copy
+    /// when stream output captures it, else dropped (see the module comment); true when the
+    /// write was such a one.
+    pub fn stream_output_store(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+        value: Val,
+    ) -> Result<bool> {
         if self.program.model.stage != Stage::Geometry
             || !self.io.stage.multi_stream
             || operand.kind != RegisterKind::Output
@@ -178,7 +186,13 @@ impl Emitter<'_> {
             .stream_outputs
             .iter()
             .any(|&(_, r, mask)| r == register && mask & (1 << component) != 0);
-        if declared {
+        if let Some(slot) = self.stream_output_shadow(register, component) {
+            // A register of streams 1-3 that stream output captures.
+            let value = self.cast(value, slot.scalar)?;
+            let pointer = self.slot_pointer(slot)?;
+            built(self.m.b.store(pointer, value.id, None, []))?;
+            Ok(true)
+        } else if declared {
             Ok(true)
         } else {
             Err(self.err(format!(
@@ -222,6 +236,7 @@ impl Emitter<'_> {
         if emit {
             // Outputs addressed relatively are held in a Private array until now.
             self.function_exit()?;
+            self.stream_output_copy(Some(stream))?;
             if by_stream {
                 let id = self.m.constant_u32(stream);
                 built(self.m.b.emit_stream_vertex(id))?;

@@ -88,12 +88,8 @@ impl Emitter<'_> {
         let uint = self.m.scalar(Scalar::U32);
         let boolean = self.m.scalar(Scalar::Bool);
         let (limit, one) = (self.m.constant_u32(count), self.m.constant_u32(1));
-        let (header, body, next, merge) = (
-            self.m.b.id(),
-            self.m.b.id(),
-            self.m.b.id(),
-            self.m.b.id(),
-        );
+        let (header, body, next, merge) =
+            (self.m.b.id(), self.m.b.id(), self.m.b.id(), self.m.b.id());
         built(self.m.b.branch(header))?;
         built(self.m.b.begin_block(Some(header)))?;
         let instance = built(self.m.b.load(uint, None, var, None, []))?;

@@ -41,6 +41,9 @@ mod stage_builtins;
 mod stage_io;
 #[cfg(test)]
 mod stage_tests;
+mod stream_output;
+#[cfg(test)]
+mod stream_output_tests;
 mod tessellation;
 #[cfg(test)]
 mod test_support;
@@ -50,6 +53,7 @@ mod textures_tests;
 mod validate;
 
 pub use module::Scalar;
+pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use validate::spirv_val;
 
 use crate::container::Reflection;
@@ -99,7 +103,7 @@ impl TargetEnv {
 }
 
 /// Options of the SPIR-V back end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Options {
     /// The Vulkan version to target.
     pub target: TargetEnv,
@@ -107,6 +111,9 @@ pub struct Options {
     pub debug_names: bool,
     /// Optional device features the module may rely on.
     pub features: Features,
+    /// The stream-output (transform-feedback) layout the application gives with a vertex,
+    /// domain or geometry shader; `None` captures nothing (see [`StreamOutput`]).
+    pub stream_output: Option<StreamOutput>,
 }
 
 /// Optional device features a module may rely on.

@@ -68,6 +68,8 @@ pub struct StageState {
     pub stream_outputs: Vec<(u32, u32, u8)>,
     /// Tessellation-level built-ins (class, built-in) of a domain shader's inputs.
     pub tess_levels: HashMap<(u32, u32), Word>,
+    /// The stream-output lowering (see [`super::stream_output`]).
+    pub xfb: super::stream_output::StreamOutputState,
 }
 
 /// The scalar type of a signature element at `register`.
@@ -443,7 +445,7 @@ impl Emitter<'_> {
         if self.patch_store(operand, component, value)? {
             return Ok(true);
         }
-        if self.stream_output_store(operand, component)? {
+        if self.stream_output_store(operand, component, value)? {
             return Ok(true);
         }
         let Some((kind, vertex, register)) = self.arrayed_operand(operand) else {
