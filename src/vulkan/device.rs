@@ -493,6 +493,13 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     e_interlock.p_next = std::ptr::null_mut();
     let mut e_xfb = xfb;
     e_xfb.p_next = std::ptr::null_mut();
+    // The one supported feature left off: with shaderTessellationAndGeometryPointSize a
+    // geometry shader that outputs points must write PointSize, which D3D does not have
+    // (its points are one pixel, Vulkan's size without the feature).
+    let core = vk::PhysicalDeviceFeatures {
+        shader_tessellation_and_geometry_point_size: vk::FALSE,
+        ..core
+    };
     let mut enable = vk::PhysicalDeviceFeatures2::default().features(core);
     let mut device_extensions = Vec::new();
     if api >= vk::API_VERSION_1_2 {
