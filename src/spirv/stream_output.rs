@@ -97,6 +97,20 @@ impl StreamOutputEntry {
 }
 
 impl StreamOutput {
+    /// The vertex stride in bytes of output `slot`: the given one, or the packed size of
+    /// the slot's entries when it is 0.
+    pub fn stride(&self, slot: u32) -> u32 {
+        match self.strides.get(slot as usize) {
+            Some(&stride) if stride != 0 => stride,
+            _ => self
+                .entries
+                .iter()
+                .filter(|e| e.output_slot == slot)
+                .map(|e| u32::from(e.component_count) * 4)
+                .sum(),
+        }
+    }
+
     /// Reads the JSON form of `--stream-output` (described in the README):
     /// `{"entries": [{"stream": 1, "semantic": "TEXCOORD", "index": 0, "start": 0,
     /// "count": 4, "slot": 0}, {"count": 2, "slot": 0}], "strides": [24],
