@@ -7,9 +7,10 @@
 //!
 //! Streams: each `dcl_stream mN` opens its own set of output registers, which may reuse the
 //! register numbers of other streams (`o0` is the position of stream 0 and of stream 1).
-//! Stream 0, the rasterized one, gets the Output variables; when the shader declares other
-//! streams, every Output is decorated `Stream 0` and vertices are emitted with
-//! `OpEmitStreamVertex` (capability `GeometryStreams`). The registers of streams 1–3 only
+//! Stream 0, the rasterized one (or the one the stream-output layout rasterizes), gets the
+//! Output variables; when the shader declares other streams, every Output is decorated with
+//! that stream and vertices are emitted with `OpEmitStreamVertex` (capability
+//! `GeometryStreams`). The registers of the other streams only
 //! reach memory through stream output (transform feedback), whose layout the caller
 //! supplies ([`super::StreamOutput`], lowered in [`super::stream_output`]): the captured
 //! ones are kept and copied out at each emit to their stream. Without it their values have
@@ -150,12 +151,13 @@ impl Emitter<'_> {
             .map(|(_, slot)| slot.var)
             .collect();
         for var in outputs {
-            self.decorate(var, Decoration::Stream, &[0]);
+            let main = self.rasterized_stream();
+            self.decorate(var, Decoration::Stream, &[main]);
         }
         Ok(())
     }
 
-    /// A write to an output register that only streams 1–3 declare: kept in its Private copy
+    /// A write to an output register that only the streams that are not rasterized declare: kept in its Private copy
     /// when stream output captures it, else dropped (see the module comment); true when the
     /// write was such a one.
     pub fn stream_output_store(
@@ -187,7 +189,7 @@ impl Emitter<'_> {
             .iter()
             .any(|&(_, r, mask)| r == register && mask & (1 << component) != 0);
         if let Some(slot) = self.stream_output_shadow(register, component) {
-            // A register of streams 1-3 that stream output captures.
+            // A register of a stream that is not rasterized that stream output captures.
             let value = self.cast(value, slot.scalar)?;
             let pointer = self.slot_pointer(slot)?;
             built(self.m.b.store(pointer, value.id, None, []))?;

@@ -63,8 +63,9 @@ pub struct StageState {
     pub stream: u32,
     /// Whether the geometry shader declares a stream other than 0.
     pub multi_stream: bool,
-    /// The output registers of the geometry shader's streams other than 0, as (stream,
-    /// register, mask): they have no Output variable (see [`super::geometry`]).
+    /// The output registers of the geometry shader's streams other than the rasterized one
+    /// (0 unless stream output says otherwise), as (stream, register, mask): they have no
+    /// Output variable (see [`super::geometry`]).
     pub stream_outputs: Vec<(u32, u32, u8)>,
     /// Tessellation-level built-ins (class, built-in) of a domain shader's inputs.
     pub tess_levels: HashMap<(u32, u32), Word>,
@@ -167,7 +168,7 @@ impl Emitter<'_> {
             }
             RegisterKind::Output if stage == Stage::Geometry => {
                 let stream = self.io.stage.stream;
-                if stream == 0 {
+                if stream == self.rasterized_stream() {
                     return Ok(false);
                 }
                 let register = self.immediate_index(&operand, 0)?;

@@ -20,18 +20,19 @@
 //! domain shader. These variables take the Locations after the shader's highest output
 //! register, so they never collide with the outputs the next stage reads.
 //!
-//! Registers of streams 1–3 have no Output variable of their own (see [`super::geometry`]):
-//! when an entry captures one, the register is held in a Private variable, written by the
-//! program and copied out at `emit_stream`. Registers of a stream that no entry captures are
-//! still not stored.
-//!
 //! The rasterized stream: Vulkan rasterizes the stream of the pipeline's
-//! `rasterizationStream` (VK_EXT_transform_feedback, 0 by default, other values need the
-//! `geometryStreams` feature and `transformFeedbackRasterizationStreamSelect`). The translator
-//! gives stream 0's registers the Locations and built-ins the next stage reads, so it supports
-//! `rasterized_stream` 0 and `None` (D3D's `D3D11_SO_NO_RASTERIZED_STREAM`: the module is the
-//! same, the application disables rasterization with `rasterizerDiscardEnable`); another
-//! stream is an [`ErrorKind::Unsupported`](crate::error::ErrorKind::Unsupported) error.
+//! `rasterizationStream` (VK_EXT_transform_feedback; 0 by default, another stream needs the
+//! `geometryStreams` feature and the `transformFeedbackRasterizationStreamSelect` property).
+//! The translator gives the rasterized stream's registers the Output variables the next
+//! stage reads (Location = register, and the built-ins); the application must set the same
+//! stream as `rasterizationStream`. `rasterized_stream: None` is D3D's
+//! `D3D11_SO_NO_RASTERIZED_STREAM`: the module is the one for stream 0, and the application
+//! disables rasterization (`rasterizerDiscardEnable`).
+//!
+//! Registers of the other streams have no Output variable of their own (see
+//! [`super::geometry`]): when an entry captures one, the register is held in a Private
+//! variable, written by the program and copied out at `emit_stream`. Registers of a stream
+//! that no entry captures and that is not rasterized are still not stored.
 
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass, Word};
 use std::collections::HashMap;
@@ -41,7 +42,7 @@ use super::io::Slot;
 use super::module::{built, Scalar};
 use crate::container::ComponentType;
 use crate::error::{Error, Location, Result};
-use crate::ir::{RegisterKind, Stage};
+use crate::ir::{Declaration, RegisterKind, Stage};
 
 /// One `D3D11_SO_DECLARATION_ENTRY`: a run of components of one output element, or a gap.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,8 +72,9 @@ pub struct StreamOutput {
     /// entries.
     pub strides: [u32; 4],
     /// The stream that is rasterized: `Some(0)` (the default, and Vulkan's default
-    /// `rasterizationStream`) or `None` for no rasterization. Other streams are an error (see
-    /// the module documentation).
+    /// `rasterizationStream`), another stream the geometry shader declares (the pipeline's
+    /// `rasterizationStream` must then be the same), or `None` for no rasterization (see the
+    /// module documentation).
     pub rasterized_stream: Option<u32>,
 }
 
@@ -223,7 +225,7 @@ struct Capture {
 pub struct StreamOutputState {
     /// The captured entries.
     captures: Vec<Capture>,
-    /// Private copies of stream 1–3 registers by (register, component).
+    /// Private copies of registers of the streams that are not rasterized by (register, component).
     shadows: HashMap<(u32, u8), Slot>,
 }
 
@@ -242,22 +244,27 @@ impl Emitter<'_> {
                 stage.prefix()
             )));
         }
-        match so.rasterized_stream {
-            None | Some(0) => {}
-            Some(s) if s <= 3 => {
-                return Err(Error::unsupported(
-                    Location::None,
-                    format!(
-                        "stream output: rasterizing stream {s} is not translated yet (the \
-                         translator rasterizes stream 0, or none)"
-                    ),
-                ))
-            }
-            Some(s) => return Err(bad(format!("rasterized stream {s} (D3D has 0 to 3)"))),
+        let mut streams: Vec<u32> = self
+            .program
+            .instructions
+            .iter()
+            .filter_map(|i| match &i.declaration {
+                Some(Declaration::Stream(operand)) => {
+                    self.operand(*operand).indices().first()?.as_imm32()
+                }
+                _ => None,
+            })
+            .collect();
+        if streams.is_empty() {
+            streams.push(0);
         }
-        let mut streams = vec![0u32];
-        if stage == Stage::Geometry {
-            streams.extend(self.io.stage.stream_outputs.iter().map(|&(s, _, _)| s));
+        if let Some(s) = so.rasterized_stream {
+            if !streams.contains(&s) {
+                return Err(bad(format!(
+                    "the rasterized stream is {s}, but the {} shader declares no stream {s}",
+                    stage.prefix()
+                )));
+            }
         }
         let signature = self.reflection.output.as_ref();
         // (entry index, stream, slot, offset, scalar, sources) of the captured entries.
@@ -401,7 +408,7 @@ impl Emitter<'_> {
     }
 
     /// Checks that a captured register component can be read at emit time, giving registers
-    /// of streams 1–3 their Private copy.
+    /// of the streams that are not rasterized their Private copy.
     fn stream_output_source(
         &mut self,
         entry: usize,
@@ -410,7 +417,7 @@ impl Emitter<'_> {
         component: u8,
     ) -> Result<()> {
         let key = (RegisterKind::Output as u8, register, component);
-        if stream == 0 {
+        if stream == self.rasterized_stream() {
             if self.io.slots.contains_key(&key) {
                 return Ok(());
             }
@@ -474,7 +481,17 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// The Private copy of a register of streams 1–3 that stream output captures.
+    /// The stream whose registers get the Output variables the next stage reads: the
+    /// rasterized stream of the stream-output layout, else 0.
+    pub fn rasterized_stream(&self) -> u32 {
+        self.options
+            .stream_output
+            .as_ref()
+            .and_then(|so| so.rasterized_stream)
+            .unwrap_or(0)
+    }
+
+    /// The Private copy of a register of a stream that is not rasterized that stream output captures.
     pub fn stream_output_shadow(&self, register: u32, component: u8) -> Option<Slot> {
         self.io
             .stage

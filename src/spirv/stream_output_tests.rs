@@ -305,14 +305,62 @@ fn errors_name_the_entry() {
         );
     }
     let other = StreamOutput {
-        rasterized_stream: Some(1),
+        rasterized_stream: Some(2),
         ..StreamOutput::default()
     };
     let got = error(GS, other);
     assert!(
-        got.contains("rasterizing stream 1 is not translated yet"),
-        "{GS}\nrasterized stream 1: got {got}"
+        got.contains("the rasterized stream is 2, but the gs shader declares no stream 2"),
+        "{GS}\nrasterized stream 2: got {got}"
     );
+}
+
+/// The Output variable at `location` (not a capture variable).
+fn at_location(module: &SpvModule, location: u32) -> Option<u32> {
+    decorations(module, Decoration::Location)
+        .into_iter()
+        .find(|(_, v)| v.first() == Some(&location))
+        .map(|(id, _)| id)
+}
+
+#[test]
+fn rasterizing_stream_one_gives_its_registers_the_locations() {
+    let layout = StreamOutput {
+        entries: vec![
+            entry(0, Some("SV_Position"), 0, 0, 4, 0),
+            entry(0, Some("COLOR"), 0, 0, 2, 0),
+        ],
+        strides: [0; 4],
+        rasterized_stream: Some(1),
+    };
+    let module = compile(GS, Some(layout));
+    let text = module.disassemble();
+    // Stream 1's o0 (TEXCOORD1) and o2 (TEXCOORD2) are the Output variables at their
+    // registers, decorated Stream 1; stream 0's position is no built-in but captured.
+    for location in [0, 2] {
+        let var = at_location(&module, location)
+            .unwrap_or_else(|| panic!("{GS}\nno Output at Location {location}\n{text}"));
+        let stream = decorated(&module, var, Decoration::Stream);
+        assert_eq!(
+            stream,
+            Some(vec![1]),
+            "{GS}\nLocation {location}: expected Stream [1], got {stream:?}\n{text}"
+        );
+    }
+    let positions = decorations(&module, Decoration::BuiltIn)
+        .into_iter()
+        .filter(|(_, v)| v.first() == Some(&(spirv::BuiltIn::Position as u32)))
+        .count();
+    assert_eq!(
+        positions, 1,
+        "{GS}\nstream 0's position is not rasterized: only the input is a Position built-in, \
+         got {positions}\n{text}"
+    );
+    check_capture(&module, GS, 0, [Some(0), Some(24), Some(0), Some(0)]);
+    check_capture(&module, GS, 1, [Some(0), Some(24), Some(16), Some(0)]);
+    // Stream 0's o0 is read from stream 1's o0 variable; its o1 gets a Private copy.
+    let shadow = named(&module, "o1_streams").expect("stream 0's o1 is kept for capture");
+    assert_eq!(stores_into(&module, shadow), 4, "{GS}\no1 stores\n{text}");
 }
 
 #[test]

@@ -872,7 +872,18 @@ impl FileRun<'_> {
         let stream_output = self.draw_stream_output();
         if stream_output.is_some() && !self.ctx.features().transform_feedback {
             return Contents::Skip(
-                "the device has no transform feedback (VK_EXT_transform_feedback)".into(),
+                "device lacks a required feature: transform feedback (VK_EXT_transform_feedback)"
+                    .into(),
+            );
+        }
+        let other_stream = stream_output
+            .as_ref()
+            .is_some_and(|so| so.layout.rasterized_stream.unwrap_or(0) != 0);
+        if other_stream && !self.ctx.features().rasterization_stream_select {
+            return Contents::Skip(
+                "device lacks a required feature: transformFeedbackRasterizationStreamSelect \
+                 (rasterizing a stream other than 0)"
+                    .into(),
             );
         }
         let mut draw = vulkan::Draw {
