@@ -50,6 +50,9 @@ typedef struct Dxbc2spirvOptions {
   // A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
   // default layout.
   const char *bindings_json;
+  // A JSON stream-output layout (NUL-terminated, the `--stream-output` format), or null
+  // for none.
+  const char *stream_output_json;
 } Dxbc2spirvOptions;
 
 #ifdef __cplusplus

@@ -76,6 +76,10 @@ enum Command {
         /// A JSON descriptor-binding map (see the `bindings` module); default layout without.
         #[arg(long, value_name = "MAP.json")]
         bindings: Option<PathBuf>,
+        /// A JSON stream-output (transform feedback) layout for a vertex, domain or geometry
+        /// shader (see the README); nothing is captured without.
+        #[arg(long, value_name = "FILE.json")]
+        stream_output: Option<PathBuf>,
     },
     /// List a shader's descriptor ranges with their bindings, signatures, push constants,
     /// thread-group size and geometry/tessellation parameters.
@@ -269,8 +273,10 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
             strip_debug,
             ignore_checksum,
             bindings,
+            stream_output,
         } => {
             let mapper = load_bindings(bindings.as_deref())?;
+            let stream_output = load_stream_output(stream_output.as_deref())?;
             let target =
                 dxbc2spirv::spirv::TargetEnv::from_name(&target_env).with_context(|| {
                     format!("--target-env {target_env}: expected vulkan1.1, vulkan1.2 or vulkan1.3")
@@ -298,6 +304,7 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
             let options = dxbc2spirv::spirv::Options {
                 target,
                 debug_names: !strip_debug,
+                stream_output,
                 ..Default::default()
             };
             let words = dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper.as_ref())
@@ -496,6 +503,18 @@ fn load_binding_map(path: Option<&Path>) -> Result<Option<dxbc2spirv::bindings::
     let map = dxbc2spirv::bindings::BindingMap::from_json(&text)
         .with_context(|| format!("{}", path.display()))?;
     Ok(Some(map))
+}
+
+/// The stream-output layout of `--stream-output`, if given.
+fn load_stream_output(path: Option<&Path>) -> Result<Option<dxbc2spirv::spirv::StreamOutput>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let layout = dxbc2spirv::spirv::StreamOutput::from_json(&text)
+        .with_context(|| format!("{}", path.display()))?;
+    Ok(Some(layout))
 }
 
 /// The binding mapper of `--bindings` (the default layout without one).

@@ -9,7 +9,7 @@
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
 use crate::error::{Error, Location, Result};
 use crate::reflect::ShaderReflection;
-use crate::spirv::{Features, TargetEnv};
+use crate::spirv::{Features, StreamOutput, TargetEnv};
 use crate::ReadOptions;
 
 /// Everything [`translate_bytes`] may be asked to do differently.
@@ -39,6 +39,11 @@ pub struct TranslateOptions {
     /// Resource limits on the input ([`crate::limits::Limits`]; the defaults admit every
     /// shader Direct3D accepts).
     pub limits: crate::limits::Limits,
+    /// The stream-output (transform-feedback) layout of a vertex, domain or geometry shader,
+    /// as the application gives it when it creates the shader (D3D11's
+    /// `D3D11_SO_DECLARATION_ENTRY` array, strides and rasterized stream); `None` captures
+    /// nothing. See [`StreamOutput`] and the `--stream-output` JSON form.
+    pub stream_output: Option<StreamOutput>,
 }
 
 /// The result of [`translate_bytes`].
@@ -65,6 +70,7 @@ impl TranslateOptions {
             target: self.target,
             debug_names: self.debug_names,
             features: self.features,
+            stream_output: self.stream_output.clone(),
         }
     }
 

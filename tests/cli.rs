@@ -452,3 +452,56 @@ fn batch_converts_both_corpora() {
     let _ = std::fs::remove_dir_all(&out_dir);
     let _ = std::fs::remove_file(&report);
 }
+
+#[test]
+fn translate_takes_a_stream_output_layout() {
+    let input = "tests/in/gs_stream_output.asm";
+    let layout = "tests/in/gs_stream_output.json";
+    let out = dxbc2spirv(&[
+        "translate",
+        input,
+        "--stream-output",
+        layout,
+        "--text",
+        "--validate",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for expected in [
+        "OpCapability TransformFeedback",
+        "Xfb",
+        "XfbBuffer 1",
+        "XfbStride 32",
+        "Offset 20",
+        "Stream 1",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{input} with {layout}: expected {expected:?} in\n{text}"
+        );
+    }
+    // An entry whose semantic the signature lacks: an input error naming the entry.
+    let bad = temp("bad_layout.json");
+    std::fs::write(
+        &bad,
+        r#"{"entries": [{"stream": 1, "semantic": "NORMAL", "count": 3}]}"#,
+    )
+    .expect("write");
+    let out = dxbc2spirv(&[
+        "translate",
+        input,
+        "--stream-output",
+        bad.to_str().expect("utf-8"),
+        "-o",
+        "-",
+    ]);
+    let _ = std::fs::remove_file(&bad);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("entry 0 (stream 1 NORMAL0)"),
+        "the error names the entry: {}",
+        show(&out)
+    );
+}

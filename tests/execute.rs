@@ -302,6 +302,8 @@ fn draw_two_render_targets() {
         depth: None,
         viewports: Vec::new(),
         specialization: Vec::new(),
+        stream_output: Vec::new(),
+        rasterized_stream: Some(0),
     };
     let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
     let result = ctx.draw(&mut draw, &mut []);

@@ -2,7 +2,9 @@
 //!
 //! Each `tests/in/<family>.asm` is assembled into a container, read, translated with debug
 //! names on and checked with `spirv-val --target-env vulkan1.3`; the disassembly of the module
-//! (rspirv's `Disassemble`) must equal `tests/out/<family>.spvasm` exactly.
+//! (rspirv's `Disassemble`) must equal `tests/out/<family>.spvasm` exactly. A
+//! `tests/in/<family>.json` beside an input is its stream-output layout (the
+//! `--stream-output` form).
 //!
 //! When the output changes on purpose, `UPDATE_SNAPSHOTS=1 cargo test --test translate`
 //! rewrites the expected files (review the diff before committing them).
@@ -65,8 +67,20 @@ fn translate(input: &Path) -> Result<String, String> {
     let bytes = dxbc2spirv::asm::assemble(&text).map_err(|e| format!("assembling: {e}"))?;
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
         .map_err(|e| format!("reading the assembled container: {e}"))?;
+    // A `<stem>.json` beside the input is its stream-output layout (`--stream-output`).
+    let layout = input.with_extension("json");
+    let stream_output = if layout.exists() {
+        let text = std::fs::read_to_string(&layout).map_err(|e| format!("reading: {e}"))?;
+        Some(
+            dxbc2spirv::spirv::StreamOutput::from_json(&text)
+                .map_err(|e| format!("{}: {e}", layout.display()))?,
+        )
+    } else {
+        None
+    };
     let options = dxbc2spirv::spirv::Options {
         debug_names: true,
+        stream_output,
         ..Default::default()
     };
     let words = dxbc2spirv::translate(&dxbc, &options).map_err(|e| format!("translating: {e}"))?;

@@ -13,7 +13,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::bindings::BindingMap;
-use crate::spirv::{Features, TargetEnv};
+use crate::spirv::{Features, StreamOutput, TargetEnv};
 use crate::translation::{translate_bytes, TranslateOptions};
 
 /// What [`dxbc2spirv_translate`] returns (the command's exit statuses).
@@ -58,6 +58,9 @@ pub struct Dxbc2spirvOptions {
     /// A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
     /// default layout.
     pub bindings_json: *const c_char,
+    /// A JSON stream-output layout (NUL-terminated, the `--stream-output` format), or null
+    /// for none.
+    pub stream_output_json: *const c_char,
 }
 
 /// A translated module and its reflection; opaque to C.
@@ -106,6 +109,7 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
                 int16: u8::from(defaults.int16),
                 native_16bit: u8::from(defaults.native_16bit),
                 bindings_json: std::ptr::null(),
+                stream_output_json: std::ptr::null(),
             })
         };
     }
@@ -114,7 +118,7 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
 /// Converts the C options, or returns an error message.
 ///
 /// # Safety
-/// `bindings_json` is null or a NUL-terminated string.
+/// `bindings_json` and `stream_output_json` are null or NUL-terminated strings.
 unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, String> {
     let target = match options.target_vulkan {
         11 => TargetEnv::Vulkan1_1,
@@ -131,7 +135,17 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
             .map_err(|_| "bindings_json is not UTF-8".to_string())?;
         Some(BindingMap::from_json(text).map_err(|e| e.to_string())?)
     };
+    let stream_output = if options.stream_output_json.is_null() {
+        None
+    } else {
+        // SAFETY: the caller guarantees a NUL-terminated string.
+        let text = unsafe { CStr::from_ptr(options.stream_output_json) }
+            .to_str()
+            .map_err(|_| "stream_output_json is not UTF-8".to_string())?;
+        Some(StreamOutput::from_json(text).map_err(|e| e.to_string())?)
+    };
     Ok(TranslateOptions {
+        stream_output,
         target,
         debug_names: options.debug_names != 0,
         ignore_checksum: options.ignore_checksum != 0,

@@ -66,9 +66,43 @@ fn errors_set_the_message() {
         int16: 0,
         native_16bit: 0,
         bindings_json: std::ptr::null(),
+        stream_output_json: std::ptr::null(),
     };
     // SAFETY: live buffers and out pointer.
     let status = unsafe { dxbc2spirv_translate(junk.as_ptr(), junk.len(), &options, &mut result) };
     assert_eq!(status, Dxbc2spirvStatus::ErrorUsage);
     assert!(last_error().contains("target_vulkan"), "{}", last_error());
+}
+
+#[test]
+fn a_stream_output_layout_reaches_the_module() {
+    let text = include_str!("../../tests/in/gs_stream_output.asm");
+    let layout = CString::new(include_str!("../../tests/in/gs_stream_output.json")).expect("text");
+    let bytes = crate::asm::assemble(text).expect("assembles");
+    let mut options = std::mem::MaybeUninit::<Dxbc2spirvOptions>::uninit();
+    // SAFETY: a writable options struct, then live buffers, strings and out pointer.
+    unsafe {
+        dxbc2spirv_options_default(options.as_mut_ptr());
+        let mut options = options.assume_init();
+        options.stream_output_json = layout.as_ptr();
+        let mut result = std::ptr::null_mut();
+        let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
+        assert_eq!(status, Dxbc2spirvStatus::Ok, "{text}\n{}", last_error());
+        let mut count = 0;
+        let words = std::slice::from_raw_parts(dxbc2spirv_result_words(result, &mut count), count);
+        // OpCapability TransformFeedback: (2 << 16 | 17), 53.
+        let capability = words.windows(2).any(|w| w == [0x0002_0011, 53]);
+        assert!(capability, "{text}\nno OpCapability TransformFeedback");
+        dxbc2spirv_result_free(result);
+        let bad =
+            CString::new(r#"{"entries": [{"semantic": "NORMAL", "count": 3}]}"#).expect("text");
+        options.stream_output_json = bad.as_ptr();
+        let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
+        assert_eq!(status, Dxbc2spirvStatus::ErrorInput, "{text}");
+        assert!(
+            last_error().contains("entry 0 (stream 0 NORMAL0)"),
+            "{text}\nexpected the entry in the error, got {}",
+            last_error()
+        );
+    }
 }

@@ -170,6 +170,20 @@ pub enum Command {
     },
     /// `probe …`.
     Probe(Probe),
+    /// `probe so SLOT (VERTEX[, WORD]) TYPE(values)`, this project's extension: the values
+    /// of a stream-output buffer from 32-bit word WORD (default 0) of captured vertex VERTEX.
+    ProbeStreamOutput {
+        /// The output slot.
+        slot: u32,
+        /// The captured vertex (its offset is VERTEX times the slot's stride).
+        vertex: u32,
+        /// The 32-bit word inside the vertex where the values start.
+        word: u32,
+        /// The expected values.
+        values: ProbeValues,
+        /// Allowed ULPs for floats.
+        ulp: u32,
+    },
     /// `clear rtv N r g b a` / `clear dsv d` (also with an `f32(...)` literal).
     Clear {
         /// The target cleared.
@@ -314,6 +328,30 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
         let dst =
             read_resource_ref(s)?.ok_or_else(|| s.error("expected a destination resource"))?;
         return finish(s, Command::Copy { src, dst });
+    }
+    if s.eat_words("probe so") {
+        let slot = s.decimal_u32()?;
+        let (vertex, word) = match read_area(s)? {
+            ProbeArea::Element(vertex) => (vertex, 0),
+            ProbeArea::Point { x, y } => (x, y),
+            _ => return Err(s.error("expected (vertex) or (vertex, word)")),
+        };
+        let values = read_literal(s)?.ok_or_else(|| s.error("expected a probe literal"))?;
+        let ulp = if matches!(values, ProbeValues::F32(_) | ProbeValues::F64(_)) {
+            s.decimal_u32().unwrap_or(0)
+        } else {
+            0
+        };
+        return finish(
+            s,
+            Command::ProbeStreamOutput {
+                slot,
+                vertex,
+                word,
+                values,
+                ulp,
+            },
+        );
     }
     if s.eat("probe") {
         let resource = read_resource_ref(s)?;

@@ -12,6 +12,7 @@ mod resource;
 #[cfg(feature = "vulkan")]
 pub mod runner;
 mod scan;
+pub mod stream_output;
 #[cfg(test)]
 mod tests;
 
@@ -76,6 +77,8 @@ pub enum SectionKind {
     InputLayout(Vec<InputElement>),
     /// `[test]`.
     Test(Vec<TestLine>),
+    /// `[stream output]`, this project's extension (see [`stream_output`]).
+    StreamOutput(stream_output::StreamOutputSection),
     /// A section this reader does not know; its body stays in `raw_body`.
     Unknown,
 }
@@ -378,6 +381,16 @@ fn parse_section(header: &str, line: u32, body: &[(u32, &str)]) -> Result<Sectio
             qualifiers,
             source,
         }));
+    }
+    if first == "stream" && (rest == "output" || rest.starts_with("output ")) {
+        let qualifier = rest.trim_start_matches("output").trim();
+        let lines = directive_lines(body).filter_map(|(line, text)| {
+            let code = text.split('%').next().unwrap_or("").trim();
+            (!code.is_empty()).then(|| (line, code.to_string()))
+        });
+        return Ok(SectionKind::StreamOutput(stream_output::parse_section(
+            qualifier, line, lines,
+        )?));
     }
     match first {
         "require" if rest.is_empty() => Ok(SectionKind::Require(

@@ -313,3 +313,86 @@ fn sections_and_hash() {
     assert!(ShaderTestFile::parse("[srv x]\n").is_err());
     assert!(decode_hex("0000001").is_err());
 }
+
+#[test]
+fn stream_output_sections_and_probes() {
+    let text = "[stream output]\n0 SV_Position 0 xyzw slot 0 % comment\n1 TEXCOORD 2 yz slot 1\n\
+                1 gap 6 slot 1\nstride 1 40\nbuffer 1 80\nrasterized stream none\n\
+                [test]\nprobe so 1 (2, 3) u32(5, 7)\nprobe so 0 (1) f32(0.5) 2\n";
+    let file = ShaderTestFile::parse(text).expect("parses");
+    let SectionKind::StreamOutput(so) = &file.sections[0].kind else {
+        panic!(
+            "{text}\nexpected a stream output section, got {:?}",
+            file.sections[0].kind
+        );
+    };
+    assert_eq!(so.stage, Stage::Geometry, "{text}");
+    let entries: Vec<_> = so
+        .layout
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                e.stream,
+                e.semantic_name.as_deref(),
+                e.semantic_index,
+                e.start_component,
+                e.component_count,
+                e.output_slot,
+            )
+        })
+        .collect();
+    assert_eq!(
+        entries,
+        vec![
+            (0, Some("SV_Position"), 0, 0, 4, 0),
+            (1, Some("TEXCOORD"), 2, 1, 2, 1),
+            (1, None, 0, 0, 6, 1),
+        ],
+        "{text}"
+    );
+    assert_eq!(so.layout.strides, [0, 40, 0, 0], "{text}");
+    assert_eq!(
+        so.layout.stride(0),
+        16,
+        "{text}: the packed stride of slot 0"
+    );
+    assert_eq!(so.layout.rasterized_stream, None, "{text}");
+    assert_eq!(so.buffers, vec![(1, 80)], "{text}");
+    let SectionKind::Test(lines) = &file.sections[1].kind else {
+        panic!("{text}\nexpected a test section");
+    };
+    assert_eq!(
+        lines[0].command,
+        Command::ProbeStreamOutput {
+            slot: 1,
+            vertex: 2,
+            word: 3,
+            values: ProbeValues::U32(vec![5, 7]),
+            ulp: 0,
+        },
+        "{text}"
+    );
+    assert_eq!(
+        lines[1].command,
+        Command::ProbeStreamOutput {
+            slot: 0,
+            vertex: 1,
+            word: 0,
+            values: ProbeValues::F32(vec![0.5]),
+            ulp: 2,
+        },
+        "{text}"
+    );
+    for bad in [
+        "[stream output]\n0 COLOR 0 xz slot 0\n",
+        "[stream output]\n0 COLOR 0 xyzw slot 4\n",
+        "[stream output]\nstride x 4\n",
+        "[stream output ps]\n",
+    ] {
+        assert!(
+            ShaderTestFile::parse(bad).is_err(),
+            "{bad}\nexpected a parse error"
+        );
+    }
+}

@@ -107,6 +107,7 @@ impl<'a> Emitter<'a> {
         e.m.capability(spirv::Capability::Shader);
         e.stage_setup();
         e.declarations()?;
+        e.stream_output_setup()?;
         let entry = e.functions()?;
         let entry = e.interlock_wrapper(entry)?;
         e.fma64_finish()?;

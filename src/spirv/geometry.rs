@@ -7,17 +7,20 @@
 //!
 //! Streams: each `dcl_stream mN` opens its own set of output registers, which may reuse the
 //! register numbers of other streams (`o0` is the position of stream 0 and of stream 1).
-//! Stream 0, the rasterized one, gets the Output variables; when the shader declares other
-//! streams, every Output is decorated `Stream 0` and vertices are emitted with
-//! `OpEmitStreamVertex` (capability `GeometryStreams`). The registers of streams 1–3 only
+//! Stream 0, the rasterized one (or the one the stream-output layout rasterizes), gets the
+//! Output variables; when the shader declares other streams, every Output is decorated with
+//! that stream and vertices are emitted with `OpEmitStreamVertex` (capability
+//! `GeometryStreams`). The registers of the other streams only
 //! reach memory through stream output (transform feedback), whose layout the caller
-//! supplies; without it their values have no destination, as in D3D without a stream-output
-//! buffer for the stream, and registers that stream 0 does not declare are not stored.
+//! supplies ([`super::StreamOutput`], lowered in [`super::stream_output`]): the captured
+//! ones are kept and copied out at each emit to their stream. Without it their values have
+//! no destination, as in D3D without a stream-output buffer for the stream, and registers
+//! that stream 0 does not declare are not stored.
 
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass};
 use std::collections::BTreeSet;
 
-use super::emitter::Emitter;
+use super::emitter::{Emitter, Val};
 use super::module::built;
 use crate::error::Result;
 use crate::ir::{Declaration, Instruction, Operand, PrimitiveTopology, RegisterKind, Stage};
@@ -148,14 +151,21 @@ impl Emitter<'_> {
             .map(|(_, slot)| slot.var)
             .collect();
         for var in outputs {
-            self.decorate(var, Decoration::Stream, &[0]);
+            let main = self.rasterized_stream();
+            self.decorate(var, Decoration::Stream, &[main]);
         }
         Ok(())
     }
 
-    /// A write to an output register that only streams 1–3 declare: dropped (see the module
-    /// comment); true when the write was such a one.
-    pub fn stream_output_store(&mut self, operand: &Operand, component: u8) -> Result<bool> {
+    /// A write to an output register that only the streams that are not rasterized declare: kept in its Private copy
+    /// when stream output captures it, else dropped (see the module comment); true when the
+    /// write was such a one.
+    pub fn stream_output_store(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+        value: Val,
+    ) -> Result<bool> {
         if self.program.model.stage != Stage::Geometry
             || !self.io.stage.multi_stream
             || operand.kind != RegisterKind::Output
@@ -178,7 +188,13 @@ impl Emitter<'_> {
             .stream_outputs
             .iter()
             .any(|&(_, r, mask)| r == register && mask & (1 << component) != 0);
-        if declared {
+        if let Some(slot) = self.stream_output_shadow(register, component) {
+            // A register of a stream that is not rasterized that stream output captures.
+            let value = self.cast(value, slot.scalar)?;
+            let pointer = self.slot_pointer(slot)?;
+            built(self.m.b.store(pointer, value.id, None, []))?;
+            Ok(true)
+        } else if declared {
             Ok(true)
         } else {
             Err(self.err(format!(
@@ -222,6 +238,7 @@ impl Emitter<'_> {
         if emit {
             // Outputs addressed relatively are held in a Private array until now.
             self.function_exit()?;
+            self.stream_output_copy(Some(stream))?;
             if by_stream {
                 let id = self.m.constant_u32(stream);
                 built(self.m.b.emit_stream_vertex(id))?;

@@ -922,7 +922,17 @@ impl Emitter<'_> {
     /// Code before every return: when outputs are addressed relatively they live in a
     /// private array until here, where they are copied to the Output variables. (The copy
     /// is idempotent, so running it at a subroutine's return as well is harmless.)
+    /// A vertex or domain shader then fills its stream-output variables
+    /// ([`super::stream_output`]; a geometry shader does so at each emit).
     pub fn function_exit(&mut self) -> Result<()> {
+        self.output_array_exit()?;
+        if self.program.model.stage != Stage::Geometry {
+            self.stream_output_copy(None)?;
+        }
+        Ok(())
+    }
+
+    fn output_array_exit(&mut self) -> Result<()> {
         let Some(&(array, length)) = self.io.arrays.get(&(RegisterKind::Output as u8)) else {
             return Ok(());
         };

@@ -44,6 +44,9 @@ mod stage_builtins;
 mod stage_io;
 #[cfg(test)]
 mod stage_tests;
+mod stream_output;
+#[cfg(test)]
+mod stream_output_tests;
 mod tessellation;
 #[cfg(test)]
 mod test_support;
@@ -53,6 +56,7 @@ mod textures_tests;
 mod validate;
 
 pub use module::Scalar;
+pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use validate::spirv_val;
 
 use crate::container::Reflection;
@@ -102,7 +106,7 @@ impl TargetEnv {
 }
 
 /// Options of the SPIR-V back end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Options {
     /// The Vulkan version to target.
     pub target: TargetEnv,
@@ -110,6 +114,9 @@ pub struct Options {
     pub debug_names: bool,
     /// Optional device features the module may rely on.
     pub features: Features,
+    /// The stream-output (transform-feedback) layout the application gives with a vertex,
+    /// domain or geometry shader; `None` captures nothing (see [`StreamOutput`]).
+    pub stream_output: Option<StreamOutput>,
 }
 
 /// Optional device features a module may rely on.

@@ -63,11 +63,14 @@ pub struct StageState {
     pub stream: u32,
     /// Whether the geometry shader declares a stream other than 0.
     pub multi_stream: bool,
-    /// The output registers of the geometry shader's streams other than 0, as (stream,
-    /// register, mask): they have no Output variable (see [`super::geometry`]).
+    /// The output registers of the geometry shader's streams other than the rasterized one
+    /// (0 unless stream output says otherwise), as (stream, register, mask): they have no
+    /// Output variable (see [`super::geometry`]).
     pub stream_outputs: Vec<(u32, u32, u8)>,
     /// Tessellation-level built-ins (class, built-in) of a domain shader's inputs.
     pub tess_levels: HashMap<(u32, u32), Word>,
+    /// The stream-output lowering (see [`super::stream_output`]).
+    pub xfb: super::stream_output::StreamOutputState,
 }
 
 /// The scalar type of a signature element at `register`.
@@ -165,7 +168,7 @@ impl Emitter<'_> {
             }
             RegisterKind::Output if stage == Stage::Geometry => {
                 let stream = self.io.stage.stream;
-                if stream == 0 {
+                if stream == self.rasterized_stream() {
                     return Ok(false);
                 }
                 let register = self.immediate_index(&operand, 0)?;
@@ -444,7 +447,7 @@ impl Emitter<'_> {
         if self.patch_store(operand, component, value)? {
             return Ok(true);
         }
-        if self.stream_output_store(operand, component)? {
+        if self.stream_output_store(operand, component, value)? {
             return Ok(true);
         }
         let Some((kind, vertex, register)) = self.arrayed_operand(operand) else {

@@ -72,6 +72,8 @@ pub struct Features {
     pub shader_output_layer: bool,
     /// `VK_EXT_transform_feedback` with geometry streams.
     pub transform_feedback: bool,
+    /// `transformFeedbackRasterizationStreamSelect`: a stream other than 0 can be rasterized.
+    pub rasterization_stream_select: bool,
     /// `VK_EXT_conservative_rasterization` with `fullyCoveredFragmentShaderInputVariable`
     /// (SV_InnerCoverage).
     pub fully_covered_input: bool,
@@ -438,6 +440,12 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         // SAFETY: the chain holds a structure this device version knows.
         unsafe { instance.get_physical_device_properties2(physical, &mut query) };
     }
+    let mut xfb_props = vk::PhysicalDeviceTransformFeedbackPropertiesEXT::default();
+    if xfb_ext {
+        let mut query = vk::PhysicalDeviceProperties2::default().push_next(&mut xfb_props);
+        // SAFETY: the device has the extension that defines the chained structure.
+        unsafe { instance.get_physical_device_properties2(physical, &mut query) };
+    }
     let features = Features {
         denorm_preserve_float64: on(float_controls.shader_denorm_preserve_float64),
         device_name: props
@@ -472,6 +480,8 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         runtime_descriptor_array: on(v12.runtime_descriptor_array),
         shader_output_layer: on(v12.shader_output_layer) && on(v12.shader_output_viewport_index),
         transform_feedback: on(xfb.transform_feedback) && on(xfb.geometry_streams),
+        rasterization_stream_select: on(xfb.transform_feedback)
+            && on(xfb_props.transform_feedback_rasterization_stream_select),
         shader_stencil_export: stencil_export_ext,
         fully_covered_input: conservative_ext && fully_covered_input(instance, physical),
         fragment_shader_interlock: on(interlock.fragment_shader_pixel_interlock),
@@ -493,6 +503,13 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     e_interlock.p_next = std::ptr::null_mut();
     let mut e_xfb = xfb;
     e_xfb.p_next = std::ptr::null_mut();
+    // The one supported feature left off: with shaderTessellationAndGeometryPointSize a
+    // geometry shader that outputs points must write PointSize, which D3D does not have
+    // (its points are one pixel, Vulkan's size without the feature).
+    let core = vk::PhysicalDeviceFeatures {
+        shader_tessellation_and_geometry_point_size: vk::FALSE,
+        ..core
+    };
     let mut enable = vk::PhysicalDeviceFeatures2::default().features(core);
     let mut device_extensions = Vec::new();
     if api >= vk::API_VERSION_1_2 {

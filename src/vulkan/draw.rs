@@ -8,6 +8,7 @@ use super::dispatch::prepared_images;
 use super::graphics;
 use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, Owned};
+use super::xfb::FeedbackBuffer;
 use super::{pipeline, Binding, Context, Format, ImageKind, ImageShape, VulkanError};
 
 /// The primitive topology of a draw.
@@ -172,6 +173,14 @@ pub struct Draw<'a> {
     pub viewports: Vec<Viewport>,
     /// Specialization constants `(constant id, value)` for every stage.
     pub specialization: Vec<(u32, u32)>,
+    /// Transform-feedback (stream-output) buffers by slot (`XfbBuffer`); `None` leaves a
+    /// slot unbound. With any buffer, transform feedback is active during the draw and the
+    /// buffers are read back after it (see [`FeedbackBuffer`]).
+    pub stream_output: Vec<Option<FeedbackBuffer>>,
+    /// The rasterized stream of a geometry shader with several streams: `Some(0)` (the
+    /// default), another stream (`rasterizationStream`), or `None` to rasterize nothing
+    /// (`rasterizerDiscardEnable`).
+    pub rasterized_stream: Option<u32>,
 }
 
 impl Draw<'_> {
@@ -245,6 +254,7 @@ impl Context {
         graphics::create_pipeline(self, &mut owned, draw, extent)?;
         let prepared = self.create_resources(&mut owned, bindings)?;
         let sets = self.write_descriptors(&mut owned, bindings, &prepared)?;
+        let feedback = self.create_feedback(&mut owned, &draw.stream_output)?;
         let vertex_buffers = draw
             .vertex_buffers
             .iter()
@@ -282,13 +292,25 @@ impl Context {
             for &(binding, buffer) in &vertex_buffers {
                 d.cmd_bind_vertex_buffers(cmd, binding, &[buffer], &[0]);
             }
+            if let Some(feedback) = &feedback {
+                self.record_feedback_begin(cmd, feedback);
+            }
             d.cmd_draw(cmd, draw.vertex_count, draw.instance_count, 0, 0);
+            if feedback.is_some() {
+                self.record_feedback_end(cmd);
+            }
             d.cmd_end_render_pass(cmd);
+        }
+        if feedback.is_some() {
+            self.record_feedback_readback(cmd);
         }
         self.record_readbacks(cmd, &images);
         self.submit_and_wait(&mut owned, cmd)?;
 
         self.read_back_bindings(bindings, &prepared)?;
+        if let Some(feedback) = &feedback {
+            self.read_feedback(feedback, &mut draw.stream_output)?;
+        }
         for (slot, image) in &targets {
             let data = match slot {
                 Some(slot) => draw

@@ -216,11 +216,16 @@ pub(super) fn create_pipeline(
     let viewport = vk::PipelineViewportStateCreateInfo::default()
         .viewports(&viewports)
         .scissors(&scissors);
-    let raster = vk::PipelineRasterizationStateCreateInfo::default()
+    let mut raster = vk::PipelineRasterizationStateCreateInfo::default()
         .polygon_mode(vk::PolygonMode::FILL)
         .cull_mode(vk::CullModeFlags::NONE)
         .front_face(vk::FrontFace::CLOCKWISE)
-        .line_width(1.0);
+        .line_width(1.0)
+        .rasterizer_discard_enable(draw.rasterized_stream.is_none());
+    let mut stream = super::xfb::rasterization_stream(draw.rasterized_stream);
+    if let Some(stream) = stream.as_mut() {
+        raster = raster.push_next(stream);
+    }
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
         .rasterization_samples(sample_count_flags(draw.samples()));
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()

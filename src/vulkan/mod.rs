@@ -15,6 +15,7 @@ mod graphics;
 mod image;
 mod memory;
 mod pipeline;
+mod xfb;
 
 use std::fmt;
 
@@ -25,6 +26,7 @@ pub use draw::{
     CompareOp, DepthTarget, Draw, RenderTarget, Stages, Topology, VertexAttribute, VertexBuffer,
     Viewport,
 };
+pub use xfb::FeedbackBuffer;
 
 /// Why a Vulkan operation failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

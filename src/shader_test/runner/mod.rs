@@ -19,6 +19,7 @@
 
 mod probe;
 mod resources;
+mod stream_output;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -216,6 +217,8 @@ struct FileRun<'a> {
     unmodelled: Option<String>,
     /// `[require] native-16-bit`: minimum precision is translated to 16-bit arithmetic.
     native_16bit: bool,
+    /// `[stream output]` layouts and what the last draw captured.
+    stream_output: stream_output::StreamOutputRun,
     report: FileReport,
 }
 
@@ -240,6 +243,7 @@ pub fn run_file(
         viewports: Vec::new(),
         unmodelled: None,
         native_16bit: false,
+        stream_output: Default::default(),
         report: FileReport::default(),
     };
     let mut missing: Vec<String> = Vec::new();
@@ -260,10 +264,24 @@ pub fn run_file(
                 run.samplers.insert((s.space, s.slot), sampler_desc(s));
             }
             SectionKind::InputLayout(elements) => run.input_layout = elements.clone(),
+            SectionKind::StreamOutput(so) => {
+                run.stream_output.sections.insert(so.stage, so.clone());
+            }
             SectionKind::Shader(sh) if sh.stage != Stage::Effect => {
+                let layout = run
+                    .stream_output
+                    .loaded(sh.stage)
+                    .map(|so| so.layout.clone());
                 let loaded = match st::profile(sh, &state) {
                     Some(profile) if in_range => Loaded {
-                        state: run.load_shader(section, sh, model, &profile, &state.options),
+                        state: run.load_shader(
+                            section,
+                            sh,
+                            model,
+                            &profile,
+                            &state.options,
+                            layout,
+                        ),
                         fxc_ok: st::expected_fxc(&sh.qualifiers, model) == ExpectedFxc::Ok,
                     },
                     _ => Loaded {
@@ -411,6 +429,7 @@ impl FileRun<'_> {
         model: ShaderModel,
         profile: &str,
         options: &[String],
+        stream_output: Option<crate::spirv::StreamOutput>,
     ) -> ShaderState {
         if matches!(
             st::expected_fxc(&shader.qualifiers, model),
@@ -435,7 +454,12 @@ impl FileRun<'_> {
                 Err(e) => return ShaderState::Fail(e),
             },
         };
-        translate(&bytes, self.ctx.features(), self.native_16bit)
+        translate(
+            &bytes,
+            self.ctx.features(),
+            self.native_16bit,
+            stream_output,
+        )
     }
 
     /// Runs one `[test]` command.
@@ -549,11 +573,22 @@ impl FileRun<'_> {
                     self.unmodelled = Some(format!("runner: `{word}` is not supported"));
                 }
             },
-            Command::Probe(probe) => {
+            Command::Probe(_) | Command::ProbeStreamOutput { .. } => {
                 let todo = line.is_todo(eval) || line.is_bug(eval);
-                let (outcome, fxc_ok) = match skip_all {
-                    Some(reason) => (Outcome::Skip(reason.to_string()), false),
-                    None => self.probe(probe),
+                let (outcome, fxc_ok) = match (skip_all, &line.command) {
+                    (Some(reason), _) => (Outcome::Skip(reason.to_string()), false),
+                    (None, Command::Probe(probe)) => self.probe(probe),
+                    (
+                        None,
+                        Command::ProbeStreamOutput {
+                            slot,
+                            vertex,
+                            word,
+                            values,
+                            ulp,
+                        },
+                    ) => self.probe_stream_output(*slot, *vertex, *word, values, *ulp),
+                    (None, _) => (Outcome::Skip("not a probe".into()), false),
                 };
                 let outcome = match outcome {
                     Outcome::Fail { expected, actual } if todo => {
@@ -776,6 +811,8 @@ impl FileRun<'_> {
             .iter()
             .filter_map(|s| self.shaders.get(s))
             .all(|s| s.fxc_ok);
+        let had_layout = self.draw_stream_output().is_some();
+        self.stream_output_written(had_layout, &outcome, fxc_ok);
         self.written(
             outcome,
             fxc_ok,
@@ -801,6 +838,7 @@ impl FileRun<'_> {
                     },
                     self.ctx.features(),
                     false,
+                    None,
                 );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
@@ -854,6 +892,23 @@ impl FileRun<'_> {
             Ok(b) => b,
             Err(contents) => return contents,
         };
+        let stream_output = self.draw_stream_output();
+        if stream_output.is_some() && !self.ctx.features().transform_feedback {
+            return Contents::Skip(
+                "device lacks a required feature: transform feedback (VK_EXT_transform_feedback)"
+                    .into(),
+            );
+        }
+        let other_stream = stream_output
+            .as_ref()
+            .is_some_and(|so| so.layout.rasterized_stream.unwrap_or(0) != 0);
+        if other_stream && !self.ctx.features().rasterization_stream_select {
+            return Contents::Skip(
+                "device lacks a required feature: transformFeedbackRasterizationStreamSelect \
+                 (rasterizing a stream other than 0)"
+                    .into(),
+            );
+        }
         let mut draw = vulkan::Draw {
             stages: vulkan::Stages {
                 vertex,
@@ -871,7 +926,10 @@ impl FileRun<'_> {
             depth,
             viewports: self.viewports.clone(),
             specialization: Vec::new(),
+            stream_output: Vec::new(),
+            rasterized_stream: Some(0),
         };
+        Self::prepare_stream_output(&mut draw, stream_output.as_ref());
         // The rasterizer sample count (`sampleinfo rasterizer`) is specialization constant 0x100.
         draw.specialization = vec![(
             0x100,
@@ -885,7 +943,11 @@ impl FileRun<'_> {
         if let Err(e) = self.ctx.draw(&mut draw, &mut bindings) {
             return Contents::Fail(format!("vulkan: {e}"));
         }
+        let feedback = std::mem::take(&mut draw.stream_output);
         let (targets, depth) = (draw.render_targets, draw.depth);
+        if let Some(so) = &stream_output {
+            self.store_stream_output(so, feedback);
+        }
         let errors = self.validation_errors();
         self.store_bindings(bindings, keys);
         for (slot, target) in targets.into_iter().enumerate() {
@@ -1093,8 +1155,14 @@ fn vulkan_major_minor(version: u32) -> (u32, u32) {
 }
 
 /// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature;
-/// `native_16bit` computes minimum precision in 16 bits.
-fn translate(bytes: &[u8], features: &vulkan::Features, native_16bit: bool) -> ShaderState {
+/// `native_16bit` computes minimum precision in 16 bits; `stream_output` is the shader's
+/// stream-output layout.
+fn translate(
+    bytes: &[u8],
+    features: &vulkan::Features,
+    native_16bit: bool,
+    stream_output: Option<crate::spirv::StreamOutput>,
+) -> ShaderState {
     let dxbc = match crate::read(bytes, &crate::ReadOptions::default()) {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
@@ -1108,6 +1176,7 @@ fn translate(bytes: &[u8], features: &vulkan::Features, native_16bit: bool) -> S
     };
     let mut options = options_for(features);
     options.features.native_16bit = native_16bit;
+    options.stream_output = stream_output;
     match crate::translate(&dxbc, &options) {
         Ok(words) => {
             let inputs = dxbc
