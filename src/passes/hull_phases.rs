@@ -61,6 +61,8 @@ pub struct HullPhases {
     pub max_tess_factor: Option<f32>,
     /// Patch constant components by (register, component).
     pub patch_constants: BTreeMap<(u32, u8), PatchComponent>,
+    /// Whether the control-point phase declares an output register.
+    pub control_point_outputs: bool,
 }
 
 impl HullPhases {
@@ -73,8 +75,14 @@ impl HullPhases {
             .unwrap_or(PhaseKind::Declarations)
     }
 
-    /// The control-point phase, if the program has one.
+    /// The control-point phase, if the program has one that writes control points. A phase
+    /// that declares no output register counts as absent, so the control points pass through
+    /// as D3D does without a phase: it could only leave the domain shader's inputs undefined
+    /// (vkd3d's compiler emits such a phase where fxc emits a pass-through one).
     pub fn control_point_phase(&self) -> Option<Phase> {
+        if !self.control_point_outputs {
+            return None;
+        }
         self.phases
             .iter()
             .copied()
@@ -139,6 +147,11 @@ pub fn hull_phases(program: &Program) -> Option<HullPhases> {
             }
             Declaration::HsForkPhaseInstanceCount(n) | Declaration::HsJoinPhaseInstanceCount(n) => {
                 current.instance_count = *n
+            }
+            Declaration::Signature { operand, .. } if current.kind == PhaseKind::ControlPoint => {
+                if program.operand(*operand).kind == RegisterKind::Output {
+                    layout.control_point_outputs = true;
+                }
             }
             Declaration::Signature {
                 operand,

@@ -29,6 +29,9 @@ pub struct Options {
     pub blobs: Option<PathBuf>,
     /// Run under `VK_LAYER_KHRONOS_validation` (also on with `DXBC2SPIRV_VALIDATION=1`).
     pub validation: bool,
+    /// Leave the device's condition tags unset, so that the probes a file excludes on this
+    /// device (`if(!llvmpipe)`) run too.
+    pub no_device_tags: bool,
 }
 
 /// Probes that fail for reasons outside the translator, each with the reason. They are
@@ -107,6 +110,7 @@ fn run_file(
     path: &Path,
     shown: &str,
     blobs: &BlobDir,
+    no_device_tags: bool,
 ) -> Result<Vec<Record>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let file = ShaderTestFile::parse_bytes(&bytes).map_err(|e| anyhow::anyhow!("parsing: {e}"))?;
@@ -114,7 +118,11 @@ fn run_file(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let report = runner::run_file(ctx, &file, &name, blobs);
+    let report = if no_device_tags {
+        runner::run_file_with_tags(ctx, &file, &name, blobs, &[])
+    } else {
+        runner::run_file(ctx, &file, &name, blobs)
+    };
     for warning in &report.warnings {
         println!("  validation {warning}");
     }
@@ -166,7 +174,7 @@ pub fn run(options: &Options) -> Result<()> {
     let (mut known_failed, mut unknown_failed) = (0usize, 0usize);
     for (path, blobs) in &files {
         let shown = shown_path(path);
-        let file_records = match run_file(&ctx, path, &shown, blobs) {
+        let file_records = match run_file(&ctx, path, &shown, blobs, options.no_device_tags) {
             Ok(r) => r,
             Err(e) => vec![Record {
                 file: shown.clone(),

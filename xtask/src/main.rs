@@ -59,6 +59,9 @@ enum Command {
         /// Run under VK_LAYER_KHRONOS_validation (errors fail the probes after them).
         #[arg(long)]
         validation: bool,
+        /// Set no device condition tags: also run the probes a file excludes on this device (`if(!llvmpipe)`).
+        #[arg(long)]
+        no_device_tags: bool,
     },
     /// Run one fuzz target (read, assemble, translate, mutate_program) for a time, seeded with the corpus; then spirv-val every distinct module it produced.
     Fuzz {
@@ -109,12 +112,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             dir,
             blobs,
             validation,
+            no_device_tags,
         } => conformance::run(&conformance::Options {
             filter,
             json,
             dir,
             blobs,
             validation,
+            no_device_tags,
         }),
         Command::Fuzz { target, seconds } => fuzz::run(&fuzz::Options { target, seconds }),
         Command::Test => test::run(),

@@ -60,8 +60,25 @@ pub fn run() -> Result<()> {
             dir: None,
             blobs: None,
             validation,
+            no_device_tags: false,
         })
     })?;
+
+    // vkd3d's tessellation files exclude llvmpipe (`if(!llvmpipe)`) for vkd3d's sake; they
+    // run and pass here, so they are run without the device's tags too.
+    step(
+        "conformance of the tessellation files without device exclusions",
+        || {
+            conformance::run(&conformance::Options {
+                filter: Some("tessellation".into()),
+                json: None,
+                dir: None,
+                blobs: None,
+                validation,
+                no_device_tags: true,
+            })
+        },
+    )?;
 
     println!("== step: corpus");
     let start = Instant::now();

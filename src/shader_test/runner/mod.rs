@@ -222,12 +222,26 @@ struct FileRun<'a> {
     report: FileReport,
 }
 
-/// Runs one parsed file (named `file_name` for blob lookups) and returns its probe records.
+/// Runs one parsed file (named `file_name` for blob lookups) and returns its probe records;
+/// the `if(…)`/`todo(…)` conditions see the device's tags ([`device_tags`]).
 pub fn run_file(
     ctx: &Context,
     file: &ShaderTestFile,
     file_name: &str,
     blobs: &dyn BlobSource,
+) -> FileReport {
+    let tags = device_tags(ctx.features());
+    run_file_with_tags(ctx, file, file_name, blobs, &tags)
+}
+
+/// [`run_file`] with the condition tags given: `&[]` runs the probes a test file excludes on
+/// this device (vkd3d's files exclude some on llvmpipe for its own translator's sake).
+pub fn run_file_with_tags(
+    ctx: &Context,
+    file: &ShaderTestFile,
+    file_name: &str,
+    blobs: &dyn BlobSource,
+    device_tags: &[&str],
 ) -> FileReport {
     let mut run = FileRun {
         ctx,
@@ -247,7 +261,6 @@ pub fn run_file(
         report: FileReport::default(),
     };
     let mut missing: Vec<String> = Vec::new();
-    let device_tags = device_tags(ctx.features());
     for (section, state) in file.sections_with_require() {
         // The model the runner uses for this part of the file (the lowest SM4/5 one).
         let model = state.min.max(ShaderModel::new(4, 0));
@@ -301,7 +314,7 @@ pub fn run_file(
                 };
                 let eval = EvalContext {
                     model,
-                    tags: &device_tags,
+                    tags: device_tags,
                 };
                 for line in lines.iter().filter(|l| l.runs(&eval)) {
                     run.command(line, &eval, skip_all.as_deref());
