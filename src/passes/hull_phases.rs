@@ -148,10 +148,11 @@ pub fn hull_phases(program: &Program) -> Option<HullPhases> {
             Declaration::HsForkPhaseInstanceCount(n) | Declaration::HsJoinPhaseInstanceCount(n) => {
                 current.instance_count = *n
             }
-            Declaration::Signature { operand, .. } if current.kind == PhaseKind::ControlPoint => {
-                if program.operand(*operand).kind == RegisterKind::Output {
-                    layout.control_point_outputs = true;
-                }
+            Declaration::Signature { operand, .. }
+                if current.kind == PhaseKind::ControlPoint
+                    && program.operand(*operand).kind == RegisterKind::Output =>
+            {
+                layout.control_point_outputs = true;
             }
             Declaration::Signature {
                 operand,
@@ -255,6 +256,33 @@ ret
         let patch = layout.patch_phases();
         assert_eq!(patch.len(), 2);
         assert_eq!(layout.phase_at(patch[1].start), PhaseKind::Join);
+    }
+
+    #[test]
+    fn a_control_point_phase_without_outputs_counts_as_absent() {
+        let layout = layout(
+            "hs_5_0
+hs_decls
+dcl_input_control_point_count 3
+dcl_output_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_tessellator_partitioning partitioning_integer
+dcl_tessellator_output_primitive output_triangle_cw
+hs_control_point_phase
+ret
+hs_fork_phase
+dcl_output_siv o0.x, finalTriUeq0EdgeTessFactor
+mov o0.x, l(1.000000)
+ret
+",
+        );
+        assert!(!layout.control_point_outputs);
+        assert!(layout.control_point_phase().is_none(), "{layout:?}");
+        assert!(layout
+            .phases
+            .iter()
+            .any(|p| p.kind == PhaseKind::ControlPoint));
+        assert!(self::layout(HULL).control_point_outputs);
     }
 
     #[test]
