@@ -384,10 +384,7 @@ fn every_project_shader_test_passes() {
 }
 
 /// Project tests whose features belong to open issues, with the issue's feature.
-const PENDING: &[(&str, &str)] = &[(
-    "seeds/sm51_resource_ranges.shader_test",
-    "SM5.1 resource ranges (issue 7)",
-)];
+const PENDING: &[(&str, &str)] = &[];
 
 /// `ld` (mip level 0: the address's w) and `sample_l` from a 2D texture (sampled image +
 /// separate sampler), summed and written to a typed UAV texture (storage image).
