@@ -119,6 +119,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                     height,
                     data,
                     compare: vulkan::CompareOp::Always,
+                    stencil: None,
                 }));
             }
             let format = texture_format(decl)?;
