@@ -207,10 +207,110 @@ pub enum Command {
         /// Maximum depth.
         max: f32,
     },
-    /// Any other command (e.g. `stencil`, `alpha test`, `viewport`, `shade mode`,
+    /// `stencil FUNC PASS-OP REF [fail OP] [depth-fail OP] [read-mask M] [write-mask M]` or
+    /// `stencil off`, this project's extension: the stencil test of later draws (`None`:
+    /// off). Its target is a `[dsv]` with `format d32-float-s8-uint`.
+    Stencil(Option<StencilState>),
+    /// `probe dsv stencil (x, y) u32(N)`, this project's extension: the stencil value of a
+    /// texel of the depth-stencil target.
+    ProbeStencil {
+        /// Where to read.
+        area: ProbeArea,
+        /// The expected stencil value (`u32(N)`, N from 0 to 255).
+        values: ProbeValues,
+    },
+    /// Any other command (e.g. `alpha test`, `viewport`, `shade mode`,
     /// `point-size`, `sample mask`), kept verbatim without its prefixes so a runner can
     /// report it as unsupported.
     Other(String),
+}
+
+/// What a stencil test does to the stored value (D3D's stencil ops).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StencilOpName {
+    /// `keep`
+    Keep,
+    /// `zero`
+    Zero,
+    /// `replace`: with the reference (a pixel shader's `SV_StencilRef` when it writes one).
+    Replace,
+    /// `incr-sat`
+    IncrSat,
+    /// `decr-sat`
+    DecrSat,
+    /// `invert`
+    Invert,
+    /// `incr` (wraps)
+    Incr,
+    /// `decr` (wraps)
+    Decr,
+}
+
+/// A `stencil` command's test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StencilState {
+    /// The comparison of the reference with the stored value.
+    pub compare: Comparison,
+    /// The op when both tests pass.
+    pub pass: StencilOpName,
+    /// The op when the stencil test fails (`keep` unless given).
+    pub fail: StencilOpName,
+    /// The op when the depth test fails (`keep` unless given).
+    pub depth_fail: StencilOpName,
+    /// The pipeline's reference value.
+    pub reference: u32,
+    /// The bits compared (0xff unless given).
+    pub read_mask: u32,
+    /// The bits written (0xff unless given).
+    pub write_mask: u32,
+}
+
+fn read_stencil_op(s: &mut Scanner<'_>) -> Result<StencilOpName> {
+    const NAMES: [(&str, StencilOpName); 8] = [
+        ("keep", StencilOpName::Keep),
+        ("zero", StencilOpName::Zero),
+        ("replace", StencilOpName::Replace),
+        ("incr-sat", StencilOpName::IncrSat),
+        ("decr-sat", StencilOpName::DecrSat),
+        ("invert", StencilOpName::Invert),
+        ("incr", StencilOpName::Incr),
+        ("decr", StencilOpName::Decr),
+    ];
+    for (name, op) in NAMES {
+        if s.eat_word(name) {
+            return Ok(op);
+        }
+    }
+    Err(s.error("unknown stencil op (keep, zero, replace, incr-sat, decr-sat, invert, incr, decr)"))
+}
+
+/// Reads the rest of a `stencil` command after its comparison.
+fn read_stencil(s: &mut Scanner<'_>, compare: Comparison) -> Result<StencilState> {
+    let pass = read_stencil_op(s)?;
+    let reference = s.c_u32()?;
+    let mut state = StencilState {
+        compare,
+        pass,
+        fail: StencilOpName::Keep,
+        depth_fail: StencilOpName::Keep,
+        reference,
+        read_mask: 0xff,
+        write_mask: 0xff,
+    };
+    while !s.at_end() {
+        if s.eat_word("fail") {
+            state.fail = read_stencil_op(s)?;
+        } else if s.eat_word("depth-fail") {
+            state.depth_fail = read_stencil_op(s)?;
+        } else if s.eat_word("read-mask") {
+            state.read_mask = s.c_u32()?;
+        } else if s.eat_word("write-mask") {
+            state.write_mask = s.c_u32()?;
+        } else {
+            return Err(s.error("expected fail, depth-fail, read-mask or write-mask"));
+        }
+    }
+    Ok(state)
 }
 
 /// One `[test]` line: prefixes plus a command.
@@ -328,6 +428,26 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
         let dst =
             read_resource_ref(s)?.ok_or_else(|| s.error("expected a destination resource"))?;
         return finish(s, Command::Copy { src, dst });
+    }
+    if s.eat_word("stencil") {
+        if s.eat_word("off") {
+            return finish(s, Command::Stencil(None));
+        }
+        let mut probe = s.clone();
+        if let Ok(compare) = read_comparison(&mut probe) {
+            *s = probe;
+            let state = read_stencil(s, compare)?;
+            return finish(s, Command::Stencil(Some(state)));
+        }
+        return Ok(Command::Other(start));
+    }
+    if s.eat_words("probe dsv stencil") {
+        let area = read_area(s)?;
+        let values = match read_literal(s)? {
+            Some(ProbeValues::U32(v)) if v.len() == 1 => ProbeValues::U32(v),
+            _ => return Err(s.error("a stencil probe expects u32(N)")),
+        };
+        return finish(s, Command::ProbeStencil { area, values });
     }
     if s.eat_words("probe so") {
         let slot = s.decimal_u32()?;
@@ -720,6 +840,51 @@ mod tests {
             Command::DepthBounds { min: 0.3, max: 0.6 }
         );
         assert_eq!(cmd("stencil ref 3"), Command::Other("stencil ref 3".into()));
+        assert_eq!(cmd("stencil off"), Command::Stencil(None));
+        assert_eq!(
+            cmd("stencil always replace 0x55"),
+            Command::Stencil(Some(StencilState {
+                compare: Comparison::Always,
+                pass: StencilOpName::Replace,
+                fail: StencilOpName::Keep,
+                depth_fail: StencilOpName::Keep,
+                reference: 0x55,
+                read_mask: 0xff,
+                write_mask: 0xff,
+            }))
+        );
+        assert_eq!(
+            cmd("stencil not equal incr-sat 7 fail zero depth-fail decr read-mask 0xf0 write-mask 3"),
+            Command::Stencil(Some(StencilState {
+                compare: Comparison::NotEqual,
+                pass: StencilOpName::IncrSat,
+                fail: StencilOpName::Zero,
+                depth_fail: StencilOpName::Decr,
+                reference: 7,
+                read_mask: 0xf0,
+                write_mask: 3,
+            }))
+        );
+        assert!(parse_test_line("stencil always frob 1", 1).is_err());
+        assert!(parse_test_line("stencil always keep 1 sideways keep", 1).is_err());
+        assert_eq!(
+            cmd("probe dsv stencil (3, 4) u32(17)"),
+            Command::ProbeStencil {
+                area: ProbeArea::Point { x: 3, y: 4 },
+                values: ProbeValues::U32(vec![17]),
+            }
+        );
+        assert!(parse_test_line("probe dsv stencil (3, 4) f32(17)", 1).is_err());
+        assert_eq!(
+            cmd("clear dsv 1.0 5"),
+            Command::Clear {
+                target: ResourceRef {
+                    kind: ResourceKind::Dsv,
+                    slot: 0
+                },
+                values: vec![1.0, 5.0]
+            }
+        );
         assert_eq!(
             cmd("alpha test less 1.0"),
             Command::Other("alpha test less 1.0".into())

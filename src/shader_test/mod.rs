@@ -17,7 +17,8 @@ pub mod stream_output;
 mod tests;
 
 pub use command::{
-    Command, Probe, ProbeArea, ProbeValues, ResourceRef, TestLine, Topology, UniformValues,
+    Command, Probe, ProbeArea, ProbeValues, ResourceRef, StencilOpName, StencilState, TestLine,
+    Topology, UniformValues,
 };
 pub use condition::{
     Atom, CompareOp, Condition, EvalContext, Literal, Mark, MarkKind, ShaderModel,

@@ -122,7 +122,10 @@ pub struct Viewport {
     pub height: f32,
 }
 
-/// A 32-bit float depth target: uploaded before the draw, read back after it.
+/// A depth target: uploaded before the draw, read back after it. Without a stencil aspect
+/// its format is 32-bit float depth; with one, a depth-stencil format the device supports as
+/// an attachment (`D32_SFLOAT_S8_UINT`, else `D24_UNORM_S8_UINT`, whose depths are
+/// converted to and from 24-bit normalized values).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DepthTarget {
     /// Width in pixels.
@@ -133,6 +136,133 @@ pub struct DepthTarget {
     pub data: Vec<u8>,
     /// The depth test (depth writes are on).
     pub compare: CompareOp,
+    /// The stencil aspect, if the target has one.
+    pub stencil: Option<Stencil>,
+}
+
+/// The stencil aspect of a depth target and the stencil test of the draw.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Stencil {
+    /// `width * height` stencil values, one byte a texel, row by row.
+    pub data: Vec<u8>,
+    /// The stencil test (the same for front and back faces); `None` disables it, leaving
+    /// the stencil values as they are.
+    pub test: Option<StencilTest>,
+}
+
+/// What a stencil test does to the stored stencil value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StencilOp {
+    /// Keeps it.
+    #[default]
+    Keep,
+    /// Sets it to 0.
+    Zero,
+    /// Replaces it with the reference (the pixel shader's `oStencilRef` when it writes one).
+    Replace,
+    /// Increments it, clamping at 255.
+    IncrementClamp,
+    /// Decrements it, clamping at 0.
+    DecrementClamp,
+    /// Inverts its bits.
+    Invert,
+    /// Increments it, wrapping to 0.
+    IncrementWrap,
+    /// Decrements it, wrapping to 255.
+    DecrementWrap,
+}
+
+impl StencilOp {
+    /// The Vulkan stencil op.
+    pub fn vk(self) -> vk::StencilOp {
+        match self {
+            StencilOp::Keep => vk::StencilOp::KEEP,
+            StencilOp::Zero => vk::StencilOp::ZERO,
+            StencilOp::Replace => vk::StencilOp::REPLACE,
+            StencilOp::IncrementClamp => vk::StencilOp::INCREMENT_AND_CLAMP,
+            StencilOp::DecrementClamp => vk::StencilOp::DECREMENT_AND_CLAMP,
+            StencilOp::Invert => vk::StencilOp::INVERT,
+            StencilOp::IncrementWrap => vk::StencilOp::INCREMENT_AND_WRAP,
+            StencilOp::DecrementWrap => vk::StencilOp::DECREMENT_AND_WRAP,
+        }
+    }
+}
+
+/// A stencil test: `(reference & compare_mask) COMPARE (stored & compare_mask)`, then the
+/// op of the outcome, writing the bits of `write_mask`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StencilTest {
+    /// The comparison.
+    pub compare: CompareOp,
+    /// The op when the stencil and depth tests pass.
+    pub pass: StencilOp,
+    /// The op when the stencil test fails.
+    pub fail: StencilOp,
+    /// The op when the stencil test passes and the depth test fails.
+    pub depth_fail: StencilOp,
+    /// The pipeline's reference value (a pixel shader writing `oStencilRef` replaces it).
+    pub reference: u32,
+    /// The bits compared.
+    pub compare_mask: u32,
+    /// The bits written.
+    pub write_mask: u32,
+}
+
+impl Default for StencilTest {
+    fn default() -> Self {
+        StencilTest {
+            compare: CompareOp::Always,
+            pass: StencilOp::Keep,
+            fail: StencilOp::Keep,
+            depth_fail: StencilOp::Keep,
+            reference: 0,
+            compare_mask: 0xff,
+            write_mask: 0xff,
+        }
+    }
+}
+
+impl StencilTest {
+    /// The Vulkan stencil state (for either face).
+    pub(super) fn vk(&self) -> vk::StencilOpState {
+        vk::StencilOpState {
+            fail_op: self.fail.vk(),
+            pass_op: self.pass.vk(),
+            depth_fail_op: self.depth_fail.vk(),
+            compare_op: self.compare.vk(),
+            compare_mask: self.compare_mask,
+            write_mask: self.write_mask,
+            reference: self.reference,
+        }
+    }
+}
+
+/// The 24-bit normalized form of a depth (clamped to [0, 1], rounded to nearest).
+fn unorm24(depth: f32) -> u32 {
+    const MAX: f32 = 16_777_215.0;
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let n = (depth.clamp(0.0, 1.0) * MAX).round() as u32;
+    n
+}
+
+/// The depth of a 24-bit normalized value (the low 24 bits of `bits`).
+fn from_unorm24(bits: u32) -> f32 {
+    #[allow(clippy::cast_precision_loss)]
+    let d = (bits & 0x00ff_ffff) as f32 / 16_777_215.0;
+    d
+}
+
+/// Maps each 4-byte chunk of `data` through `f`.
+fn map_words(data: &[u8], f: impl Fn([u8; 4]) -> [u8; 4]) -> Vec<u8> {
+    data.chunks(4)
+        .flat_map(|c| {
+            let mut w = [0u8; 4];
+            for (dst, src) in w.iter_mut().zip(c) {
+                *dst = *src;
+            }
+            f(w)
+        })
+        .collect()
 }
 
 /// The SPIR-V modules of a graphics pipeline (entry point `main` in each).
@@ -240,6 +370,17 @@ impl Context {
                 "a hull shader needs a domain shader and the reverse".into(),
             ));
         }
+        if let Some(stencil) = draw.depth.as_ref().and_then(|d| d.stencil.as_ref()) {
+            let texels = u64::from(extent.width) * u64::from(extent.height);
+            if u64::try_from(stencil.data.len()).ok() != Some(texels) {
+                return Err(VulkanError::Invalid(format!(
+                    "a {}x{} stencil aspect needs {texels} bytes, not {}",
+                    extent.width,
+                    extent.height,
+                    stencil.data.len()
+                )));
+            }
+        }
         if draw.depth.is_some() && draw.samples() > 1 {
             return Err(VulkanError::Invalid(
                 "multisampled draws with a depth target are not supported".into(),
@@ -249,7 +390,11 @@ impl Context {
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
         pipeline::create_pipeline_layout(self, &mut owned)?;
         let targets = self.create_targets(&mut owned, draw)?;
-        graphics::create_render_pass(self, &mut owned, draw)?;
+        let depth_format = targets
+            .iter()
+            .find(|(slot, _)| slot.is_none())
+            .map(|(_, image)| image.shape.format);
+        graphics::create_render_pass(self, &mut owned, draw, depth_format)?;
         graphics::create_framebuffer(self, &mut owned, &targets, extent, draw.layers())?;
         graphics::create_pipeline(self, &mut owned, draw, extent)?;
         let prepared = self.create_resources(&mut owned, bindings)?;
@@ -312,16 +457,17 @@ impl Context {
             self.read_feedback(feedback, &mut draw.stream_output)?;
         }
         for (slot, image) in &targets {
-            let data = match slot {
-                Some(slot) => draw
-                    .render_targets
-                    .get_mut(*slot)
-                    .and_then(|t| t.as_mut())
-                    .map(|t| &mut t.data),
-                None => draw.depth.as_mut().map(|d| &mut d.data),
-            };
-            if let Some(data) = data {
-                memory::read(self, image.staging, data)?;
+            match slot {
+                Some(slot) => {
+                    if let Some(t) = draw.render_targets.get_mut(*slot).and_then(|t| t.as_mut()) {
+                        memory::read(self, image.staging, &mut t.data)?;
+                    }
+                }
+                None => {
+                    if let Some(depth) = draw.depth.as_mut() {
+                        self.read_depth(image, depth)?;
+                    }
+                }
             }
         }
         Ok(())
@@ -353,16 +499,103 @@ impl Context {
             }
         }
         if let Some(depth) = &draw.depth {
+            let (format, data) = match &depth.stencil {
+                None => (Format::D32Float, depth.data.clone()),
+                Some(stencil) => {
+                    let format = self.depth_stencil_format()?;
+                    let mut data = if format == Format::D24UnormS8Uint {
+                        map_words(&depth.data, |w| {
+                            unorm24(f32::from_le_bytes(w)).to_le_bytes()
+                        })
+                    } else {
+                        depth.data.clone()
+                    };
+                    data.extend_from_slice(&stencil.data);
+                    (format, data)
+                }
+            };
             let image = image::create_image(
                 self,
                 owned,
-                ImageShape::d2(Format::D32Float, depth.width, depth.height),
+                ImageShape::d2(format, depth.width, depth.height),
                 ImageRole::Depth,
-                &depth.data,
+                &data,
             )
             .map_err(|e| VulkanError::Invalid(format!("depth target: {e}")))?;
             out.push((None, image));
         }
         Ok(out)
+    }
+
+    /// The depth-stencil format of depth targets with a stencil aspect: the first of
+    /// `D32_SFLOAT_S8_UINT` and `D24_UNORM_S8_UINT` the device supports as an attachment
+    /// that can be copied to and from.
+    pub fn depth_stencil_format(&self) -> Result<Format, VulkanError> {
+        let needed = vk::FormatFeatureFlags::DEPTH_STENCIL_ATTACHMENT
+            | vk::FormatFeatureFlags::TRANSFER_SRC
+            | vk::FormatFeatureFlags::TRANSFER_DST;
+        [Format::D32FloatS8Uint, Format::D24UnormS8Uint]
+            .into_iter()
+            .find(|format| {
+                // SAFETY: a plain query on the context's physical device.
+                let props = unsafe {
+                    self.instance()
+                        .get_physical_device_format_properties(self.physical, format.vk())
+                };
+                props.optimal_tiling_features.contains(needed)
+            })
+            .ok_or_else(|| {
+                VulkanError::Invalid(
+                    "the device supports no depth-stencil attachment format \
+                     (D32_SFLOAT_S8_UINT or D24_UNORM_S8_UINT)"
+                        .into(),
+                )
+            })
+    }
+
+    /// Reads the depth target's image back into `depth` (and its stencil aspect).
+    fn read_depth(&self, image: &HostImage, depth: &mut DepthTarget) -> Result<(), VulkanError> {
+        let Some(stencil) = depth.stencil.as_mut() else {
+            return memory::read(self, image.staging, &mut depth.data);
+        };
+        let depth_len = depth.data.len();
+        let mut all = vec![0u8; depth_len.saturating_add(stencil.data.len())];
+        memory::read(self, image.staging, &mut all)?;
+        let (depths, stencils) = all.split_at(depth_len);
+        depth.data = if image.shape.format == Format::D24UnormS8Uint {
+            map_words(depths, |w| {
+                from_unorm24(u32::from_le_bytes(w)).to_le_bytes()
+            })
+        } else {
+            depths.to_vec()
+        };
+        stencil.data.copy_from_slice(stencils);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unorm24_round_trips() {
+        assert_eq!(unorm24(0.0), 0);
+        assert_eq!(unorm24(1.0), 0x00ff_ffff);
+        assert_eq!(unorm24(2.0), 0x00ff_ffff);
+        assert_eq!(unorm24(-1.0), 0);
+        assert_eq!(from_unorm24(0xff00_0000), 0.0);
+        assert_eq!(from_unorm24(0x00ff_ffff), 1.0);
+        for d in [0.25f32, 0.5, 0.75, 0.1] {
+            assert!((from_unorm24(unorm24(d)) - d).abs() < 1e-7, "{d}");
+        }
+    }
+
+    #[test]
+    fn map_words_maps_each_word() {
+        let bytes = map_words(&[1, 0, 0, 0, 2, 0, 0, 0], |w| {
+            (u32::from_le_bytes(w) * 3).to_le_bytes()
+        });
+        assert_eq!(bytes, vec![3, 0, 0, 0, 6, 0, 0, 0]);
     }
 }

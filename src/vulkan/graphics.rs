@@ -2,7 +2,8 @@
 //!
 //! Viewports (by default one covering the whole framebuffer) get a negative height, so that
 //! clip-space +y is the top of the image and (0, 0) its top-left pixel, as in Direct3D; depth
-//! runs from 0 to 1. Culling and blending are off; the depth test is on when the draw has a depth target.
+//! runs from 0 to 1. Culling and blending are off; the depth test is on when the draw has a depth target,
+//! the stencil test when its stencil aspect has one.
 
 use ash::vk;
 
@@ -30,6 +31,7 @@ pub(super) fn create_render_pass(
     ctx: &Context,
     owned: &mut Owned<'_>,
     draw: &Draw<'_>,
+    depth_format: Option<Format>,
 ) -> Result<(), VulkanError> {
     let mut attachments = Vec::new();
     let mut color_refs = Vec::new();
@@ -63,15 +65,24 @@ pub(super) fn create_render_pass(
     let depth_ref = vk::AttachmentReference::default()
         .attachment(u32_len(attachments.len())?)
         .layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL);
-    if draw.depth.is_some() {
+    if let Some(format) = depth_format {
+        // A stencil aspect is loaded and stored like depth.
+        let (stencil_load, stencil_store) = if format == Format::D32Float {
+            (
+                vk::AttachmentLoadOp::DONT_CARE,
+                vk::AttachmentStoreOp::DONT_CARE,
+            )
+        } else {
+            (vk::AttachmentLoadOp::LOAD, vk::AttachmentStoreOp::STORE)
+        };
         attachments.push(
             vk::AttachmentDescription::default()
-                .format(Format::D32Float.vk())
+                .format(format.vk())
                 .samples(sample_count_flags(draw.samples()))
                 .load_op(vk::AttachmentLoadOp::LOAD)
                 .store_op(vk::AttachmentStoreOp::STORE)
-                .stencil_load_op(vk::AttachmentLoadOp::DONT_CARE)
-                .stencil_store_op(vk::AttachmentStoreOp::DONT_CARE)
+                .stencil_load_op(stencil_load)
+                .stencil_store_op(stencil_store)
                 .initial_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
                 .final_layout(vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
         );
@@ -79,7 +90,7 @@ pub(super) fn create_render_pass(
     let mut subpass = vk::SubpassDescription::default()
         .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
         .color_attachments(&color_refs);
-    if draw.depth.is_some() {
+    if depth_format.is_some() {
         subpass = subpass.depth_stencil_attachment(&depth_ref);
     }
     let subpasses = [subpass];
@@ -236,6 +247,18 @@ pub(super) fn create_pipeline(
                 .as_ref()
                 .map_or(vk::CompareOp::ALWAYS, |d| d.compare.vk()),
         );
+    let stencil = draw
+        .depth
+        .as_ref()
+        .and_then(|d| d.stencil.as_ref())
+        .and_then(|s| s.test);
+    let depth = match stencil {
+        Some(test) => depth
+            .stencil_test_enable(true)
+            .front(test.vk())
+            .back(test.vk()),
+        None => depth,
+    };
     let blend_attachments: Vec<vk::PipelineColorBlendAttachmentState> = (0..color_slots(draw))
         .map(|_| {
             vk::PipelineColorBlendAttachmentState::default()

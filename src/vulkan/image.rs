@@ -30,16 +30,18 @@ pub(super) enum ImageRole {
     Storage,
     /// A color attachment (render target): read back.
     Color,
-    /// A depth attachment (32-bit float depth): read back.
+    /// A depth attachment (32-bit float depth, or depth and stencil): read back.
     Depth,
 }
 
-/// The aspect of an image of `format` (depth for the depth format, else color).
+/// The aspects of an image of `format` (depth, depth and stencil, or color).
 pub(super) fn aspect(format: Format) -> vk::ImageAspectFlags {
-    if format == Format::D32Float {
-        vk::ImageAspectFlags::DEPTH
-    } else {
-        vk::ImageAspectFlags::COLOR
+    match format {
+        Format::D32Float => vk::ImageAspectFlags::DEPTH,
+        Format::D32FloatS8Uint | Format::D24UnormS8Uint => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
     }
 }
 
@@ -75,6 +77,9 @@ impl HostImage {
     /// The regions copied between the staging buffer and the image: for each layer, each
     /// level, in the order of [`ImageShape`]'s data layout.
     pub(super) fn copy_regions(&self) -> Vec<vk::BufferImageCopy> {
+        if aspect(self.shape.format).contains(vk::ImageAspectFlags::STENCIL) {
+            return self.depth_stencil_regions();
+        }
         let mut out = Vec::new();
         let mut offset: vk::DeviceSize = 0;
         for layer in 0..self.shape.layers {
@@ -101,6 +106,35 @@ impl HostImage {
             }
         }
         out
+    }
+}
+
+impl HostImage {
+    /// The regions of a single-level, single-layer depth-stencil image: its depth aspect
+    /// (4 bytes a texel) from offset 0, then its stencil aspect (1 byte a texel).
+    fn depth_stencil_regions(&self) -> Vec<vk::BufferImageCopy> {
+        let (width, height, depth) = self.shape.level_extent(0);
+        let region = |aspect, offset| {
+            vk::BufferImageCopy::default()
+                .buffer_offset(offset)
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(aspect)
+                        .layer_count(1),
+                )
+                .image_extent(vk::Extent3D {
+                    width,
+                    height,
+                    depth,
+                })
+        };
+        let depth_bytes = u64::from(width)
+            .saturating_mul(u64::from(height))
+            .saturating_mul(4);
+        vec![
+            region(vk::ImageAspectFlags::DEPTH, 0),
+            region(vk::ImageAspectFlags::STENCIL, depth_bytes),
+        ]
     }
 }
 

@@ -23,8 +23,8 @@ use ash::vk;
 
 pub use device::{Context, Features};
 pub use draw::{
-    CompareOp, DepthTarget, Draw, RenderTarget, Stages, Topology, VertexAttribute, VertexBuffer,
-    Viewport,
+    CompareOp, DepthTarget, Draw, RenderTarget, Stages, Stencil, StencilOp, StencilTest, Topology,
+    VertexAttribute, VertexBuffer, Viewport,
 };
 pub use xfb::FeedbackBuffer;
 
@@ -85,6 +85,13 @@ pub enum Format {
     R32G32B32Float,
     /// 32-bit float depth (depth attachments).
     D32Float,
+    /// 32-bit float depth and 8-bit stencil (depth-stencil attachments). Its staging data
+    /// is every texel's 32-bit depth, then every texel's stencil byte (5 bytes a texel).
+    D32FloatS8Uint,
+    /// 24-bit normalized depth and 8-bit stencil (depth-stencil attachments). Its staging
+    /// data is every texel's depth in the low 24 bits of a 32-bit word, then every texel's
+    /// stencil byte (5 bytes a texel).
+    D24UnormS8Uint,
     /// Four 32-bit unsigned integers.
     R32G32B32A32Uint,
     /// Four 32-bit signed integers.
@@ -111,6 +118,8 @@ impl Format {
             Format::R32G32Sint => vk::Format::R32G32_SINT,
             Format::R32G32B32Float => vk::Format::R32G32B32_SFLOAT,
             Format::D32Float => vk::Format::D32_SFLOAT,
+            Format::D32FloatS8Uint => vk::Format::D32_SFLOAT_S8_UINT,
+            Format::D24UnormS8Uint => vk::Format::D24_UNORM_S8_UINT,
             Format::R32G32B32A32Uint => vk::Format::R32G32B32A32_UINT,
             Format::R32G32B32A32Sint => vk::Format::R32G32B32A32_SINT,
             Format::R32G32B32A32Float => vk::Format::R32G32B32A32_SFLOAT,
@@ -125,6 +134,7 @@ impl Format {
         match self {
             Format::R32Uint | Format::R32Sint | Format::R32Float | Format::D32Float => 4,
             Format::R8G8B8A8Unorm | Format::R8G8B8A8Uint => 4,
+            Format::D32FloatS8Uint | Format::D24UnormS8Uint => 5,
             Format::R32G32Uint
             | Format::R32G32Float
             | Format::R32G32Sint

@@ -211,6 +211,8 @@ struct FileRun<'a> {
     /// Constant buffers other than cb0 written by `uniform cb<N> …` (register N of space 0).
     other_uniforms: BTreeMap<u32, Vec<u32>>,
     depth: vulkan::CompareOp,
+    /// The stencil test set by this project's `stencil` command.
+    stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
     viewports: Vec<vulkan::Viewport>,
     /// A `[test]` command changed pipeline state the runner does not model.
@@ -254,6 +256,7 @@ pub fn run_file_with_tags(
         uniforms: Vec::new(),
         other_uniforms: BTreeMap::new(),
         depth: vulkan::CompareOp::Always,
+        stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
         native_16bit: false,
@@ -351,6 +354,7 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "tessellation-shader" => Some(features.tessellation_shader),
                     "rov" => Some(features.fragment_shader_interlock),
                     "inner-coverage" => Some(features.fully_covered_input),
+                    "stencil-export" => Some(features.shader_stencil_export),
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     _ => None,
                 };
@@ -565,6 +569,7 @@ impl FileRun<'_> {
                 self.copy((src.kind, 0, src.slot), (dst.kind, 0, dst.slot))
             }
             Command::Depth(comparison) => self.depth = compare_op(*comparison),
+            Command::Stencil(state) => self.stencil = state.map(stencil_test),
             Command::DepthBounds { .. } => {
                 self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
             }
@@ -586,7 +591,9 @@ impl FileRun<'_> {
                     self.unmodelled = Some(format!("runner: `{word}` is not supported"));
                 }
             },
-            Command::Probe(_) | Command::ProbeStreamOutput { .. } => {
+            Command::Probe(_)
+            | Command::ProbeStreamOutput { .. }
+            | Command::ProbeStencil { .. } => {
                 let todo = line.is_todo(eval) || line.is_bug(eval);
                 let (outcome, fxc_ok) = match (skip_all, &line.command) {
                     (Some(reason), _) => (Outcome::Skip(reason.to_string()), false),
@@ -601,6 +608,9 @@ impl FileRun<'_> {
                             ulp,
                         },
                     ) => self.probe_stream_output(*slot, *vertex, *word, values, *ulp),
+                    (None, Command::ProbeStencil { area, values }) => {
+                        self.probe_stencil(*area, values)
+                    }
                     (None, _) => (Outcome::Skip("not a probe".into()), false),
                 };
                 let outcome = match outcome {
@@ -890,8 +900,23 @@ impl FileRun<'_> {
                     }
                 }
                 (Ok(Payload::Depth(d)), ResourceKind::Dsv) => {
+                    let stencil = match (&d.stencil, self.stencil) {
+                        (Some(s), test) => Some(vulkan::Stencil {
+                            data: s.data.clone(),
+                            test,
+                        }),
+                        (None, None) => None,
+                        (None, Some(_)) => {
+                            return Contents::Fail(
+                                "a stencil test is set but the [dsv] has no stencil aspect \
+                                 (format d32-float-s8-uint)"
+                                    .into(),
+                            )
+                        }
+                    };
                     depth = Some(vulkan::DepthTarget {
                         compare: self.depth,
+                        stencil,
                         ..d.clone()
                     });
                 }
@@ -1066,6 +1091,11 @@ impl FileRun<'_> {
                 for chunk in d.data.chunks_exact_mut(4) {
                     chunk.copy_from_slice(&depth);
                 }
+                // This project's `clear dsv DEPTH STENCIL`: the stencil value is optional.
+                if let (Some(stencil), Some(&value)) = (d.stencil.as_mut(), values.get(1)) {
+                    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                    stencil.data.fill(value.clamp(0.0, 255.0) as u8);
+                }
                 live.contents = Contents::Known;
             }
             _ => {}
@@ -1102,6 +1132,56 @@ impl FileRun<'_> {
             live.contents = contents;
             live.fxc_ok = fxc_ok;
         }
+    }
+
+    /// Checks one `probe dsv stencil` (this project's extension) against the stencil aspect
+    /// of the depth-stencil target.
+    fn probe_stencil(&self, area: st::ProbeArea, values: &st::ProbeValues) -> (Outcome, bool) {
+        let fail = |actual: &str| Outcome::Fail {
+            expected: format!("stencil {}", describe(values)),
+            actual: actual.to_string(),
+        };
+        let Some(live) = self.resources.get(&(ResourceKind::Dsv, 0, 0)) else {
+            return (fail("no [dsv]"), false);
+        };
+        let outcome = match (&live.contents, &live.payload) {
+            (Contents::Skip(reason), _) => Outcome::Skip(reason.clone()),
+            (Contents::Fail(message), _) => fail(message),
+            (Contents::Known, Err(why)) => Outcome::Skip(why.clone()),
+            (Contents::Known, Ok(Payload::Depth(d))) => match &d.stencil {
+                None => fail("the [dsv] has no stencil aspect (format d32-float-s8-uint)"),
+                Some(stencil) => {
+                    // Each stencil byte widened to a 32-bit word, probed as `u32`.
+                    let words: Vec<u8> = stencil
+                        .data
+                        .iter()
+                        .flat_map(|&b| u32::from(b).to_le_bytes())
+                        .collect();
+                    let row_pitch = usize::try_from(d.width).unwrap_or(0).saturating_mul(4);
+                    let addressing = probe::Addressing::Image {
+                        texel: 4,
+                        row_pitch,
+                        layer_pitch: row_pitch
+                            .saturating_mul(usize::try_from(d.height).unwrap_or(0)),
+                    };
+                    let probe = st::Probe {
+                        resource: None,
+                        area,
+                        values: values.clone(),
+                        ulp: 0,
+                    };
+                    match probe::check(&words, addressing, &probe) {
+                        Outcome::Fail { expected, actual } => Outcome::Fail {
+                            expected: format!("stencil {expected}"),
+                            actual: format!("stencil {actual}"),
+                        },
+                        other => other,
+                    }
+                }
+            },
+            (Contents::Known, Ok(_)) => fail("the dsv is not a depth target"),
+        };
+        (outcome, live.fxc_ok)
     }
 
     /// Checks one probe; returns its outcome and whether the shaders behind it are fxc-ok.
@@ -1253,6 +1333,29 @@ fn parse_viewport(text: &str) -> Option<(u32, vulkan::Viewport)> {
 }
 
 /// The Vulkan compare op of a shader_test comparison.
+/// The Vulkan form of a `stencil` command's test.
+fn stencil_test(state: st::StencilState) -> vulkan::StencilTest {
+    let op = |op: st::StencilOpName| match op {
+        st::StencilOpName::Keep => vulkan::StencilOp::Keep,
+        st::StencilOpName::Zero => vulkan::StencilOp::Zero,
+        st::StencilOpName::Replace => vulkan::StencilOp::Replace,
+        st::StencilOpName::IncrSat => vulkan::StencilOp::IncrementClamp,
+        st::StencilOpName::DecrSat => vulkan::StencilOp::DecrementClamp,
+        st::StencilOpName::Invert => vulkan::StencilOp::Invert,
+        st::StencilOpName::Incr => vulkan::StencilOp::IncrementWrap,
+        st::StencilOpName::Decr => vulkan::StencilOp::DecrementWrap,
+    };
+    vulkan::StencilTest {
+        compare: compare_op(state.compare),
+        pass: op(state.pass),
+        fail: op(state.fail),
+        depth_fail: op(state.depth_fail),
+        reference: state.reference,
+        compare_mask: state.read_mask,
+        write_mask: state.write_mask,
+    }
+}
+
 fn compare_op(c: st::Comparison) -> vulkan::CompareOp {
     match c {
         st::Comparison::Never => vulkan::CompareOp::Never,
@@ -1263,5 +1366,84 @@ fn compare_op(c: st::Comparison) -> vulkan::CompareOp {
         st::Comparison::NotEqual => vulkan::CompareOp::NotEqual,
         st::Comparison::GreaterEqual => vulkan::CompareOp::GreaterEqual,
         st::Comparison::Always => vulkan::CompareOp::Always,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `text` parsed.
+    fn file(text: &str) -> ShaderTestFile {
+        ShaderTestFile::parse(text).unwrap()
+    }
+
+    #[test]
+    fn stencil_export_is_a_required_feature() {
+        let f = file("[require]\nstencil-export\n");
+        let SectionKind::Require(lines) = &f.sections[0].kind else {
+            panic!("{:?}", f.sections[0].kind)
+        };
+        let without = vulkan::Features::default();
+        assert_eq!(
+            missing_features(lines, &without),
+            vec!["device lacks a required feature: stencil-export".to_string()]
+        );
+        let with = vulkan::Features {
+            shader_stencil_export: true,
+            ..Default::default()
+        };
+        assert!(missing_features(lines, &with).is_empty());
+    }
+
+    #[test]
+    fn depth_stencil_targets() {
+        let f = file(
+            "[dsv]\nformat d32-float-s8-uint\nsize (2d, 3, 2)\n\n[dsv]\nsize (2d, 3, 2)\n\n\
+             [dsv]\nformat d24-unorm-s8-uint\n",
+        );
+        let payloads: Vec<_> = f
+            .sections
+            .iter()
+            .filter_map(|s| match &s.kind {
+                SectionKind::Resource(r) => Some(resources::payload(r)),
+                _ => None,
+            })
+            .collect();
+        let Ok(Payload::Depth(d)) = &payloads[0] else {
+            panic!("{:?}", payloads[0])
+        };
+        assert_eq!(d.data.len(), 24);
+        assert_eq!(d.stencil.as_ref().map(|s| s.data.clone()), Some(vec![0; 6]));
+        let Ok(Payload::Depth(d)) = &payloads[1] else {
+            panic!("{:?}", payloads[1])
+        };
+        assert_eq!(d.stencil, None);
+        assert!(payloads[2].is_err(), "{:?}", payloads[2]);
+    }
+
+    #[test]
+    fn stencil_commands_map_to_vulkan() {
+        let state = st::StencilState {
+            compare: st::Comparison::Equal,
+            pass: st::StencilOpName::IncrSat,
+            fail: st::StencilOpName::Invert,
+            depth_fail: st::StencilOpName::Decr,
+            reference: 9,
+            read_mask: 0x0f,
+            write_mask: 0xf0,
+        };
+        assert_eq!(
+            stencil_test(state),
+            vulkan::StencilTest {
+                compare: vulkan::CompareOp::Equal,
+                pass: vulkan::StencilOp::IncrementClamp,
+                fail: vulkan::StencilOp::Invert,
+                depth_fail: vulkan::StencilOp::DecrementWrap,
+                reference: 9,
+                compare_mask: 0x0f,
+                write_mask: 0xf0,
+            }
+        );
     }
 }

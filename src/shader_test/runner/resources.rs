@@ -113,12 +113,29 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 }
             };
             if decl.kind == ResourceKind::Dsv {
+                // A depth target is 32-bit float depth whatever its format says, except
+                // this project's `d32-float-s8-uint`, which adds a stencil aspect (starting
+                // at 0); other stencil formats are not modelled.
+                let stencil = match decl.format.as_deref() {
+                    Some("d32-float-s8-uint") => Some(vulkan::Stencil {
+                        data: vec![0; texels(width, height)],
+                        test: None,
+                    }),
+                    Some(other) if other.ends_with("-s8-uint") => {
+                        return Err(format!(
+                            "runner: depth-stencil format {other} is not supported \
+                             (d32-float-s8-uint is)"
+                        ))
+                    }
+                    _ => None,
+                };
                 let data = data_bytes(decl, Some(texels(width, height).saturating_mul(4)));
                 return Ok(Payload::Depth(vulkan::DepthTarget {
                     width,
                     height,
                     data,
                     compare: vulkan::CompareOp::Always,
+                    stencil,
                 }));
             }
             let format = texture_format(decl)?;
