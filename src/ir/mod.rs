@@ -21,7 +21,7 @@ mod validate;
 
 pub use decl::*;
 pub use operand::*;
-pub use validate::{validate, validate_control_flow};
+pub use validate::{validate, validate_control_flow, validate_stage_rules};
 
 use crate::tpf::opcodes::Opcode;
 
@@ -283,5 +283,7 @@ impl Instruction {
     }
 }
 
+#[cfg(test)]
+mod stage_rules_tests;
 #[cfg(test)]
 mod validate_tests;

@@ -22,6 +22,148 @@ pub fn validate(program: &Program) -> Result<()> {
     Ok(())
 }
 
+/// Checks the rules of the program's stage that translation relies on (a disassembler
+/// prints such programs all the same): stage declarations belong to the stage and the ones
+/// made once are not repeated, input and output declarations declare input and output
+/// registers, and pixel-shader instructions appear only in pixel shaders.
+pub fn validate_stage_rules(program: &Program) -> Result<()> {
+    let mut once = HashSet::new();
+    let mut topology = None;
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
+        if program.model.stage != Stage::Pixel && pixel_only(instruction.opcode) {
+            return Err(fail(format!(
+                "{} outside a pixel shader",
+                instruction.opcode.name()
+            )));
+        }
+        if let Some(declaration) = &instruction.declaration {
+            check_stage_declaration(program.model.stage, declaration, &mut once, &mut topology)
+                .map_err(fail)?;
+            if let Declaration::Signature { operand, .. } = declaration {
+                check_signature_kind(instruction.opcode, program.operand(*operand).kind)
+                    .map_err(fail)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Instructions only a pixel shader has: attribute evaluation, `discard` and the
+/// pixel-shader input declarations (Vulkan allows the first ones in fragment shaders only).
+/// Derivatives and implicit levels of detail are refused by the back end, which names them
+/// as unsupported (later shader models allow them in compute shaders).
+fn pixel_only(opcode: Opcode) -> bool {
+    matches!(
+        opcode,
+        Opcode::EvalSnapped
+            | Opcode::EvalSampleIndex
+            | Opcode::EvalCentroid
+            | Opcode::Discard
+            | Opcode::DclInputPs
+            | Opcode::DclInputPsSgv
+            | Opcode::DclInputPsSiv
+    )
+}
+
+/// Register files that `dcl_output*` declares.
+const OUTPUT_FILES: [RegisterKind; 6] = [
+    RegisterKind::Output,
+    RegisterKind::OutputDepth,
+    RegisterKind::OutputDepthGreaterEqual,
+    RegisterKind::OutputDepthLessEqual,
+    RegisterKind::OutputCoverageMask,
+    RegisterKind::OutputStencilRef,
+];
+
+/// Register files that `dcl_input*` declares (`vocp` is read by hull-shader patch phases).
+const INPUT_FILES: [RegisterKind; 18] = [
+    RegisterKind::Input,
+    RegisterKind::InputPrimitiveId,
+    RegisterKind::OutputControlPointId,
+    RegisterKind::InputForkInstanceId,
+    RegisterKind::InputJoinInstanceId,
+    RegisterKind::InputControlPoint,
+    RegisterKind::OutputControlPoint,
+    RegisterKind::InputPatchConstant,
+    RegisterKind::InputDomainPoint,
+    RegisterKind::InputThreadId,
+    RegisterKind::InputThreadGroupId,
+    RegisterKind::InputThreadIdInGroup,
+    RegisterKind::InputCoverageMask,
+    RegisterKind::InputThreadIdInGroupFlattened,
+    RegisterKind::InputGsInstanceId,
+    RegisterKind::InnerCoverage,
+    RegisterKind::CycleCounter,
+    RegisterKind::Rasterizer,
+];
+
+/// Checks that an input declaration declares an input register and an output declaration
+/// an output register.
+fn check_signature_kind(opcode: Opcode, kind: RegisterKind) -> std::result::Result<(), String> {
+    let output = matches!(
+        opcode,
+        Opcode::DclOutput | Opcode::DclOutputSgv | Opcode::DclOutputSiv
+    );
+    let allowed: &[RegisterKind] = if output { &OUTPUT_FILES } else { &INPUT_FILES };
+    if allowed.contains(&kind) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} declares a {} register",
+            opcode.name(),
+            kind.name()
+        ))
+    }
+}
+
+/// Checks that a stage declaration belongs to the program's stage and that a declaration a
+/// program makes once is not repeated (a second, different value would leave the
+/// translation two contradicting execution modes).
+fn check_stage_declaration(
+    stage: Stage,
+    declaration: &Declaration,
+    once: &mut HashSet<&'static str>,
+    topology: &mut Option<PrimitiveTopology>,
+) -> std::result::Result<(), String> {
+    use Stage::*;
+    let (name, stages, single): (&'static str, &[Stage], bool) = match declaration {
+        Declaration::GsOutputTopology(t) => {
+            if topology.is_some_and(|previous| previous != *t) {
+                return Err("a second, different dcl_outputtopology".into());
+            }
+            *topology = Some(*t);
+            ("dcl_outputtopology", &[Geometry], false)
+        }
+        Declaration::GsInputPrimitive(_) => ("dcl_inputprimitive", &[Geometry], true),
+        Declaration::MaxOutputVertexCount(_) => ("dcl_maxout", &[Geometry], true),
+        Declaration::GsInstanceCount(_) => ("dcl_gsinstances", &[Geometry], true),
+        Declaration::Stream(_) => ("dcl_stream", &[Geometry], false),
+        Declaration::InputControlPointCount(_) => {
+            ("dcl_input_control_point_count", &[Hull, Domain], true)
+        }
+        Declaration::OutputControlPointCount(_) => {
+            ("dcl_output_control_point_count", &[Hull], true)
+        }
+        Declaration::TessDomain(_) => ("dcl_tessellator_domain", &[Hull, Domain], true),
+        Declaration::TessPartitioning(_) => ("dcl_tessellator_partitioning", &[Hull], true),
+        Declaration::TessOutputPrimitive(_) => ("dcl_tessellator_output_primitive", &[Hull], true),
+        Declaration::HsMaxTessFactor(_) => ("dcl_hs_max_tessfactor", &[Hull], true),
+        Declaration::HsForkPhaseInstanceCount(_) | Declaration::HsJoinPhaseInstanceCount(_) => {
+            ("a phase instance count", &[Hull], false)
+        }
+        Declaration::ThreadGroup(_) => ("dcl_thread_group", &[Compute], true),
+        _ => return Ok(()),
+    };
+    if !stages.contains(&stage) {
+        return Err(format!("{name} in a {stage:?} shader"));
+    }
+    if single && !once.insert(name) {
+        return Err(format!("{name} declared twice"));
+    }
+    Ok(())
+}
+
 /// What the declarations of a program declare.
 struct DeclaredRegisters {
     temps: u32,
@@ -221,8 +363,26 @@ fn check_operand(
         }
         if matches!(
             operand.kind,
-            RegisterKind::Immediate32 | RegisterKind::Immediate64 | RegisterKind::ConstantBuffer
-        ) {
+            RegisterKind::Temp | RegisterKind::IndexableTemp | RegisterKind::Output
+        ) && operand.mask() == 0
+        {
+            return Err(format!("destination {name} writes no component (mask 0)"));
+        }
+        if matches!(
+            operand.kind,
+            RegisterKind::Immediate32
+                | RegisterKind::Immediate64
+                | RegisterKind::ConstantBuffer
+                | RegisterKind::ImmediateConstantBuffer
+                | RegisterKind::Resource
+                | RegisterKind::Sampler
+                | RegisterKind::Label
+                | RegisterKind::FunctionBody
+                | RegisterKind::FunctionTable
+                | RegisterKind::Interface
+                | RegisterKind::ThisPointer
+        ) || INPUT_FILES.contains(&operand.kind)
+        {
             return Err(format!("{name} cannot be written"));
         }
     }

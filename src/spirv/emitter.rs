@@ -186,9 +186,6 @@ impl<'a> Emitter<'a> {
                 components,
             } => self.declare_indexable(*register, *size, *components),
             Declaration::ThreadGroup([x, y, z]) => {
-                if self.program.model.stage != Stage::Compute {
-                    return Err(self.err("dcl_thread_group outside a compute shader"));
-                }
                 if [x, y, z].iter().any(|&&n| n == 0) {
                     return Err(self.err(format!("dcl_thread_group {x}, {y}, {z}: a size is 0")));
                 }

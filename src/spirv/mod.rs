@@ -182,5 +182,6 @@ pub fn translate_with_bindings(
     options: &Options,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
+    crate::ir::validate_stage_rules(program)?;
     emitter::Emitter::run(program, reflection, options, mapper)
 }

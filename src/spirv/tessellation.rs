@@ -27,7 +27,7 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, StorageClass, Word};
 use super::emitter::{Emitter, Val};
 use super::io::Slot;
 use super::module::{built, Scalar};
-use crate::container::ComponentType;
+use crate::container::{ComponentType, Signature};
 use crate::error::Result;
 use crate::ir::{
     Declaration, Operand, RegisterKind, Stage, SystemValue, TessDomain, TessOutputPrimitive,
@@ -304,14 +304,7 @@ impl Emitter<'_> {
         // matters when a damaged signature lacks a declared register (the locations of
         // the two kinds of variables must not overlap). Registers past D3D's 32 have no
         // location (declaring one is an error).
-        let from_signature = signature.map(|s| {
-            s.elements
-                .iter()
-                .filter(|e| e.register < 32)
-                .map(|e| e.register + 1)
-                .max()
-                .unwrap_or(0)
-        });
+        let from_signature = signature.map(registers_end);
         let phases = self.io.stage.hull.as_ref();
         let passthrough = phases.is_some_and(|h| h.control_point_phase().is_none());
         let mut next = 0u32;
@@ -336,7 +329,13 @@ impl Emitter<'_> {
                 next = next.max(register.saturating_add(1));
             }
         }
-        next.max(from_signature.unwrap_or(0))
+        // Control points passed through are the input signature's registers.
+        let passed_through = if hull && passthrough {
+            self.reflection.input.as_ref().map_or(0, registers_end)
+        } else {
+            0
+        };
+        next.max(from_signature.unwrap_or(0)).max(passed_through)
     }
 
     /// Declares a domain shader's `vpc#` components.
@@ -458,4 +457,16 @@ impl Emitter<'_> {
             );
         }
     }
+}
+
+/// One past the highest register a signature uses, among D3D's 32 (registers past them, in a
+/// damaged signature, have no location).
+fn registers_end(signature: &Signature) -> u32 {
+    signature
+        .elements
+        .iter()
+        .filter(|e| e.register < 32)
+        .map(|e| e.register + 1)
+        .max()
+        .unwrap_or(0)
 }

@@ -571,6 +571,16 @@ impl Emitter<'_> {
                 .ok_or_else(|| e.err("wrong operand count"))?;
             Ok(e.load_scalar(&operand, Scalar::F32)?.id)
         };
+        let comparison = matches!(
+            opcode,
+            O::SampleC | O::SampleCLz | O::Gather4C | O::Gather4PoC
+        );
+        if comparison && image.scalar != Scalar::F32 {
+            return Err(self.err(format!(
+                "{} compares against a resource whose return type is not float",
+                opcode.name()
+            )));
+        }
         let float = self.m.scalar(Scalar::F32);
         let vec4 = self.m.vector(image.scalar, 4);
         let zero_f = self.m.constant_bits(Scalar::F32, 0);

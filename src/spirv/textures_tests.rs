@@ -426,3 +426,18 @@ fn sm51_ranges_bind_at_space_and_lower_bound() {
     let m = module(&text);
     assert_eq!(bindings(&m), vec![37, 162]);
 }
+
+#[test]
+fn comparison_sampling_of_an_integer_resource_is_refused() {
+    let decls = "dcl_sampler s0, mode_comparison\n\
+                 dcl_resource_texture2d (uint,uint,uint,uint) t0";
+    let text = ps(
+        decls,
+        "sample_c_lz r0.x, v0.xyxx, t0.xxxx, s0, l(0.5)\nmov o0.xyzw, r0.xxxx",
+    );
+    let err = try_compile(&text).unwrap_err();
+    assert!(
+        err.to_string().contains("return type is not float"),
+        "{text}\n{err}"
+    );
+}

@@ -1,0 +1,102 @@
+//! Tests of the checks the fuzzers asked for: stage rules ([`validate_stage_rules`]) and the
+//! destinations [`validate`] refuses. Each program is written in assembly and must be
+//! refused with an error naming its instruction; the error text is checked.
+
+use crate::ir::{validate, validate_stage_rules};
+
+/// Parses `text` without validation, then runs both validators; returns the first error.
+fn first_error(text: &str) -> Option<String> {
+    let program = crate::asm::parse_program_unchecked(text)
+        .unwrap_or_else(|e| panic!("the test program does not parse: {e}\n{text}"));
+    validate(&program)
+        .and_then(|()| validate_stage_rules(&program))
+        .err()
+        .map(|e| e.to_string())
+}
+
+/// Asserts that `text` is refused with an error containing `expected`.
+fn refused(text: &str, expected: &str) {
+    match first_error(text) {
+        Some(error) => assert!(
+            error.contains(expected),
+            "program:\n{text}\nexpected an error containing {expected:?}, got {error:?}"
+        ),
+        None => panic!("program:\n{text}\nexpected an error containing {expected:?}, got none"),
+    }
+}
+
+const HULL_DECLS: &str = "hs_5_0
+hs_decls
+dcl_input_control_point_count 3
+dcl_output_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_tessellator_partitioning partitioning_integer
+dcl_tessellator_output_primitive output_triangle_cw
+";
+
+#[test]
+fn a_tessellator_domain_declared_twice_is_refused() {
+    let text = format!("{HULL_DECLS}dcl_tessellator_domain domain_quad\nhs_fork_phase\nret\n");
+    refused(&text, "dcl_tessellator_domain declared twice");
+}
+
+#[test]
+fn a_valid_hull_shader_passes_the_stage_rules() {
+    let text = format!(
+        "{HULL_DECLS}hs_fork_phase\ndcl_output_siv o0.x, finalTriUeq0EdgeTessFactor\n\
+         mov o0.x, l(1.0)\nret\n"
+    );
+    assert_eq!(first_error(&text), None, "{text}");
+}
+
+#[test]
+fn geometry_and_compute_declarations_outside_their_stage_are_refused() {
+    refused(
+        "vs_5_0\ndcl_maxout 4\nret\n",
+        "dcl_maxout in a Vertex shader",
+    );
+    refused(
+        "ps_5_0\ndcl_thread_group 1, 1, 1\nret\n",
+        "dcl_thread_group in a Pixel shader",
+    );
+    refused(
+        "vs_5_0\ndcl_tessellator_partitioning partitioning_integer\nret\n",
+        "dcl_tessellator_partitioning in a Vertex shader",
+    );
+}
+
+#[test]
+fn pixel_instructions_outside_pixel_shaders_are_refused() {
+    refused(
+        "vs_5_0\ndcl_input v1.xy\ndcl_temps 1\neval_centroid r0.xy, v1.xyxx\nret\n",
+        "eval_centroid outside a pixel shader",
+    );
+    refused(
+        "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_temps 1\ndiscard_nz r0.x\nret\n",
+        "discard outside a pixel shader",
+    );
+    refused(
+        "vs_5_0\ndcl_input_ps linear v1.xy\nret\n",
+        "dcl_input_ps outside a pixel shader",
+    );
+}
+
+#[test]
+fn an_output_declaration_of_an_input_register_is_refused() {
+    refused(
+        "vs_5_0\ndcl_output v0.xyzw\nret\n",
+        "dcl_output declares a v register",
+    );
+    refused(
+        "vs_5_0\ndcl_input o0.xyzw\nret\n",
+        "dcl_input declares a o register",
+    );
+}
+
+#[test]
+fn inputs_and_immediate_constant_buffers_cannot_be_written() {
+    refused(
+        "vs_5_0\ndcl_input v0.xyzw\nmov v0.xyzw, l(1.0, 1.0, 1.0, 1.0)\nret\n",
+        "v cannot be written",
+    );
+}
