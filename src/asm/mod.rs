@@ -43,11 +43,15 @@ use lexer::{Kind, Token};
 pub use container::assemble;
 pub use shader_test::{asm_sections, AsmSection};
 
-/// Parses assembly text into a program and checks it with [`ir::validate`]; every error
+/// Parses assembly text into a program and checks it with [`ir::validate`] and the default
+/// [`crate::limits::Limits`] (what the reader would refuse is refused here); every error
 /// names a line and column.
 pub fn parse_program(text: &str) -> Result<Program> {
     let (program, positions) = parse_located(text)?;
     ir::validate(&program).map_err(|e| relocate(e, &positions))?;
+    crate::limits::Limits::default()
+        .check_program(&program)
+        .map_err(|e| relocate(e, &positions))?;
     Ok(program)
 }
 
@@ -62,7 +66,7 @@ fn relocate(error: Error, positions: &[(u32, u32)]) -> Error {
     match error.location {
         Location::Instruction { index, .. } => {
             let (line, column) = positions.get(index as usize).copied().unwrap_or((1, 1));
-            Error::text(line, column, error.message)
+            Error::text(line, column, error.message).with_kind(error.kind)
         }
         _ => error,
     }
