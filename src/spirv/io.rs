@@ -23,9 +23,9 @@
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
 
+use crate::fast_hash::HashMap;
 use rspirv::dr::Operand as SpvOperand;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};

@@ -36,7 +36,8 @@
 //!
 //! [`CLASS_LINKAGE_REGISTER`]: crate::bindings::CLASS_LINKAGE_REGISTER
 
-use std::collections::{BTreeMap, HashMap};
+use crate::fast_hash::HashMap;
+use std::collections::BTreeMap;
 
 use spirv::{SelectionControl, StorageClass, Word};
 

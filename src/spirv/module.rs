@@ -1,9 +1,10 @@
 //! The SPIR-V module under construction: rspirv's builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
+use crate::fast_hash::HashMap;
 use rspirv::dr::{Builder, Operand as SpvOperand};
 use spirv::{Capability, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use crate::error::{Error, Location, Result};
 
@@ -65,14 +66,14 @@ impl Module {
     pub fn new() -> Self {
         Module {
             b: Builder::new(),
-            types: HashMap::new(),
-            constants: HashMap::new(),
-            composites: HashMap::new(),
+            types: HashMap::default(),
+            constants: HashMap::default(),
+            composites: HashMap::default(),
             capabilities: BTreeSet::new(),
             extensions: BTreeSet::new(),
             glsl: None,
             strided: BTreeSet::new(),
-            blocks: HashMap::new(),
+            blocks: HashMap::default(),
         }
     }
 

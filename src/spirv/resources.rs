@@ -9,8 +9,8 @@
 //! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
 //! own), and out-of-bounds atomics neither write nor return anything meaningful (0 here).
 
+use crate::fast_hash::HashMap;
 use spirv::{Decoration, MemorySemantics, Scope, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};

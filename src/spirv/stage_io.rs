@@ -9,8 +9,8 @@
 //! `vicp[][3]`. A register index given by a register (`v[0][r0.x]`, under `dcl_indexrange`)
 //! selects among the declared registers; an unknown register reads 0 and writes nothing.
 
+use crate::fast_hash::HashMap;
 use spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};

@@ -34,8 +34,8 @@
 //! variable, written by the program and copied out at `emit_stream`. Registers of a stream
 //! that no entry captures and that is not rasterized are still not stored.
 
+use crate::fast_hash::HashMap;
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::io::Slot;
