@@ -202,8 +202,8 @@ impl Emitter<'_> {
         let uvec2 = self.m.vector(Scalar::U32, 2);
         let uint = self.m.scalar(Scalar::U32);
         let pair = built(self.m.b.bitcast(uvec2, None, id))?;
-        let low = built(self.m.b.composite_extract(uint, None, pair, [0]))?;
-        let high = built(self.m.b.composite_extract(uint, None, pair, [1]))?;
+        let low = built(self.m.composite_extract(uint, pair, &[0]))?;
+        let high = built(self.m.composite_extract(uint, pair, &[1]))?;
         Ok(Output::Bits(low, high))
     }
 

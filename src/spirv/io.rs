@@ -845,7 +845,7 @@ impl Emitter<'_> {
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let r = self.m.constant_u32(register);
         let c = self.m.constant_u32(component as u32 & 3);
-        built(self.m.b.access_chain(pointer, None, array, [r, c]))
+        built(self.m.access_chain(pointer, array, &[r, c]))
     }
 
     /// For a relatively addressed `v#`/`o#`: a pointer to the component in the private array
@@ -872,7 +872,7 @@ impl Emitter<'_> {
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let c = self.m.constant_u32(component as u32 & 3);
-        let element = built(self.m.b.access_chain(pointer, None, array, [clamped, c]))?;
+        let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
         Ok((element, in_range))
     }
 
@@ -900,7 +900,7 @@ impl Emitter<'_> {
                 Prologue::ReciprocalW { dst, frag_coord } => {
                     let pointer = self.m.pointer(StorageClass::Input, float);
                     let three = self.m.constant_u32(3);
-                    let w_ptr = built(self.m.b.access_chain(pointer, None, frag_coord, [three]))?;
+                    let w_ptr = built(self.m.access_chain(pointer, frag_coord, &[three]))?;
                     let w = built(self.m.b.load(float, None, w_ptr, None, []))?;
                     let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
                     let value = built(self.m.b.f_div(float, None, one, w))?;
@@ -1087,7 +1087,7 @@ impl Emitter<'_> {
                 let element = self.m.scalar(slot.scalar);
                 let pointer = self.m.pointer(slot.class, element);
                 let index = self.m.constant_u32(i);
-                built(self.m.b.access_chain(pointer, None, slot.var, [index]))
+                built(self.m.access_chain(pointer, slot.var, &[index]))
             }
         }
     }

@@ -294,6 +294,51 @@ impl Module {
         id
     }
 
+    /// Appends `inst` to the selected block.
+    fn append(
+        &mut self,
+        inst: rspirv::dr::Instruction,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        self.b.insert_into_block(rspirv::dr::InsertPoint::End, inst)
+    }
+
+    /// `OpCompositeExtract` of `composite` at `indices` into a value of type `ty`, appended
+    /// to the selected block (the same instruction as rspirv's builder, with its operands
+    /// allocated once at their final size).
+    pub fn composite_extract(
+        &mut self,
+        ty: Word,
+        composite: Word,
+        indices: &[u32],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        let id = self.b.id();
+        let mut operands = Vec::with_capacity(1 + indices.len());
+        operands.push(SpvOperand::IdRef(composite));
+        operands.extend(indices.iter().map(|&i| SpvOperand::LiteralBit32(i)));
+        let inst =
+            rspirv::dr::Instruction::new(spirv::Op::CompositeExtract, Some(ty), Some(id), operands);
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpAccessChain` from `base` through `indices` (ids) to a pointer of type `ty`,
+    /// appended to the selected block (as rspirv's builder, operands allocated once).
+    pub fn access_chain(
+        &mut self,
+        ty: Word,
+        base: Word,
+        indices: &[Word],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        let id = self.b.id();
+        let mut operands = Vec::with_capacity(1 + indices.len());
+        operands.push(SpvOperand::IdRef(base));
+        operands.extend(indices.iter().map(|&i| SpvOperand::IdRef(i)));
+        let inst =
+            rspirv::dr::Instruction::new(spirv::Op::AccessChain, Some(ty), Some(id), operands);
+        self.append(inst)?;
+        Ok(id)
+    }
+
     /// A module-scope variable (`OpVariable` among the global values, whatever block is
     /// selected).
     pub fn global_variable(&mut self, pointee: Word, class: StorageClass) -> Word {

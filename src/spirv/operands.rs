@@ -127,7 +127,7 @@ impl Emitter<'_> {
             return Ok(value);
         }
         let ty = self.m.scalar(value.scalar);
-        let id = built(self.m.b.composite_extract(ty, None, value.id, [i]))?;
+        let id = built(self.m.composite_extract(ty, value.id, &[i]))?;
         Ok(Val {
             id,
             scalar: value.scalar,
@@ -388,7 +388,7 @@ impl Emitter<'_> {
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
         let element = self.m.vector(Scalar::U32, 4);
         let pointer = self.m.pointer(StorageClass::Private, element);
-        let ptr = built(self.m.b.access_chain(pointer, None, temp.var, [clamped]))?;
+        let ptr = built(self.m.access_chain(pointer, temp.var, &[clamped]))?;
         Ok((ptr, in_range, temp))
     }
 
@@ -400,8 +400,7 @@ impl Emitter<'_> {
         let element = built(self.m.b.load(vec4, None, ptr, None, []))?;
         let value = built(
             self.m
-                .b
-                .composite_extract(uint, None, element, [component as u32 & 3]),
+                .composite_extract(uint, element, &[component as u32 & 3]),
         )?;
         let zero = self.m.constant_u32(0);
         let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
@@ -420,7 +419,7 @@ impl Emitter<'_> {
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let index = self.m.constant_u32(component as u32 & 3);
         self.guarded(in_range, |e| {
-            let slot = built(e.m.b.access_chain(pointer, None, ptr, [index]))?;
+            let slot = built(e.m.access_chain(pointer, ptr, &[index]))?;
             built(e.m.b.store(slot, value.id, None, []))
         })
     }

@@ -314,11 +314,10 @@ impl Emitter<'_> {
                 let selected = self.select_descriptor(&cb.desc, operand)?;
                 let zero = self.m.constant_u32(0);
                 let pointer = self.m.pointer(StorageClass::Uniform, uint);
-                let ptr = built(self.m.b.access_chain(
+                let ptr = built(self.m.access_chain(
                     pointer,
-                    None,
                     selected.ptr,
-                    [zero, element, component_id],
+                    &[zero, element, component_id],
                 ))?;
                 if selected.non_uniform {
                     self.decorate(ptr, Decoration::NonUniform, &[]);
@@ -341,12 +340,7 @@ impl Emitter<'_> {
                 let zero = self.m.constant_u32(0);
                 let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
                 let pointer = self.m.pointer(StorageClass::Private, uint);
-                let ptr = built(self.m.b.access_chain(
-                    pointer,
-                    None,
-                    var,
-                    [clamped, component_id],
-                ))?;
+                let ptr = built(self.m.access_chain(pointer, var, &[clamped, component_id]))?;
                 let value = built(self.m.b.load(uint, None, ptr, None, []))?;
                 built(self.m.b.select(uint, None, in_range, value, zero))?
             }
@@ -545,15 +539,11 @@ impl Emitter<'_> {
             StorageClass::Workgroup => {
                 let zero = self.m.constant_u32(0);
                 let safe = built(self.m.b.select(uint, None, in_range, index, zero))?;
-                built(self.m.b.access_chain(pointer, None, buffer.var, [safe]))?
+                built(self.m.access_chain(pointer, buffer.var, &[safe]))?
             }
             _ => {
                 let member = self.m.constant_u32(0);
-                built(
-                    self.m
-                        .b
-                        .access_chain(pointer, None, buffer.var, [member, index]),
-                )?
+                built(self.m.access_chain(pointer, buffer.var, &[member, index]))?
             }
         };
         if buffer.non_uniform {

@@ -542,7 +542,7 @@ impl Emitter<'_> {
                     let element = self.m.scalar(capture.scalar);
                     let pointer = self.m.pointer(StorageClass::Output, element);
                     let index = self.m.constant_u32(i as u32);
-                    built(self.m.b.access_chain(pointer, None, capture.var, [index]))?
+                    built(self.m.access_chain(pointer, capture.var, &[index]))?
                 };
                 built(self.m.b.store(target, value.id, None, []))?;
             }

@@ -917,7 +917,7 @@ impl Emitter<'_> {
         let slot = built(self.m.b.i_add(uint, None, minus_one, index))?;
         let slot = built(self.m.b.select(uint, None, valid, slot, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, vec2);
-        let ptr = built(self.m.b.access_chain(pointer, None, table, [slot]))?;
+        let ptr = built(self.m.access_chain(pointer, table, &[slot]))?;
         let position = built(self.m.b.load(vec2, None, ptr, None, []))?;
         let zeros = self.splat_bits(Scalar::F32, 0, 2);
         let bvec2 = self.m.vector(Scalar::Bool, 2);
@@ -1136,7 +1136,7 @@ impl Emitter<'_> {
         let uint = self.m.scalar(Scalar::U32);
         let pointer = self.m.pointer(StorageClass::StorageBuffer, uint);
         let zero = self.m.constant_u32(0);
-        let ptr = built(self.m.b.access_chain(pointer, None, var, [zero, zero]))?;
+        let ptr = built(self.m.access_chain(pointer, var, &[zero, zero]))?;
         if selected.non_uniform {
             self.decorate(ptr, Decoration::NonUniform, &[]);
         }
