@@ -40,6 +40,8 @@ pub struct Module {
     /// rspirv's builder; instructions go into its selected block.
     pub b: Builder,
     types: HashMap<TypeKey, Word>,
+    /// The scalar types already declared, by `Scalar as usize` (the most frequent look-up).
+    scalars: [Option<Word>; 5],
     constants: HashMap<(Word, u64), Word>,
     composites: HashMap<(Word, Vec<Word>), Word>,
     capabilities: BTreeSet<u32>,
@@ -67,6 +69,7 @@ impl Module {
         Module {
             b: Builder::new(),
             types: HashMap::default(),
+            scalars: [None; 5],
             constants: HashMap::default(),
             composites: HashMap::default(),
             capabilities: BTreeSet::new(),
@@ -129,16 +132,21 @@ impl Module {
 
     /// A scalar type.
     pub fn scalar(&mut self, scalar: Scalar) -> Word {
+        if let Some(id) = self.scalars[scalar as usize] {
+            return id;
+        }
         if scalar == Scalar::F64 {
             self.capability(Capability::Float64);
         }
-        self.cached(TypeKey::Scalar(scalar), |b| match scalar {
+        let id = self.cached(TypeKey::Scalar(scalar), |b| match scalar {
             Scalar::F32 => b.type_float(32, None),
             Scalar::F64 => b.type_float(64, None),
             Scalar::I32 => b.type_int(32, 1),
             Scalar::U32 => b.type_int(32, 0),
             Scalar::Bool => b.type_bool(),
-        })
+        });
+        self.scalars[scalar as usize] = Some(id);
+        id
     }
 
     /// A scalar (`count` = 1) or vector type.
