@@ -3,8 +3,8 @@
 //! Per corpus (`fxc/**` and `shader_test_dxbc/`; root-signature-only containers skipped) every
 //! blob is loaded into memory and translated in process (debug names stripped, default
 //! options) `--reps` times. The report gives the median and p99 over shaders of each shader's
-//! median time, shaders per second on one thread and on every core (rayon), and the SPIR-V
-//! size per shader (total and median). Then, with the release `dxbc2spirv` binary: the peak
+//! median time, shaders per second on one thread and on every core (rayon; from the median
+//! pass over the corpus), and the SPIR-V size per shader (total and median). Then, with the release `dxbc2spirv` binary: the peak
 //! RSS of translating the largest blob in a fresh process (`/usr/bin/time -f %M`), the wall
 //! time of `dxbc2spirv batch` over both corpora, and — when Debian's `vkd3d-compiler` is
 //! installed — a process-per-file comparison with it (time and size ratios ours/peer over the
@@ -259,15 +259,20 @@ fn measure(
     let mut sizes: Vec<usize> = blobs.iter().map(|b| translate(b) * 4).collect();
     // Single-threaded: each shader's time in every repetition.
     let mut times = vec![Vec::with_capacity(reps); blobs.len()];
-    let start = Instant::now();
+    // Throughput from the median pass, so that a pass slowed by other processes on the
+    // machine does not skew it.
+    let mut passes = Vec::with_capacity(reps);
     for _ in 0..reps {
+        let start = Instant::now();
         for (b, t) in blobs.iter().zip(&mut times) {
             let s = Instant::now();
             std::hint::black_box(translate(b));
             t.push(s.elapsed());
         }
+        passes.push(start.elapsed());
     }
-    let single = start.elapsed();
+    passes.sort();
+    let single = passes[passes.len() / 2];
     let mut medians: Vec<f64> = times
         .iter_mut()
         .map(|t| {
@@ -280,14 +285,17 @@ fn measure(
     blobs.par_iter().for_each(|b| {
         std::hint::black_box(translate(b));
     });
-    let start = Instant::now();
+    let mut passes = Vec::with_capacity(reps);
     for _ in 0..reps {
+        let start = Instant::now();
         blobs.par_iter().for_each(|b| {
             std::hint::black_box(translate(b));
         });
+        passes.push(start.elapsed());
     }
-    let all = start.elapsed();
-    let count = (blobs.len() * reps) as f64;
+    passes.sort();
+    let all = passes[passes.len() / 2];
+    let count = blobs.len() as f64;
     let bytes_total = sizes.iter().sum();
     sizes.sort();
     Ok(CorpusFigures {
