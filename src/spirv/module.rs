@@ -5,6 +5,7 @@ use crate::fast_hash::HashMap;
 use rspirv::dr::{Builder, Operand as SpvOperand};
 use spirv::{Capability, StorageClass, Word};
 use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use crate::error::{Error, Location, Result};
 
@@ -302,6 +303,61 @@ impl Module {
         id
     }
 
+    /// An instruction of opcode `op` whose grammar entry comes from `class` (filled on first
+    /// use): rspirv's `Instruction::new` searches the grammar table linearly every time.
+    fn instruction(
+        op: spirv::Op,
+        class: &'static OnceLock<&'static rspirv::grammar::Instruction<'static>>,
+        result_type: Option<Word>,
+        result_id: Option<Word>,
+        operands: Vec<SpvOperand>,
+    ) -> rspirv::dr::Instruction {
+        rspirv::dr::Instruction {
+            class: class
+                .get_or_init(|| rspirv::dr::Instruction::new(op, None, None, Vec::new()).class),
+            result_type,
+            result_id,
+            operands,
+        }
+    }
+
+    /// `OpLoad` of `pointer` as type `ty`, appended to the selected block (the instruction
+    /// rspirv's builder makes, without its grammar search and operand growth).
+    pub fn load(
+        &mut self,
+        ty: Word,
+        pointer: Word,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = self.b.id();
+        let inst = Self::instruction(
+            spirv::Op::Load,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            vec![SpvOperand::IdRef(pointer)],
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpStore` of `object` through `pointer`, appended to the selected block.
+    pub fn store(
+        &mut self,
+        pointer: Word,
+        object: Word,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::Store,
+            &CLASS,
+            None,
+            None,
+            vec![SpvOperand::IdRef(pointer), SpvOperand::IdRef(object)],
+        );
+        self.append(inst)
+    }
+
     /// Appends `inst` to the selected block.
     fn append(
         &mut self,
@@ -323,8 +379,14 @@ impl Module {
         let mut operands = Vec::with_capacity(1 + indices.len());
         operands.push(SpvOperand::IdRef(composite));
         operands.extend(indices.iter().map(|&i| SpvOperand::LiteralBit32(i)));
-        let inst =
-            rspirv::dr::Instruction::new(spirv::Op::CompositeExtract, Some(ty), Some(id), operands);
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::CompositeExtract,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            operands,
+        );
         self.append(inst)?;
         Ok(id)
     }
@@ -341,8 +403,8 @@ impl Module {
         let mut operands = Vec::with_capacity(1 + indices.len());
         operands.push(SpvOperand::IdRef(base));
         operands.extend(indices.iter().map(|&i| SpvOperand::IdRef(i)));
-        let inst =
-            rspirv::dr::Instruction::new(spirv::Op::AccessChain, Some(ty), Some(id), operands);
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(spirv::Op::AccessChain, &CLASS, Some(ty), Some(id), operands);
         self.append(inst)?;
         Ok(id)
     }
@@ -364,8 +426,14 @@ impl Module {
         let id = self.b.id();
         let mut operands = vec![SpvOperand::StorageClass(class)];
         operands.extend(init.map(SpvOperand::IdRef));
-        let inst =
-            rspirv::dr::Instruction::new(spirv::Op::Variable, Some(pointer), Some(id), operands);
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::Variable,
+            &CLASS,
+            Some(pointer),
+            Some(id),
+            operands,
+        );
         self.b.module_mut().types_global_values.push(inst);
         id
     }

@@ -243,7 +243,7 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let ty = self.m.scalar(scalar);
-                let id = built(self.m.b.load(ty, None, var, None, []))?;
+                let id = built(self.m.load(ty, var))?;
                 Ok(Val {
                     id,
                     scalar,
@@ -313,7 +313,7 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let value = self.cast(value, scalar)?;
-                built(self.m.b.store(var, value.id, None, []))
+                built(self.m.store(var, value.id))
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
             RegisterKind::Null => Ok(()),
@@ -397,7 +397,7 @@ impl Emitter<'_> {
         let (ptr, in_range, _) = self.indexable_element(operand)?;
         let uint = self.m.scalar(Scalar::U32);
         let vec4 = self.m.vector(Scalar::U32, 4);
-        let element = built(self.m.b.load(vec4, None, ptr, None, []))?;
+        let element = built(self.m.load(vec4, ptr))?;
         let value = built(
             self.m
                 .composite_extract(uint, element, &[component as u32 & 3]),
@@ -420,7 +420,7 @@ impl Emitter<'_> {
         let index = self.m.constant_u32(component as u32 & 3);
         self.guarded(in_range, |e| {
             let slot = built(e.m.access_chain(pointer, ptr, &[index]))?;
-            built(e.m.b.store(slot, value.id, None, []))
+            built(e.m.store(slot, value.id))
         })
     }
 }

@@ -322,7 +322,7 @@ impl Emitter<'_> {
                 if selected.non_uniform {
                     self.decorate(ptr, Decoration::NonUniform, &[]);
                 }
-                built(self.m.b.load(uint, None, ptr, None, []))?
+                built(self.m.load(uint, ptr))?
             }
             _ => {
                 let (var, length) = self.res.icb.ok_or_else(|| {
@@ -341,7 +341,7 @@ impl Emitter<'_> {
                 let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
                 let pointer = self.m.pointer(StorageClass::Private, uint);
                 let ptr = built(self.m.access_chain(pointer, var, &[clamped, component_id]))?;
-                let value = built(self.m.b.load(uint, None, ptr, None, []))?;
+                let value = built(self.m.load(uint, ptr))?;
                 built(self.m.b.select(uint, None, in_range, value, zero))?
             }
         };
@@ -557,9 +557,7 @@ impl Emitter<'_> {
         let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
         let uint = self.m.scalar(Scalar::U32);
         let zero = self.m.constant_u32(0);
-        self.guarded_value(in_range, uint, zero, |e| {
-            built(e.m.b.load(uint, None, ptr, None, []))
-        })
+        self.guarded_value(in_range, uint, zero, |e| built(e.m.load(uint, ptr)))
     }
 
     /// Writes dword `address + offset`; out of bounds writes nothing.
@@ -571,7 +569,7 @@ impl Emitter<'_> {
         value: Word,
     ) -> Result<()> {
         let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
-        self.guarded(in_range, |e| built(e.m.b.store(ptr, value, None, [])))
+        self.guarded(in_range, |e| built(e.m.store(ptr, value)))
     }
 
     /// The label of the selected block.

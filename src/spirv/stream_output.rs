@@ -527,7 +527,7 @@ impl Emitter<'_> {
                 };
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let id = built(self.m.load(ty, pointer))?;
                 let value = self.cast(
                     Val {
                         id,
@@ -544,7 +544,7 @@ impl Emitter<'_> {
                     let index = self.m.constant_u32(i as u32);
                     built(self.m.access_chain(pointer, capture.var, &[index]))?
                 };
-                built(self.m.b.store(target, value.id, None, []))?;
+                built(self.m.store(target, value.id))?;
             }
         }
         Ok(())

@@ -206,7 +206,7 @@ impl Emitter<'_> {
             return Ok(None);
         };
         let uint = self.m.scalar(Scalar::U32);
-        let value = built(self.m.b.load(uint, None, element, None, []))?;
+        let value = built(self.m.load(uint, element))?;
         let id = match in_range {
             Some(in_range) => {
                 let zero = self.m.constant_u32(0);
@@ -231,10 +231,8 @@ impl Emitter<'_> {
         };
         let bits = self.cast(value, Scalar::U32)?;
         match in_range {
-            Some(in_range) => {
-                self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])))?
-            }
-            None => built(self.m.b.store(element, bits.id, None, []))?,
+            Some(in_range) => self.guarded(in_range, |e| built(e.m.store(element, bits.id)))?,
+            None => built(self.m.store(element, bits.id))?,
         }
         Ok(true)
     }
@@ -404,7 +402,7 @@ impl Emitter<'_> {
             let r = self.m.constant_u32(register);
             let c = self.m.constant_u32(component as u32);
             let element = built(self.m.access_chain(private, array, &[r, c]))?;
-            let bits = built(self.m.b.load(uint, None, element, None, []))?;
+            let bits = built(self.m.load(uint, element))?;
             let bits = Val {
                 id: bits,
                 scalar: Scalar::U32,
@@ -420,7 +418,7 @@ impl Emitter<'_> {
                     let pointer = self.m.pointer(output, float);
                     let i = self.m.constant_u32(index);
                     let target = built(self.m.access_chain(pointer, var, &[i]))?;
-                    built(self.m.b.store(target, clamped, None, []))?;
+                    built(self.m.store(target, clamped))?;
                 }
                 None if constant.system_value == SystemValue::Undefined => {
                     let (var, scalar) = self.patch_vector(output, register);
@@ -429,7 +427,7 @@ impl Emitter<'_> {
                     let element = self.m.scalar(scalar);
                     let pointer = self.m.pointer(output, element);
                     let target = built(self.m.access_chain(pointer, var, &[c]))?;
-                    built(self.m.b.store(target, value.id, None, []))?;
+                    built(self.m.store(target, value.id))?;
                 }
                 None => {
                     return Err(self.unsupported(format!(
