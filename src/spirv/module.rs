@@ -358,6 +358,25 @@ impl Module {
         self.append(inst)
     }
 
+    /// `OpBitcast` of `value` to type `ty`, appended to the selected block.
+    pub fn bitcast(
+        &mut self,
+        ty: Word,
+        value: Word,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = self.b.id();
+        let inst = Self::instruction(
+            spirv::Op::Bitcast,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            vec![SpvOperand::IdRef(value)],
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
     /// Appends `inst` to the selected block.
     fn append(
         &mut self,

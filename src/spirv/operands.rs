@@ -87,7 +87,7 @@ impl Emitter<'_> {
             (Scalar::F64, _) | (_, Scalar::F64) => {
                 return Err(self.unsupported("double-precision values are not translated yet"))
             }
-            _ => built(self.m.b.bitcast(ty, None, value.id))?,
+            _ => built(self.m.bitcast(ty, value.id))?,
         };
         Ok(Val {
             id,
