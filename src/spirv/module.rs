@@ -156,15 +156,20 @@ impl Module {
         if count <= 1 {
             return element;
         }
+        // A cache miss means the type is new (only this module makes 32-bit vectors and
+        // pointers), so rspirv's scan of every global for a duplicate is skipped by giving
+        // the id it would allocate.
         self.cached(TypeKey::Vector(scalar, count), |b| {
-            b.type_vector(element, count)
+            let id = b.id();
+            b.type_vector_id(Some(id), element, count)
         })
     }
 
     /// A pointer type.
     pub fn pointer(&mut self, class: StorageClass, pointee: Word) -> Word {
         self.cached(TypeKey::Pointer(class as u32, pointee), |b| {
-            b.type_pointer(None, class, pointee)
+            let id = b.id();
+            b.type_pointer(Some(id), class, pointee)
         })
     }
 
