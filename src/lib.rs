@@ -33,6 +33,7 @@ pub mod capi;
 pub mod container;
 pub mod disasm;
 pub mod error;
+pub mod fast_hash;
 pub mod fuzzing;
 pub mod ir;
 pub mod limits;

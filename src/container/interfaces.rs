@@ -109,7 +109,7 @@ impl Interfaces {
         for i in 0..type_count as usize {
             let at = types_at + i * CLASS_TYPE_SIZE;
             let what = format!("class type {i}");
-            let name = r.string(r.u32(at, &what)?, &format!("{what} name"))?;
+            let name = r.string(r.u32(at, &what)?, format_args!("{what} name"))?;
             class_types.push(ClassType {
                 name,
                 id: r.u16(at + 4, &what)?,
@@ -134,7 +134,7 @@ impl Interfaces {
         for i in 0..instance_count as usize {
             let at = inst_at + i * CLASS_INSTANCE_SIZE;
             let what = format!("class instance {i}");
-            let name = r.string(r.u32(at, &what)?, &format!("{what} name"))?;
+            let name = r.string(r.u32(at, &what)?, format_args!("{what} name"))?;
             let half = |k: usize| r.u16(at + 4 + 2 * k, &what);
             class_instances.push(ClassInstance {
                 name,
@@ -162,8 +162,8 @@ impl Interfaces {
             let entry_count = r.u32(at + 4, &what)?;
             let type_ids = r.u32(at + 8, &what)?;
             let table_ids = r.u32(at + 12, &what)?;
-            let ty_at = r.table(type_ids, entry_count, 2, &format!("{what} type ids"))?;
-            let tb_at = r.table(table_ids, entry_count, 4, &format!("{what} table ids"))?;
+            let ty_at = r.table(type_ids, entry_count, 2, format_args!("{what} type ids"))?;
+            let tb_at = r.table(table_ids, entry_count, 4, format_args!("{what} table ids"))?;
             r.charge((entry_count as usize).saturating_mul(8), at)?;
             let mut entries = Vec::with_capacity(entry_count as usize);
             for e in 0..entry_count as usize {

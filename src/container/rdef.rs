@@ -152,10 +152,10 @@ impl Parser<'_, '_> {
     fn constant_buffer(&self, i: usize, at: usize) -> Result<ConstantBuffer> {
         let r = self.r;
         let field =
-            |k: usize, what: &str| r.u32(at + 4 * k, &format!("constant buffer {i} {what}"));
+            |k: usize, what: &str| r.u32(at + 4 * k, format_args!("constant buffer {i} {what}"));
         let name = r.string(
             field(0, "name offset")?,
-            &format!("constant buffer {i} name"),
+            format_args!("constant buffer {i} name"),
         )?;
         let var_count = field(1, "variable count")?;
         let var_offset = field(2, "variable offset")?;
@@ -182,8 +182,8 @@ impl Parser<'_, '_> {
     fn variable(&self, i: usize, v: usize, at: usize) -> Result<Variable> {
         let r = self.r;
         let label = format!("constant buffer {i} variable {v}");
-        let field = |k: usize, what: &str| r.u32(at + 4 * k, &format!("{label} {what}"));
-        let name = r.string(field(0, "name offset")?, &format!("{label} name"))?;
+        let field = |k: usize, what: &str| r.u32(at + 4 * k, format_args!("{label} {what}"));
+        let name = r.string(field(0, "name offset")?, format_args!("{label} name"))?;
         let start_offset = field(1, "start offset")?;
         let size = field(2, "size")?;
         let flags = field(3, "flags")?;
@@ -204,7 +204,7 @@ impl Parser<'_, '_> {
             let bytes = r.bytes(
                 default_offset as usize,
                 size as usize,
-                &format!("{label} default value"),
+                format_args!("{label} default value"),
             )?;
             r.charge(bytes.len(), default_offset as usize)?;
             Some(bytes.to_vec())
@@ -254,7 +254,7 @@ impl Parser<'_, '_> {
         let name = if self.sizes.ty >= 36 {
             match r.u32(at + 32, &what)? {
                 0 => None,
-                name_offset => Some(r.string(name_offset, &format!("{what} name"))?),
+                name_offset => Some(r.string(name_offset, format_args!("{what} name"))?),
             }
         } else {
             None
@@ -263,7 +263,7 @@ impl Parser<'_, '_> {
             member_offset,
             u32::from(member_count),
             MEMBER_SIZE,
-            &format!("{what} member table"),
+            format_args!("{what} member table"),
         )?;
         r.charge(usize::from(member_count).saturating_mul(MEMBER_SIZE), at)?;
         let mut members = Vec::with_capacity(usize::from(member_count));
@@ -274,7 +274,7 @@ impl Parser<'_, '_> {
             let name_offset = r.u32(mat, &label)?;
             let type_offset = r.u32(mat + 4, &label)?;
             let member_offset = r.u32(mat + 8, &label)?;
-            let name = r.string(name_offset, &format!("{label} name"))?;
+            let name = r.string(name_offset, format_args!("{label} name"))?;
             let ty = self.shader_type(type_offset, stack)?;
             members.push(TypeMember {
                 name,
@@ -298,8 +298,8 @@ impl Parser<'_, '_> {
     /// Parses binding record `i` at `at`.
     fn binding(&self, i: usize, at: usize) -> Result<ResourceBinding> {
         let r = self.r;
-        let field = |k: usize, what: &str| r.u32(at + 4 * k, &format!("binding {i} {what}"));
-        let name = r.string(field(0, "name offset")?, &format!("binding {i} name"))?;
+        let field = |k: usize, what: &str| r.u32(at + 4 * k, format_args!("binding {i} {what}"));
+        let name = r.string(field(0, "name offset")?, format_args!("binding {i} name"))?;
         let bind_point = field(5, "bind point")?;
         let (space, id) = if self.sizes.binding >= 40 {
             (field(8, "space")?, field(9, "id")?)

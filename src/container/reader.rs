@@ -1,11 +1,13 @@
 //! Bounds-checked little-endian reads from the bytes of one chunk, with a work budget.
 //!
-//! Every read names what it was reading so that errors say which field was bad. The budget
+//! Every read names what it was reading so that errors say which field was bad; the name is
+//! any `Display` (`format_args!` in loops), formatted only when there is an error. The budget
 //! bounds the total work and memory a chunk can cause (strings copied, type nodes built),
 //! so that records that all point at the same large string or type cannot blow up.
 
 use crate::error::{Error, Result};
 use std::cell::Cell;
+use std::fmt::Display;
 
 /// Budget units granted per byte of chunk data.
 const UNITS_PER_BYTE: usize = 32;
@@ -63,7 +65,7 @@ impl<'a> ChunkReader<'a> {
     }
 
     /// `len` bytes at `offset`.
-    pub fn bytes(&self, offset: usize, len: usize, what: &str) -> Result<&'a [u8]> {
+    pub fn bytes(&self, offset: usize, len: usize, what: impl Display) -> Result<&'a [u8]> {
         offset
             .checked_add(len)
             .and_then(|end| self.data.get(offset..end))
@@ -80,28 +82,28 @@ impl<'a> ChunkReader<'a> {
     }
 
     /// The byte at `offset`.
-    pub fn u8(&self, offset: usize, what: &str) -> Result<u8> {
+    pub fn u8(&self, offset: usize, what: impl Display) -> Result<u8> {
         self.array(offset, what).map(|[b]: [u8; 1]| b)
     }
 
     /// The little-endian `u16` at `offset`.
-    pub fn u16(&self, offset: usize, what: &str) -> Result<u16> {
+    pub fn u16(&self, offset: usize, what: impl Display) -> Result<u16> {
         self.array(offset, what).map(u16::from_le_bytes)
     }
 
     /// The little-endian `u32` at `offset`.
-    pub fn u32(&self, offset: usize, what: &str) -> Result<u32> {
+    pub fn u32(&self, offset: usize, what: impl Display) -> Result<u32> {
         self.array(offset, what).map(u32::from_le_bytes)
     }
 
     /// The little-endian `u64` at `offset`.
-    pub fn u64(&self, offset: usize, what: &str) -> Result<u64> {
+    pub fn u64(&self, offset: usize, what: impl Display) -> Result<u64> {
         self.array(offset, what).map(u64::from_le_bytes)
     }
 
     /// `N` bytes at `offset` as an array.
-    fn array<const N: usize>(&self, offset: usize, what: &str) -> Result<[u8; N]> {
-        let bytes = self.bytes(offset, N, what)?;
+    fn array<const N: usize>(&self, offset: usize, what: impl Display) -> Result<[u8; N]> {
+        let bytes = self.bytes(offset, N, &what)?;
         <[u8; N]>::try_from(bytes).map_err(|_| self.error(offset, format!("{what}: bad read")))
     }
 
@@ -109,7 +111,7 @@ impl<'a> ChunkReader<'a> {
     ///
     /// Call this before allocating anything sized by `count`. An empty table is accepted
     /// wherever it points (writers leave the offset of empty tables at 0 or anywhere).
-    pub fn table(&self, offset: u32, count: u32, size: usize, what: &str) -> Result<usize> {
+    pub fn table(&self, offset: u32, count: u32, size: usize, what: impl Display) -> Result<usize> {
         let start = offset as usize;
         if count == 0 {
             return Ok(start);
@@ -136,7 +138,7 @@ impl<'a> ChunkReader<'a> {
     /// The NUL-terminated string at `offset` (invalid UTF-8 is replaced, never an error).
     ///
     /// `what` names the string's owner, e.g. `"element 3 name"`.
-    pub fn string(&self, offset: u32, what: &str) -> Result<String> {
+    pub fn string(&self, offset: u32, what: impl Display) -> Result<String> {
         let start = offset as usize;
         let rest = self
             .data

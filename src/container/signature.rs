@@ -242,7 +242,7 @@ impl Signature {
         for i in 0..count as usize {
             // `table` checked that every record lies inside the chunk.
             let mut at = start + i * layout.size;
-            let field = |at: usize, name: &str| r.u32(at, &format!("element {i} {name}"));
+            let field = |at: usize, name: &str| r.u32(at, format_args!("element {i} {name}"));
             let stream = if layout.stream {
                 at += 4;
                 field(at - 4, "stream")?
@@ -250,13 +250,13 @@ impl Signature {
                 0
             };
             let name_offset = field(at, "name offset")?;
-            let semantic_name = r.string(name_offset, &format!("element {i} name"))?;
+            let semantic_name = r.string(name_offset, format_args!("element {i} name"))?;
             let semantic_index = field(at + 4, "semantic index")?;
             let system_value = SystemValue::from_raw(field(at + 8, "system value")?);
             let component_type = ComponentType::from_raw(field(at + 12, "component type")?);
             let register = field(at + 16, "register")?;
-            let mask = r.u8(at + 20, &format!("element {i} mask"))?;
-            let rw_mask = r.u8(at + 21, &format!("element {i} read/write mask"))?;
+            let mask = r.u8(at + 20, format_args!("element {i} mask"))?;
+            let rw_mask = r.u8(at + 21, format_args!("element {i} read/write mask"))?;
             let min_precision = if layout.min_precision {
                 MinPrecision::from_raw(field(at + 24, "minimum precision")?)
             } else {

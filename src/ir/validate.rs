@@ -9,8 +9,8 @@
 
 use super::*;
 use crate::error::{Error, Result};
+use crate::fast_hash::HashSet;
 use crate::tpf::opcodes::Layout;
-use std::collections::HashSet;
 
 /// Checks a program's structure; the error names the first offending instruction.
 pub fn validate(program: &Program) -> Result<()> {
@@ -175,8 +175,8 @@ impl DeclaredRegisters {
     fn collect(program: &Program) -> Self {
         let mut declared = DeclaredRegisters {
             temps: 0,
-            indexable: HashSet::new(),
-            ranges: HashSet::new(),
+            indexable: HashSet::default(),
+            ranges: HashSet::default(),
         };
         for instruction in &program.instructions {
             let Some(declaration) = &instruction.declaration else {

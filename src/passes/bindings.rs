@@ -25,7 +25,7 @@
 //! A non-uniform operand (the `{nonuniform}` hint of the extended operand token) asks for the
 //! `NonUniform` decoration on the index and on what is read through it.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use crate::bindings::{resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey};
 use crate::error::{Error, Location, Result};
@@ -163,7 +163,7 @@ pub fn class_of(register: RegisterKind) -> Option<DescriptorClass> {
 
 /// How the program uses each UAV range id.
 pub fn uav_usage(program: &Program) -> HashMap<u32, UavUsage> {
-    let mut usage: HashMap<u32, UavUsage> = HashMap::new();
+    let mut usage: HashMap<u32, UavUsage> = HashMap::default();
     for instruction in &program.instructions {
         if instruction.declaration.is_some() {
             continue;

@@ -6,8 +6,8 @@
 //! really reinterprets bits. Untyped moves (`mov`, `movc`, loads) do not vote; a component
 //! with no votes is `uint`.
 
+use crate::fast_hash::HashMap;
 use crate::ir::{ComponentCount, Index, Operand, Program, RegisterKind, Selection, ValueType};
-use std::collections::HashMap;
 
 /// The inferred type of every temp component that the program uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -252,7 +252,7 @@ impl Emitter<'_> {
                     };
                     let pair = e.ext(like, ext::UNPACK_HALF_2X16, &[x])?;
                     let float = e.m.scalar(Scalar::F32);
-                    built(e.m.b.composite_extract(float, None, pair, [0]))
+                    built(e.m.composite_extract(float, pair, &[0]))
                 })
             })?,
             O::Frc => self.ext_unary(instruction, ext::FRACT)?,
@@ -696,7 +696,7 @@ impl Emitter<'_> {
                         (Pair::SMul | Pair::UMul, _) => 0,
                         (_, w) => w,
                     };
-                    built(self.m.b.composite_extract(ty, None, both, [member]))?
+                    built(self.m.composite_extract(ty, both, &[member]))?
                 }
             };
             self.precise(instruction, &[id]);

@@ -214,11 +214,7 @@ impl Emitter<'_> {
             }
         };
         let pointer = self.m.pointer(descriptor.class, descriptor.element);
-        let ptr = built(
-            self.m
-                .b
-                .access_chain(pointer, None, descriptor.var, [index]),
-        )?;
+        let ptr = built(self.m.access_chain(pointer, descriptor.var, &[index]))?;
         if non_uniform {
             self.decorate(ptr, Decoration::NonUniform, &[]);
         }

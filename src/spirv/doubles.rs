@@ -191,7 +191,7 @@ impl Emitter<'_> {
         let uvec2 = self.m.vector(Scalar::U32, 2);
         let pair = built(self.m.b.composite_construct(uvec2, None, [low, high]))?;
         let double = self.m.scalar(Scalar::F64);
-        built(self.m.b.bitcast(double, None, pair))
+        built(self.m.bitcast(double, pair))
     }
 
     /// A result as halves (doubles split) or a 32-bit value.
@@ -201,9 +201,9 @@ impl Emitter<'_> {
         };
         let uvec2 = self.m.vector(Scalar::U32, 2);
         let uint = self.m.scalar(Scalar::U32);
-        let pair = built(self.m.b.bitcast(uvec2, None, id))?;
-        let low = built(self.m.b.composite_extract(uint, None, pair, [0]))?;
-        let high = built(self.m.b.composite_extract(uint, None, pair, [1]))?;
+        let pair = built(self.m.bitcast(uvec2, id))?;
+        let low = built(self.m.composite_extract(uint, pair, &[0]))?;
+        let high = built(self.m.composite_extract(uint, pair, &[1]))?;
         Ok(Output::Bits(low, high))
     }
 

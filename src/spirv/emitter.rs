@@ -1,9 +1,9 @@
 //! The emitter: module set-up, the walk over declarations and instructions, functions for
 //! subroutines, and the entry point.
 
+use crate::fast_hash::HashMap;
 use rspirv::dr::Operand as SpvOperand;
 use spirv::{AddressingModel, ExecutionMode, ExecutionModel, MemoryModel, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::flow::Construct;
 use super::module::{built, Module, Scalar};
@@ -89,10 +89,10 @@ impl<'a> Emitter<'a> {
             options,
             at: (0, 0),
             temp_types: infer_temp_types(program),
-            temps: HashMap::new(),
-            indexable: HashMap::new(),
+            temps: HashMap::default(),
+            indexable: HashMap::default(),
             globals: Vec::new(),
-            labels: HashMap::new(),
+            labels: HashMap::default(),
             flow: Vec::new(),
             block_open: false,
             modes: Vec::new(),

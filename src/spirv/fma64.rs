@@ -523,8 +523,8 @@ struct Emit<'m> {
 impl Emit<'_> {
     /// The two members of an extended-arithmetic result.
     fn split(&mut self, pair: Word) -> Result<(Word, Word)> {
-        let first = built(self.m.b.composite_extract(self.uint, None, pair, [0]))?;
-        let second = built(self.m.b.composite_extract(self.uint, None, pair, [1]))?;
+        let first = built(self.m.composite_extract(self.uint, pair, &[0]))?;
+        let second = built(self.m.composite_extract(self.uint, pair, &[1]))?;
         Ok((first, second))
     }
 }
@@ -627,8 +627,8 @@ impl Emitter<'_> {
             function,
             [a[0], a[1], b[0], b[1], c[0], c[1]],
         ))?;
-        let lo = built(self.m.b.composite_extract(uint, None, result, [0]))?;
-        let hi = built(self.m.b.composite_extract(uint, None, result, [1]))?;
+        let lo = built(self.m.composite_extract(uint, result, &[0]))?;
+        let hi = built(self.m.composite_extract(uint, result, &[1]))?;
         Ok([lo, hi])
     }
 

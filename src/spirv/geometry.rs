@@ -192,7 +192,7 @@ impl Emitter<'_> {
             // A register of a stream that is not rasterized that stream output captures.
             let value = self.cast(value, slot.scalar)?;
             let pointer = self.slot_pointer(slot)?;
-            built(self.m.b.store(pointer, value.id, None, []))?;
+            built(self.m.store(pointer, value.id))?;
             Ok(true)
         } else if declared {
             Ok(true)

@@ -80,7 +80,7 @@ impl Emitter<'_> {
         let void = self.m.void();
         let var = self.phase_instance();
         let zero = self.m.constant_u32(0);
-        built(self.m.b.store(var, zero, None, []))?;
+        built(self.m.store(var, zero))?;
         if count <= 1 {
             built(self.m.b.function_call(void, None, function, []))?;
             return Ok(());
@@ -92,7 +92,7 @@ impl Emitter<'_> {
             (self.m.b.id(), self.m.b.id(), self.m.b.id(), self.m.b.id());
         built(self.m.b.branch(header))?;
         built(self.m.b.begin_block(Some(header)))?;
-        let instance = built(self.m.b.load(uint, None, var, None, []))?;
+        let instance = built(self.m.load(uint, var))?;
         let more = built(self.m.b.u_less_than(boolean, None, instance, limit))?;
         built(
             self.m
@@ -104,9 +104,9 @@ impl Emitter<'_> {
         built(self.m.b.function_call(void, None, function, []))?;
         built(self.m.b.branch(next))?;
         built(self.m.b.begin_block(Some(next)))?;
-        let instance = built(self.m.b.load(uint, None, var, None, []))?;
+        let instance = built(self.m.load(uint, var))?;
         let following = built(self.m.b.i_add(uint, None, instance, one))?;
-        built(self.m.b.store(var, following, None, []))?;
+        built(self.m.store(var, following))?;
         built(self.m.b.branch(header))?;
         built(self.m.b.begin_block(Some(merge)))?;
         Ok(())
@@ -172,7 +172,7 @@ impl Emitter<'_> {
                 };
                 let pointer = self.arrayed_pointer(from, id)?;
                 let ty = self.m.scalar(from.scalar);
-                let value = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let value = built(self.m.load(ty, pointer))?;
                 let value = self.cast(
                     Val {
                         id: value,
@@ -182,7 +182,7 @@ impl Emitter<'_> {
                     to.scalar,
                 )?;
                 let pointer = self.arrayed_pointer(to, id)?;
-                built(self.m.b.store(pointer, value.id, None, []))?;
+                built(self.m.store(pointer, value.id))?;
             }
         }
         Ok(())

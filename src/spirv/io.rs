@@ -23,9 +23,9 @@
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
 
+use crate::fast_hash::HashMap;
 use rspirv::dr::Operand as SpvOperand;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
@@ -791,7 +791,7 @@ impl Emitter<'_> {
             for (register, component, slot) in self.slots_of_kind(RegisterKind::Input) {
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let id = built(self.m.load(ty, pointer))?;
                 let value = Val {
                     id,
                     scalar: slot.scalar,
@@ -799,7 +799,7 @@ impl Emitter<'_> {
                 };
                 let bits = self.cast(value, Scalar::U32)?;
                 let element = self.array_element(array, register, component)?;
-                built(self.m.b.store(element, bits.id, None, []))?;
+                built(self.m.store(element, bits.id))?;
             }
         }
         Ok(())
@@ -845,7 +845,7 @@ impl Emitter<'_> {
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let r = self.m.constant_u32(register);
         let c = self.m.constant_u32(component as u32 & 3);
-        built(self.m.b.access_chain(pointer, None, array, [r, c]))
+        built(self.m.access_chain(pointer, array, &[r, c]))
     }
 
     /// For a relatively addressed `v#`/`o#`: a pointer to the component in the private array
@@ -872,7 +872,7 @@ impl Emitter<'_> {
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let c = self.m.constant_u32(component as u32 & 3);
-        let element = built(self.m.b.access_chain(pointer, None, array, [clamped, c]))?;
+        let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
         Ok((element, in_range))
     }
 
@@ -892,27 +892,27 @@ impl Emitter<'_> {
         for step in steps {
             match step {
                 Prologue::Difference { dst, a, b } => {
-                    let a = built(self.m.b.load(uint, None, a, None, []))?;
-                    let b = built(self.m.b.load(uint, None, b, None, []))?;
+                    let a = built(self.m.load(uint, a))?;
+                    let b = built(self.m.load(uint, b))?;
                     let value = built(self.m.b.i_sub(uint, None, a, b))?;
-                    built(self.m.b.store(dst, value, None, []))?;
+                    built(self.m.store(dst, value))?;
                 }
                 Prologue::ReciprocalW { dst, frag_coord } => {
                     let pointer = self.m.pointer(StorageClass::Input, float);
                     let three = self.m.constant_u32(3);
-                    let w_ptr = built(self.m.b.access_chain(pointer, None, frag_coord, [three]))?;
-                    let w = built(self.m.b.load(float, None, w_ptr, None, []))?;
+                    let w_ptr = built(self.m.access_chain(pointer, frag_coord, &[three]))?;
+                    let w = built(self.m.load(float, w_ptr))?;
                     let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
                     let value = built(self.m.b.f_div(float, None, one, w))?;
-                    built(self.m.b.store(dst, value, None, []))?;
+                    built(self.m.store(dst, value))?;
                 }
                 Prologue::BoolMask { dst, src, ones } => {
                     let boolean = self.m.scalar(Scalar::Bool);
-                    let value = built(self.m.b.load(boolean, None, src, None, []))?;
+                    let value = built(self.m.load(boolean, src))?;
                     let ones = self.m.constant_u32(ones);
                     let zero = self.m.constant_u32(0);
                     let mask = built(self.m.b.select(uint, None, value, ones, zero))?;
-                    built(self.m.b.store(dst, mask, None, []))?;
+                    built(self.m.store(dst, mask))?;
                 }
             }
         }
@@ -942,7 +942,7 @@ impl Emitter<'_> {
                 continue;
             }
             let element = self.array_element(array, register, component)?;
-            let id = built(self.m.b.load(uint, None, element, None, []))?;
+            let id = built(self.m.load(uint, element))?;
             let value = Val {
                 id,
                 scalar: Scalar::U32,
@@ -950,7 +950,7 @@ impl Emitter<'_> {
             };
             let value = self.cast(value, slot.scalar)?;
             let pointer = self.slot_pointer(slot)?;
-            built(self.m.b.store(pointer, value.id, None, []))?;
+            built(self.m.store(pointer, value.id))?;
         }
         Ok(())
     }
@@ -1087,7 +1087,7 @@ impl Emitter<'_> {
                 let element = self.m.scalar(slot.scalar);
                 let pointer = self.m.pointer(slot.class, element);
                 let index = self.m.constant_u32(i);
-                built(self.m.b.access_chain(pointer, None, slot.var, [index]))
+                built(self.m.access_chain(pointer, slot.var, &[index]))
             }
         }
     }
@@ -1103,7 +1103,7 @@ impl Emitter<'_> {
             }
             let (element, in_range) = self.relative_element(operand, component)?;
             let uint = self.m.scalar(Scalar::U32);
-            let value = built(self.m.b.load(uint, None, element, None, []))?;
+            let value = built(self.m.load(uint, element))?;
             let zero = self.m.constant_u32(0);
             let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
             return Ok(Val {
@@ -1115,7 +1115,7 @@ impl Emitter<'_> {
         let slot = self.slot_of(operand, component)?;
         let pointer = self.slot_pointer(slot)?;
         let ty = self.m.scalar(slot.scalar);
-        let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+        let id = built(self.m.load(ty, pointer))?;
         Ok(Val {
             id,
             scalar: slot.scalar,
@@ -1139,7 +1139,7 @@ impl Emitter<'_> {
             }
             let (element, in_range) = self.relative_element(operand, component)?;
             let bits = self.cast(value, Scalar::U32)?;
-            return self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])));
+            return self.guarded(in_range, |e| built(e.m.store(element, bits.id)));
         }
         let slot = self.slot_of(operand, component)?;
         if slot.class != StorageClass::Output {
@@ -1152,11 +1152,11 @@ impl Emitter<'_> {
             if register < length {
                 let bits = self.cast(value, Scalar::U32)?;
                 let element = self.array_element(array, register, component)?;
-                return built(self.m.b.store(element, bits.id, None, []));
+                return built(self.m.store(element, bits.id));
             }
         }
         let value = self.cast(value, slot.scalar)?;
         let pointer = self.slot_pointer(slot)?;
-        built(self.m.b.store(pointer, value.id, None, []))
+        built(self.m.store(pointer, value.id))
     }
 }

@@ -36,7 +36,8 @@
 //!
 //! [`CLASS_LINKAGE_REGISTER`]: crate::bindings::CLASS_LINKAGE_REGISTER
 
-use std::collections::{BTreeMap, HashMap};
+use crate::fast_hash::HashMap;
+use std::collections::BTreeMap;
 
 use spirv::{SelectionControl, StorageClass, Word};
 
@@ -178,7 +179,7 @@ impl Emitter<'_> {
         }
         chain.extend([zero, vector, component]);
         let at = built(self.m.b.access_chain(pointer, None, data.var, chain))?;
-        built(self.m.b.load(uint, None, at, None, []))
+        built(self.m.load(uint, at))
     }
 
     /// `2·slot + add` as a `uint` id.

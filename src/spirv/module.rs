@@ -1,9 +1,11 @@
 //! The SPIR-V module under construction: rspirv's builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
+use crate::fast_hash::HashMap;
 use rspirv::dr::{Builder, Operand as SpvOperand};
 use spirv::{Capability, StorageClass, Word};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
 
 use crate::error::{Error, Location, Result};
 
@@ -39,6 +41,8 @@ pub struct Module {
     /// rspirv's builder; instructions go into its selected block.
     pub b: Builder,
     types: HashMap<TypeKey, Word>,
+    /// The scalar types already declared, by `Scalar as usize` (the most frequent look-up).
+    scalars: [Option<Word>; 5],
     constants: HashMap<(Word, u64), Word>,
     composites: HashMap<(Word, Vec<Word>), Word>,
     capabilities: BTreeSet<u32>,
@@ -65,14 +69,15 @@ impl Module {
     pub fn new() -> Self {
         Module {
             b: Builder::new(),
-            types: HashMap::new(),
-            constants: HashMap::new(),
-            composites: HashMap::new(),
+            types: HashMap::default(),
+            scalars: [None; 5],
+            constants: HashMap::default(),
+            composites: HashMap::default(),
             capabilities: BTreeSet::new(),
             extensions: BTreeSet::new(),
             glsl: None,
             strided: BTreeSet::new(),
-            blocks: HashMap::new(),
+            blocks: HashMap::default(),
         }
     }
 
@@ -128,16 +133,21 @@ impl Module {
 
     /// A scalar type.
     pub fn scalar(&mut self, scalar: Scalar) -> Word {
+        if let Some(id) = self.scalars[scalar as usize] {
+            return id;
+        }
         if scalar == Scalar::F64 {
             self.capability(Capability::Float64);
         }
-        self.cached(TypeKey::Scalar(scalar), |b| match scalar {
+        let id = self.cached(TypeKey::Scalar(scalar), |b| match scalar {
             Scalar::F32 => b.type_float(32, None),
             Scalar::F64 => b.type_float(64, None),
             Scalar::I32 => b.type_int(32, 1),
             Scalar::U32 => b.type_int(32, 0),
             Scalar::Bool => b.type_bool(),
-        })
+        });
+        self.scalars[scalar as usize] = Some(id);
+        id
     }
 
     /// A scalar (`count` = 1) or vector type.
@@ -146,15 +156,20 @@ impl Module {
         if count <= 1 {
             return element;
         }
+        // A cache miss means the type is new (only this module makes 32-bit vectors and
+        // pointers), so rspirv's scan of every global for a duplicate is skipped by giving
+        // the id it would allocate.
         self.cached(TypeKey::Vector(scalar, count), |b| {
-            b.type_vector(element, count)
+            let id = b.id();
+            b.type_vector_id(Some(id), element, count)
         })
     }
 
     /// A pointer type.
     pub fn pointer(&mut self, class: StorageClass, pointee: Word) -> Word {
         self.cached(TypeKey::Pointer(class as u32, pointee), |b| {
-            b.type_pointer(None, class, pointee)
+            let id = b.id();
+            b.type_pointer(Some(id), class, pointee)
         })
     }
 
@@ -293,6 +308,131 @@ impl Module {
         id
     }
 
+    /// An instruction of opcode `op` whose grammar entry comes from `class` (filled on first
+    /// use): rspirv's `Instruction::new` searches the grammar table linearly every time.
+    fn instruction(
+        op: spirv::Op,
+        class: &'static OnceLock<&'static rspirv::grammar::Instruction<'static>>,
+        result_type: Option<Word>,
+        result_id: Option<Word>,
+        operands: Vec<SpvOperand>,
+    ) -> rspirv::dr::Instruction {
+        rspirv::dr::Instruction {
+            class: class
+                .get_or_init(|| rspirv::dr::Instruction::new(op, None, None, Vec::new()).class),
+            result_type,
+            result_id,
+            operands,
+        }
+    }
+
+    /// `OpLoad` of `pointer` as type `ty`, appended to the selected block (the instruction
+    /// rspirv's builder makes, without its grammar search and operand growth).
+    pub fn load(
+        &mut self,
+        ty: Word,
+        pointer: Word,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = self.b.id();
+        let inst = Self::instruction(
+            spirv::Op::Load,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            vec![SpvOperand::IdRef(pointer)],
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpStore` of `object` through `pointer`, appended to the selected block.
+    pub fn store(
+        &mut self,
+        pointer: Word,
+        object: Word,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::Store,
+            &CLASS,
+            None,
+            None,
+            vec![SpvOperand::IdRef(pointer), SpvOperand::IdRef(object)],
+        );
+        self.append(inst)
+    }
+
+    /// `OpBitcast` of `value` to type `ty`, appended to the selected block.
+    pub fn bitcast(
+        &mut self,
+        ty: Word,
+        value: Word,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = self.b.id();
+        let inst = Self::instruction(
+            spirv::Op::Bitcast,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            vec![SpvOperand::IdRef(value)],
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// Appends `inst` to the selected block.
+    fn append(
+        &mut self,
+        inst: rspirv::dr::Instruction,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        self.b.insert_into_block(rspirv::dr::InsertPoint::End, inst)
+    }
+
+    /// `OpCompositeExtract` of `composite` at `indices` into a value of type `ty`, appended
+    /// to the selected block (the same instruction as rspirv's builder, with its operands
+    /// allocated once at their final size).
+    pub fn composite_extract(
+        &mut self,
+        ty: Word,
+        composite: Word,
+        indices: &[u32],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        let id = self.b.id();
+        let mut operands = Vec::with_capacity(1 + indices.len());
+        operands.push(SpvOperand::IdRef(composite));
+        operands.extend(indices.iter().map(|&i| SpvOperand::LiteralBit32(i)));
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::CompositeExtract,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            operands,
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpAccessChain` from `base` through `indices` (ids) to a pointer of type `ty`,
+    /// appended to the selected block (as rspirv's builder, operands allocated once).
+    pub fn access_chain(
+        &mut self,
+        ty: Word,
+        base: Word,
+        indices: &[Word],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        let id = self.b.id();
+        let mut operands = Vec::with_capacity(1 + indices.len());
+        operands.push(SpvOperand::IdRef(base));
+        operands.extend(indices.iter().map(|&i| SpvOperand::IdRef(i)));
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(spirv::Op::AccessChain, &CLASS, Some(ty), Some(id), operands);
+        self.append(inst)?;
+        Ok(id)
+    }
+
     /// A module-scope variable (`OpVariable` among the global values, whatever block is
     /// selected).
     pub fn global_variable(&mut self, pointee: Word, class: StorageClass) -> Word {
@@ -310,8 +450,14 @@ impl Module {
         let id = self.b.id();
         let mut operands = vec![SpvOperand::StorageClass(class)];
         operands.extend(init.map(SpvOperand::IdRef));
-        let inst =
-            rspirv::dr::Instruction::new(spirv::Op::Variable, Some(pointer), Some(id), operands);
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::Variable,
+            &CLASS,
+            Some(pointer),
+            Some(id),
+            operands,
+        );
         self.b.module_mut().types_global_values.push(inst);
         id
     }

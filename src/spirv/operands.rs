@@ -87,7 +87,7 @@ impl Emitter<'_> {
             (Scalar::F64, _) | (_, Scalar::F64) => {
                 return Err(self.unsupported("double-precision values are not translated yet"))
             }
-            _ => built(self.m.b.bitcast(ty, None, value.id))?,
+            _ => built(self.m.bitcast(ty, value.id))?,
         };
         Ok(Val {
             id,
@@ -127,7 +127,7 @@ impl Emitter<'_> {
             return Ok(value);
         }
         let ty = self.m.scalar(value.scalar);
-        let id = built(self.m.b.composite_extract(ty, None, value.id, [i]))?;
+        let id = built(self.m.composite_extract(ty, value.id, &[i]))?;
         Ok(Val {
             id,
             scalar: value.scalar,
@@ -243,7 +243,7 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let ty = self.m.scalar(scalar);
-                let id = built(self.m.b.load(ty, None, var, None, []))?;
+                let id = built(self.m.load(ty, var))?;
                 Ok(Val {
                     id,
                     scalar,
@@ -313,7 +313,7 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let value = self.cast(value, scalar)?;
-                built(self.m.b.store(var, value.id, None, []))
+                built(self.m.store(var, value.id))
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
             RegisterKind::Null => Ok(()),
@@ -388,7 +388,7 @@ impl Emitter<'_> {
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
         let element = self.m.vector(Scalar::U32, 4);
         let pointer = self.m.pointer(StorageClass::Private, element);
-        let ptr = built(self.m.b.access_chain(pointer, None, temp.var, [clamped]))?;
+        let ptr = built(self.m.access_chain(pointer, temp.var, &[clamped]))?;
         Ok((ptr, in_range, temp))
     }
 
@@ -397,11 +397,10 @@ impl Emitter<'_> {
         let (ptr, in_range, _) = self.indexable_element(operand)?;
         let uint = self.m.scalar(Scalar::U32);
         let vec4 = self.m.vector(Scalar::U32, 4);
-        let element = built(self.m.b.load(vec4, None, ptr, None, []))?;
+        let element = built(self.m.load(vec4, ptr))?;
         let value = built(
             self.m
-                .b
-                .composite_extract(uint, None, element, [component as u32 & 3]),
+                .composite_extract(uint, element, &[component as u32 & 3]),
         )?;
         let zero = self.m.constant_u32(0);
         let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
@@ -420,8 +419,8 @@ impl Emitter<'_> {
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let index = self.m.constant_u32(component as u32 & 3);
         self.guarded(in_range, |e| {
-            let slot = built(e.m.b.access_chain(pointer, None, ptr, [index]))?;
-            built(e.m.b.store(slot, value.id, None, []))
+            let slot = built(e.m.access_chain(pointer, ptr, &[index]))?;
+            built(e.m.store(slot, value.id))
         })
     }
 }

@@ -9,8 +9,8 @@
 //! return 0, out-of-bounds writes write nothing (each component of a store is checked on its
 //! own), and out-of-bounds atomics neither write nor return anything meaningful (0 here).
 
+use crate::fast_hash::HashMap;
 use spirv::{Decoration, MemorySemantics, Scope, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::descriptors::{Descriptor, DescriptorType};
 use super::emitter::{Emitter, Val};
@@ -314,16 +314,15 @@ impl Emitter<'_> {
                 let selected = self.select_descriptor(&cb.desc, operand)?;
                 let zero = self.m.constant_u32(0);
                 let pointer = self.m.pointer(StorageClass::Uniform, uint);
-                let ptr = built(self.m.b.access_chain(
+                let ptr = built(self.m.access_chain(
                     pointer,
-                    None,
                     selected.ptr,
-                    [zero, element, component_id],
+                    &[zero, element, component_id],
                 ))?;
                 if selected.non_uniform {
                     self.decorate(ptr, Decoration::NonUniform, &[]);
                 }
-                built(self.m.b.load(uint, None, ptr, None, []))?
+                built(self.m.load(uint, ptr))?
             }
             _ => {
                 let (var, length) = self.res.icb.ok_or_else(|| {
@@ -341,13 +340,8 @@ impl Emitter<'_> {
                 let zero = self.m.constant_u32(0);
                 let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
                 let pointer = self.m.pointer(StorageClass::Private, uint);
-                let ptr = built(self.m.b.access_chain(
-                    pointer,
-                    None,
-                    var,
-                    [clamped, component_id],
-                ))?;
-                let value = built(self.m.b.load(uint, None, ptr, None, []))?;
+                let ptr = built(self.m.access_chain(pointer, var, &[clamped, component_id]))?;
+                let value = built(self.m.load(uint, ptr))?;
                 built(self.m.b.select(uint, None, in_range, value, zero))?
             }
         };
@@ -545,15 +539,11 @@ impl Emitter<'_> {
             StorageClass::Workgroup => {
                 let zero = self.m.constant_u32(0);
                 let safe = built(self.m.b.select(uint, None, in_range, index, zero))?;
-                built(self.m.b.access_chain(pointer, None, buffer.var, [safe]))?
+                built(self.m.access_chain(pointer, buffer.var, &[safe]))?
             }
             _ => {
                 let member = self.m.constant_u32(0);
-                built(
-                    self.m
-                        .b
-                        .access_chain(pointer, None, buffer.var, [member, index]),
-                )?
+                built(self.m.access_chain(pointer, buffer.var, &[member, index]))?
             }
         };
         if buffer.non_uniform {
@@ -567,9 +557,7 @@ impl Emitter<'_> {
         let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
         let uint = self.m.scalar(Scalar::U32);
         let zero = self.m.constant_u32(0);
-        self.guarded_value(in_range, uint, zero, |e| {
-            built(e.m.b.load(uint, None, ptr, None, []))
-        })
+        self.guarded_value(in_range, uint, zero, |e| built(e.m.load(uint, ptr)))
     }
 
     /// Writes dword `address + offset`; out of bounds writes nothing.
@@ -581,7 +569,7 @@ impl Emitter<'_> {
         value: Word,
     ) -> Result<()> {
         let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
-        self.guarded(in_range, |e| built(e.m.b.store(ptr, value, None, [])))
+        self.guarded(in_range, |e| built(e.m.store(ptr, value)))
     }
 
     /// The label of the selected block.

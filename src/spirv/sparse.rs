@@ -140,8 +140,8 @@ impl Emitter<'_> {
         let int = self.m.scalar(Scalar::I32);
         let pair = self.m.b.type_struct([int, ty]);
         let result = self.raw_op(sparse, pair, operands)?;
-        let code = built(self.m.b.composite_extract(int, None, result, [0]))?;
-        let texel = built(self.m.b.composite_extract(ty, None, result, [1]))?;
+        let code = built(self.m.composite_extract(int, result, &[0]))?;
+        let texel = built(self.m.composite_extract(ty, result, &[1]))?;
         let boolean = self.m.scalar(Scalar::Bool);
         let resident = self.raw_op(
             Op::ImageSparseTexelsResident,

@@ -9,8 +9,8 @@
 //! `vicp[][3]`. A register index given by a register (`v[0][r0.x]`, under `dcl_indexrange`)
 //! selects among the declared registers; an unknown register reads 0 and writes nothing.
 
+use crate::fast_hash::HashMap;
 use spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
@@ -341,7 +341,7 @@ impl Emitter<'_> {
             None,
         );
         let uint = self.m.scalar(Scalar::U32);
-        built(self.m.b.load(uint, None, var, None, []))
+        built(self.m.load(uint, var))
     }
 
     /// For a per-vertex operand: the register file, the vertex and the register index.
@@ -403,7 +403,7 @@ impl Emitter<'_> {
                 })?;
             let pointer = self.arrayed_pointer(slot, vertex)?;
             let ty = self.m.scalar(slot.scalar);
-            let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+            let id = built(self.m.load(ty, pointer))?;
             return Ok(Some(Val {
                 id,
                 scalar: slot.scalar,
@@ -421,7 +421,7 @@ impl Emitter<'_> {
             }
             let pointer = self.arrayed_pointer(slot, vertex)?;
             let ty = self.m.scalar(slot.scalar);
-            let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+            let id = built(self.m.load(ty, pointer))?;
             let bits = self.cast(
                 Val {
                     id,
@@ -467,7 +467,7 @@ impl Emitter<'_> {
                 })?;
             let value = self.cast(value, slot.scalar)?;
             let pointer = self.arrayed_pointer(slot, vertex)?;
-            built(self.m.b.store(pointer, value.id, None, []))?;
+            built(self.m.store(pointer, value.id))?;
             return Ok(true);
         }
         let index = self.index_value(register)?;
@@ -481,7 +481,7 @@ impl Emitter<'_> {
             let value = self.cast(value, slot.scalar)?;
             self.guarded(hit, |e| {
                 let pointer = e.arrayed_pointer(slot, vertex)?;
-                built(e.m.b.store(pointer, value.id, None, []))
+                built(e.m.store(pointer, value.id))
             })?;
         }
         Ok(true)

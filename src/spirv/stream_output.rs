@@ -34,8 +34,8 @@
 //! variable, written by the program and copied out at `emit_stream`. Registers of a stream
 //! that no entry captures and that is not rasterized are still not stored.
 
+use crate::fast_hash::HashMap;
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass, Word};
-use std::collections::HashMap;
 
 use super::emitter::{Emitter, Val};
 use super::io::Slot;
@@ -527,7 +527,7 @@ impl Emitter<'_> {
                 };
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = built(self.m.b.load(ty, None, pointer, None, []))?;
+                let id = built(self.m.load(ty, pointer))?;
                 let value = self.cast(
                     Val {
                         id,
@@ -542,9 +542,9 @@ impl Emitter<'_> {
                     let element = self.m.scalar(capture.scalar);
                     let pointer = self.m.pointer(StorageClass::Output, element);
                     let index = self.m.constant_u32(i as u32);
-                    built(self.m.b.access_chain(pointer, None, capture.var, [index]))?
+                    built(self.m.access_chain(pointer, capture.var, &[index]))?
                 };
-                built(self.m.b.store(target, value.id, None, []))?;
+                built(self.m.store(target, value.id))?;
             }
         }
         Ok(())

@@ -187,7 +187,7 @@ impl Emitter<'_> {
         let c = self.m.constant_u32(component as u32 & 3);
         if let Some(register) = index.as_imm32().filter(|&r| r < length) {
             let r = self.m.constant_u32(register);
-            let element = built(self.m.b.access_chain(pointer, None, array, [r, c]))?;
+            let element = built(self.m.access_chain(pointer, array, &[r, c]))?;
             return Ok(Some((element, None)));
         }
         let index = self.index_value(index)?;
@@ -196,7 +196,7 @@ impl Emitter<'_> {
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
         let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
-        let element = built(self.m.b.access_chain(pointer, None, array, [clamped, c]))?;
+        let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
         Ok(Some((element, Some(in_range))))
     }
 
@@ -206,7 +206,7 @@ impl Emitter<'_> {
             return Ok(None);
         };
         let uint = self.m.scalar(Scalar::U32);
-        let value = built(self.m.b.load(uint, None, element, None, []))?;
+        let value = built(self.m.load(uint, element))?;
         let id = match in_range {
             Some(in_range) => {
                 let zero = self.m.constant_u32(0);
@@ -231,10 +231,8 @@ impl Emitter<'_> {
         };
         let bits = self.cast(value, Scalar::U32)?;
         match in_range {
-            Some(in_range) => {
-                self.guarded(in_range, |e| built(e.m.b.store(element, bits.id, None, [])))?
-            }
-            None => built(self.m.b.store(element, bits.id, None, []))?,
+            Some(in_range) => self.guarded(in_range, |e| built(e.m.store(element, bits.id)))?,
+            None => built(self.m.store(element, bits.id))?,
         }
         Ok(true)
     }
@@ -402,8 +400,8 @@ impl Emitter<'_> {
             let private = self.m.pointer(StorageClass::Private, uint);
             let r = self.m.constant_u32(register);
             let c = self.m.constant_u32(component as u32);
-            let element = built(self.m.b.access_chain(private, None, array, [r, c]))?;
-            let bits = built(self.m.b.load(uint, None, element, None, []))?;
+            let element = built(self.m.access_chain(private, array, &[r, c]))?;
+            let bits = built(self.m.load(uint, element))?;
             let bits = Val {
                 id: bits,
                 scalar: Scalar::U32,
@@ -418,8 +416,8 @@ impl Emitter<'_> {
                     let var = self.tess_level_var(output, inner);
                     let pointer = self.m.pointer(output, float);
                     let i = self.m.constant_u32(index);
-                    let target = built(self.m.b.access_chain(pointer, None, var, [i]))?;
-                    built(self.m.b.store(target, clamped, None, []))?;
+                    let target = built(self.m.access_chain(pointer, var, &[i]))?;
+                    built(self.m.store(target, clamped))?;
                 }
                 None if constant.system_value == SystemValue::Undefined => {
                     let (var, scalar) = self.patch_vector(output, register);
@@ -427,8 +425,8 @@ impl Emitter<'_> {
                     let value = self.cast(bits, scalar)?;
                     let element = self.m.scalar(scalar);
                     let pointer = self.m.pointer(output, element);
-                    let target = built(self.m.b.access_chain(pointer, None, var, [c]))?;
-                    built(self.m.b.store(target, value.id, None, []))?;
+                    let target = built(self.m.access_chain(pointer, var, &[c]))?;
+                    built(self.m.store(target, value.id))?;
                 }
                 None => {
                     return Err(self.unsupported(format!(

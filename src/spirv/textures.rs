@@ -391,7 +391,7 @@ impl Emitter<'_> {
     }
 
     fn load_image(&mut self, image: &Image) -> Result<Word> {
-        let value = built(self.m.b.load(image.ty, None, image.var, None, []))?;
+        let value = built(self.m.load(image.ty, image.var))?;
         if image.non_uniform {
             self.decorate(value, Decoration::NonUniform, &[]);
         }
@@ -411,7 +411,7 @@ impl Emitter<'_> {
             .ok_or_else(|| self.err(format!("s{id} is not declared")))?;
         let selected = self.select_descriptor(&desc, sampler)?;
         let sampler_ty = self.m.b.type_sampler();
-        let sampler_value = built(self.m.b.load(sampler_ty, None, selected.ptr, None, []))?;
+        let sampler_value = built(self.m.load(sampler_ty, selected.ptr))?;
         if selected.non_uniform {
             self.decorate(sampler_value, Decoration::NonUniform, &[]);
         }
@@ -927,8 +927,8 @@ impl Emitter<'_> {
         let slot = built(self.m.b.i_add(uint, None, minus_one, index))?;
         let slot = built(self.m.b.select(uint, None, valid, slot, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, vec2);
-        let ptr = built(self.m.b.access_chain(pointer, None, table, [slot]))?;
-        let position = built(self.m.b.load(vec2, None, ptr, None, []))?;
+        let ptr = built(self.m.access_chain(pointer, table, &[slot]))?;
+        let position = built(self.m.load(vec2, ptr))?;
         let zeros = self.splat_bits(Scalar::F32, 0, 2);
         let bvec2 = self.m.vector(Scalar::Bool, 2);
         let valid2 = built(self.m.b.composite_construct(bvec2, None, [valid, valid]))?;
@@ -1146,7 +1146,7 @@ impl Emitter<'_> {
         let uint = self.m.scalar(Scalar::U32);
         let pointer = self.m.pointer(StorageClass::StorageBuffer, uint);
         let zero = self.m.constant_u32(0);
-        let ptr = built(self.m.b.access_chain(pointer, None, var, [zero, zero]))?;
+        let ptr = built(self.m.access_chain(pointer, var, &[zero, zero]))?;
         if selected.non_uniform {
             self.decorate(ptr, Decoration::NonUniform, &[]);
         }

@@ -4,8 +4,10 @@
 //!   every blob of the shared corpus.
 //! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
 //! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
+//! * `bench`: translation speed, output size, peak memory and a vkd3d-compiler comparison.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
+mod bench;
 mod conformance;
 mod corpus;
 mod fuzz;
@@ -72,6 +74,27 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
+    /// Measure translation speed (in process, one core and all), SPIR-V size, peak RSS, batch time and the ratios to vkd3d-compiler over the corpus.
+    Bench {
+        /// Repetitions of the in-process corpus run.
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+        /// Write the figures as JSON to this file.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Run the criterion benches (`cargo bench --bench translate`) instead.
+        #[arg(long)]
+        criterion: bool,
+        /// Only the in-process run (no peak RSS, batch or vkd3d-compiler runs).
+        #[arg(long)]
+        in_process_only: bool,
+        /// Write a digest of every module to this file.
+        #[arg(long, value_name = "FILE")]
+        save_digests: Option<PathBuf>,
+        /// Fail when any module's digest differs from this file's (written by --save-digests).
+        #[arg(long, value_name = "FILE")]
+        check_digests: Option<PathBuf>,
+    },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
 }
@@ -122,6 +145,21 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_device_tags,
         }),
         Command::Fuzz { target, seconds } => fuzz::run(&fuzz::Options { target, seconds }),
+        Command::Bench {
+            reps,
+            json,
+            criterion,
+            in_process_only,
+            save_digests,
+            check_digests,
+        } => bench::run(&bench::Options {
+            reps,
+            json,
+            criterion,
+            in_process_only,
+            save_digests,
+            check_digests,
+        }),
         Command::Test => test::run(),
     }
 }

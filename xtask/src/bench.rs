@@ -1,0 +1,563 @@
+//! `cargo xtask bench`: how fast the translator is and how big its output is, over the corpus.
+//!
+//! Per corpus (`fxc/**` and `shader_test_dxbc/`; root-signature-only containers skipped) every
+//! blob is loaded into memory and translated in process (debug names stripped, default
+//! options) `--reps` times. The report gives the median and p99 over shaders of each shader's
+//! median time, shaders per second on one thread and on every core (rayon; from the median
+//! pass over the corpus), and the SPIR-V size per shader (total and median). Then, with the release `dxbc2spirv` binary: the peak
+//! RSS of translating the largest blob in a fresh process (`/usr/bin/time -f %M`), the wall
+//! time of `dxbc2spirv batch` over both corpora, and — when Debian's `vkd3d-compiler` is
+//! installed — a process-per-file comparison with it (time and size ratios ours/peer over the
+//! shaders both translate).
+//!
+//! `--save-digests FILE` writes a digest of every module; `--check-digests FILE` fails when
+//! any module differs from the saved one (an optimisation of the translator must not change
+//! its output unless it means to). `--criterion` runs the criterion benches instead
+//! (`cargo bench --bench translate`).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use dxbc2spirv::{ReadOptions, TranslateOptions};
+use rayon::prelude::*;
+use serde_json::json;
+
+use crate::paths::{corpus_root, workspace_root};
+
+/// The sub-corpora: directory name and whether it is searched recursively.
+const CORPORA: &[(&str, bool)] = &[("fxc", true), ("shader_test_dxbc", false)];
+
+/// Options of `cargo xtask bench`.
+pub struct Options {
+    /// Repetitions of the in-process whole-corpus run.
+    pub reps: usize,
+    /// Write the report as JSON to this file.
+    pub json: Option<PathBuf>,
+    /// Run the criterion benches instead of the corpus run.
+    pub criterion: bool,
+    /// Skip the process-per-file runs (peak RSS, batch, vkd3d-compiler).
+    pub in_process_only: bool,
+    /// Write every module's digest to this file.
+    pub save_digests: Option<PathBuf>,
+    /// Compare every module's digest with this file; fail on a difference.
+    pub check_digests: Option<PathBuf>,
+}
+
+/// One loaded shader.
+struct Blob {
+    /// Path relative to the corpus root.
+    rel: String,
+    /// Absolute path.
+    path: PathBuf,
+    /// The container bytes.
+    bytes: Vec<u8>,
+}
+
+/// What the in-process run measured for one corpus.
+struct CorpusFigures {
+    name: String,
+    shaders: usize,
+    median_us: f64,
+    p99_us: f64,
+    per_s_single: f64,
+    per_s_all: f64,
+    bytes_total: usize,
+    bytes_median: usize,
+}
+
+/// Runs the benchmark.
+pub fn run(options: &Options) -> Result<()> {
+    if options.criterion {
+        return run_criterion();
+    }
+    if cfg!(debug_assertions) {
+        eprintln!("warning: xtask built without optimisations; use `cargo xtask bench` (release)");
+    }
+    let root = corpus_root()?;
+    let threads = rayon::current_num_threads();
+    println!(
+        "dxbc2spirv bench: {} reps, {} threads, in process, debug names stripped",
+        options.reps, threads
+    );
+    let translate_options = TranslateOptions::default();
+    let mut corpora = Vec::new();
+    let mut digests = BTreeMap::new();
+    let mut all_blobs = Vec::new();
+    for &(name, recursive) in CORPORA {
+        let blobs = load(&root, name, recursive)?;
+        // Shaders that are rightly rejected (the corpus has a few invalid programs) are left
+        // out of the figures.
+        let (blobs, rejected): (Vec<Blob>, Vec<Blob>) = blobs.into_iter().partition(|b| {
+            match dxbc2spirv::translate_bytes(&b.bytes, &translate_options) {
+                Ok(t) => {
+                    digests.insert(b.rel.clone(), digest(&t.words));
+                    true
+                }
+                Err(_) => false,
+            }
+        });
+        if !rejected.is_empty() {
+            println!(
+                "{name}: {} shaders rejected by the translator, left out: {}",
+                rejected.len(),
+                rejected
+                    .iter()
+                    .map(|b| b.rel.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        corpora.push(measure(name, &blobs, options.reps, &translate_options)?);
+        all_blobs.extend(blobs);
+    }
+    print_table(&corpora);
+
+    if let Some(path) = &options.save_digests {
+        let text: String = digests
+            .iter()
+            .map(|(rel, d)| format!("{d:016x}\t{rel}\n"))
+            .collect();
+        std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+        println!(
+            "digests of {} modules written to {}",
+            digests.len(),
+            path.display()
+        );
+    }
+    if let Some(path) = &options.check_digests {
+        check_digests(path, &digests)?;
+    }
+
+    let mut report = json!({
+        "reps": options.reps,
+        "threads": threads,
+        "corpora": corpora.iter().map(|c| json!({
+            "name": c.name,
+            "shaders": c.shaders,
+            "median_us": c.median_us,
+            "p99_us": c.p99_us,
+            "shaders_per_s_single": c.per_s_single,
+            "shaders_per_s_all_cores": c.per_s_all,
+            "spirv_bytes_total": c.bytes_total,
+            "spirv_bytes_median": c.bytes_median,
+        })).collect::<Vec<_>>(),
+    });
+
+    if !options.in_process_only {
+        let exe = build_release_cli()?;
+        let largest = all_blobs
+            .iter()
+            .max_by_key(|b| b.bytes.len())
+            .context("no blobs")?;
+        match peak_rss_kb(&exe, &largest.path)? {
+            Some(kb) => {
+                println!(
+                    "peak RSS translating the largest blob ({}, {} bytes) in a fresh process: {:.2} MB",
+                    largest.rel,
+                    largest.bytes.len(),
+                    kb as f64 / 1024.0
+                );
+                report["peak_rss_kb"] = json!(kb);
+                report["largest_blob"] = json!(largest.rel);
+            }
+            None => println!("peak RSS: /usr/bin/time not found (apt-get install time)"),
+        }
+        let (wall, ok) = batch_time(&exe, &root)?;
+        println!(
+            "dxbc2spirv batch over both corpora ({threads} jobs, --strip-debug): {:.3} s{}",
+            wall.as_secs_f64(),
+            if ok {
+                ""
+            } else {
+                " (exit status 1: some inputs failed)"
+            }
+        );
+        report["batch_s"] = json!(wall.as_secs_f64());
+        if let Some(peer) = peer_comparison(&exe, &all_blobs)? {
+            report["vkd3d_compiler"] = peer;
+        }
+    }
+
+    if let Some(path) = &options.json {
+        std::fs::write(path, serde_json::to_string_pretty(&report)? + "\n")
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Runs the criterion benches of the main crate.
+fn run_criterion() -> Result<()> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["bench", "--bench", "translate"])
+        .current_dir(workspace_root())
+        .status()
+        .context("running cargo bench")?;
+    if !status.success() {
+        bail!("cargo bench failed ({status})");
+    }
+    Ok(())
+}
+
+/// Loads every translatable blob of one sub-corpus, sorted by path.
+fn load(root: &Path, name: &str, recursive: bool) -> Result<Vec<Blob>> {
+    let mut paths = Vec::new();
+    collect(&root.join(name), recursive, &mut paths)?;
+    paths.sort();
+    let mut blobs = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let dxbc = dxbc2spirv::read(&bytes, &ReadOptions::default())
+            .with_context(|| format!("reading {}", path.display()))?;
+        if dxbc.program.is_none() {
+            continue; // a root signature
+        }
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .into_owned();
+        blobs.push(Blob { rel, path, bytes });
+    }
+    if blobs.is_empty() {
+        bail!("no shaders in {}", root.join(name).display());
+    }
+    Ok(blobs)
+}
+
+/// Adds the `.dxbc` files under `dir` (recursing when asked) to `out`.
+fn collect(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
+        let path = entry?.path();
+        if path.is_dir() {
+            if recursive {
+                collect(&path, recursive, out)?;
+            }
+        } else if path.extension().is_some_and(|e| e == "dxbc") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The in-process measurements of one corpus.
+fn measure(
+    name: &str,
+    blobs: &[Blob],
+    reps: usize,
+    options: &TranslateOptions,
+) -> Result<CorpusFigures> {
+    let reps = reps.max(1);
+    let translate = |b: &Blob| {
+        dxbc2spirv::translate_bytes(&b.bytes, options)
+            .map(|t| t.words.len())
+            .unwrap_or(0)
+    };
+    // Warm-up, and the sizes.
+    let mut sizes: Vec<usize> = blobs.iter().map(|b| translate(b) * 4).collect();
+    // Single-threaded: each shader's time in every repetition.
+    let mut times = vec![Vec::with_capacity(reps); blobs.len()];
+    // Throughput from the median pass, so that a pass slowed by other processes on the
+    // machine does not skew it.
+    let mut passes = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = Instant::now();
+        for (b, t) in blobs.iter().zip(&mut times) {
+            let s = Instant::now();
+            std::hint::black_box(translate(b));
+            t.push(s.elapsed());
+        }
+        passes.push(start.elapsed());
+    }
+    passes.sort();
+    let single = passes[passes.len() / 2];
+    let mut medians: Vec<f64> = times
+        .iter_mut()
+        .map(|t| {
+            t.sort();
+            t[t.len() / 2].as_secs_f64() * 1e6
+        })
+        .collect();
+    medians.sort_by(f64::total_cmp);
+    // All cores (after a warm-up that starts rayon's threads).
+    blobs.par_iter().for_each(|b| {
+        std::hint::black_box(translate(b));
+    });
+    let mut passes = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let start = Instant::now();
+        blobs.par_iter().for_each(|b| {
+            std::hint::black_box(translate(b));
+        });
+        passes.push(start.elapsed());
+    }
+    passes.sort();
+    let all = passes[passes.len() / 2];
+    let count = blobs.len() as f64;
+    let bytes_total = sizes.iter().sum();
+    sizes.sort();
+    Ok(CorpusFigures {
+        name: name.to_string(),
+        shaders: blobs.len(),
+        median_us: medians[medians.len() / 2],
+        p99_us: medians[((medians.len() * 99).div_ceil(100)).min(medians.len()) - 1],
+        per_s_single: count / single.as_secs_f64(),
+        per_s_all: count / all.as_secs_f64(),
+        bytes_total,
+        bytes_median: sizes[sizes.len() / 2],
+    })
+}
+
+/// Prints the in-process figures.
+fn print_table(corpora: &[CorpusFigures]) {
+    println!(
+        "{:<18} {:>7} {:>10} {:>10} {:>11} {:>11} {:>12} {:>10}",
+        "corpus",
+        "shaders",
+        "median µs",
+        "p99 µs",
+        "/s 1 core",
+        "/s all",
+        "SPIR-V total",
+        "median B"
+    );
+    for c in corpora {
+        println!(
+            "{:<18} {:>7} {:>10.1} {:>10.1} {:>11.0} {:>11.0} {:>12} {:>10}",
+            c.name,
+            c.shaders,
+            c.median_us,
+            c.p99_us,
+            c.per_s_single,
+            c.per_s_all,
+            c.bytes_total,
+            c.bytes_median
+        );
+    }
+}
+
+/// A 64-bit FNV-1a digest of a module's words.
+fn digest(words: &[u32]) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h
+}
+
+/// Compares the modules' digests with a saved digest file.
+fn check_digests(path: &Path, digests: &BTreeMap<String, u64>) -> Result<()> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut saved = BTreeMap::new();
+    for line in text.lines() {
+        if let Some((d, rel)) = line.split_once('\t') {
+            saved.insert(rel.to_string(), u64::from_str_radix(d, 16)?);
+        }
+    }
+    let mut differ = Vec::new();
+    for (rel, d) in digests {
+        if saved.get(rel) != Some(d) {
+            differ.push(rel.as_str());
+        }
+    }
+    let missing = saved.keys().filter(|k| !digests.contains_key(*k)).count();
+    if differ.is_empty() && missing == 0 {
+        println!(
+            "output check: all {} modules identical to {}",
+            digests.len(),
+            path.display()
+        );
+        return Ok(());
+    }
+    for rel in differ.iter().take(20) {
+        println!("output differs: {rel}");
+    }
+    bail!(
+        "{} modules differ from {} ({} saved modules not produced)",
+        differ.len(),
+        path.display(),
+        missing
+    )
+}
+
+/// Builds the release command-line tool and returns its path.
+fn build_release_cli() -> Result<PathBuf> {
+    let root = workspace_root();
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--quiet", "--release", "--bin", "dxbc2spirv"])
+        .current_dir(&root)
+        .status()
+        .context("running cargo build")?;
+    if !status.success() {
+        bail!("cargo build --release failed ({status})");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    Ok(target.join("release").join("dxbc2spirv"))
+}
+
+/// Peak RSS in KiB of `dxbc2spirv translate --strip-debug BLOB` in a fresh process, measured
+/// by `/usr/bin/time -f %M`; `None` when that program is missing.
+fn peak_rss_kb(exe: &Path, blob: &Path) -> Result<Option<u64>> {
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        return Ok(None);
+    }
+    let out = Command::new(time)
+        .args(["-f", "%M"])
+        .arg(exe)
+        .args(["translate", "--strip-debug", "-o", "/dev/null"])
+        .arg(blob)
+        .stdout(Stdio::null())
+        .output()
+        .context("running /usr/bin/time")?;
+    if !out.status.success() {
+        bail!(
+            "translating {} failed: {}",
+            blob.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stderr);
+    let kb = text
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .with_context(|| format!("unexpected /usr/bin/time output: {text}"))?;
+    Ok(Some(kb))
+}
+
+/// Wall time of `dxbc2spirv batch` over both corpora, and whether it succeeded.
+fn batch_time(exe: &Path, root: &Path) -> Result<(Duration, bool)> {
+    let out_dir = workspace_root().join("target").join("bench-batch");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let start = Instant::now();
+    let out = Command::new(exe)
+        .arg("batch")
+        .args(CORPORA.iter().map(|(name, _)| root.join(name)))
+        .arg("-o")
+        .arg(&out_dir)
+        .arg("--strip-debug")
+        .output()
+        .context("running dxbc2spirv batch")?;
+    let wall = start.elapsed();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        println!("  batch: {line}");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+    Ok((wall, out.status.success()))
+}
+
+/// One process-per-file run: wall time and output size, or `None` when it failed.
+fn run_one(command: &mut Command, out: &Path) -> Option<(Duration, u64)> {
+    let _ = std::fs::remove_file(out);
+    let start = Instant::now();
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    let wall = start.elapsed();
+    if !status.success() {
+        return None;
+    }
+    Some((wall, std::fs::metadata(out).ok()?.len()))
+}
+
+/// Runs Debian's `vkd3d-compiler` and ours, one process per file, over every blob, and prints
+/// the ratios ours/peer over the shaders both translate. `None` when the peer is missing.
+fn peer_comparison(exe: &Path, blobs: &[Blob]) -> Result<Option<serde_json::Value>> {
+    let Some(peer) = find_on_path("vkd3d-compiler") else {
+        println!(
+            "vkd3d-compiler not installed (apt-get install vkd3d-compiler): no peer comparison"
+        );
+        return Ok(None);
+    };
+    let dir = workspace_root().join("target").join("bench-peer");
+    std::fs::create_dir_all(&dir)?;
+    let ours_out = dir.join("ours.spv");
+    let peer_out = dir.join("peer.spv");
+    let mut per_corpus = Vec::new();
+    println!("process per file, --strip-debug, over the shaders both translate:");
+    println!(
+        "{:<18} {:>6} {:>7} {:>11} {:>11} {:>7} {:>11} {:>11} {:>7}",
+        "corpus", "both", "peer ok", "ours ms", "peer ms", "time ×", "ours B", "peer B", "size ×"
+    );
+    for &(name, _) in CORPORA {
+        let prefix = format!("{name}/");
+        let (mut both, mut peer_ok) = (0usize, 0usize);
+        let (mut t_ours, mut t_peer) = (Duration::ZERO, Duration::ZERO);
+        let (mut b_ours, mut b_peer) = (0u64, 0u64);
+        for b in blobs.iter().filter(|b| b.rel.starts_with(&prefix)) {
+            let p = run_one(
+                Command::new(&peer)
+                    .args([
+                        "-x",
+                        "dxbc-tpf",
+                        "-b",
+                        "spirv-binary",
+                        "--strip-debug",
+                        "-o",
+                    ])
+                    .arg(&peer_out)
+                    .arg(&b.path),
+                &peer_out,
+            );
+            let o = run_one(
+                Command::new(exe)
+                    .args(["translate", "--strip-debug", "-o"])
+                    .arg(&ours_out)
+                    .arg(&b.path),
+                &ours_out,
+            );
+            peer_ok += usize::from(p.is_some());
+            if let (Some((to, so)), Some((tp, sp))) = (o, p) {
+                both += 1;
+                t_ours += to;
+                t_peer += tp;
+                b_ours += so;
+                b_peer += sp;
+            }
+        }
+        let time_ratio = t_ours.as_secs_f64() / t_peer.as_secs_f64().max(1e-9);
+        let size_ratio = b_ours as f64 / (b_peer as f64).max(1.0);
+        println!(
+            "{:<18} {:>6} {:>7} {:>11.1} {:>11.1} {:>7.2} {:>11} {:>11} {:>7.3}",
+            name,
+            both,
+            peer_ok,
+            t_ours.as_secs_f64() * 1e3,
+            t_peer.as_secs_f64() * 1e3,
+            time_ratio,
+            b_ours,
+            b_peer,
+            size_ratio
+        );
+        per_corpus.push(json!({
+            "name": name,
+            "both": both,
+            "peer_translated": peer_ok,
+            "ours_ms": t_ours.as_secs_f64() * 1e3,
+            "peer_ms": t_peer.as_secs_f64() * 1e3,
+            "time_ratio": time_ratio,
+            "ours_bytes": b_ours,
+            "peer_bytes": b_peer,
+            "size_ratio": size_ratio,
+        }));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(Some(json!(per_corpus)))
+}
+
+/// The path of a program on `PATH`.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
