@@ -27,7 +27,7 @@ pub fn validate(program: &Program) -> Result<()> {
 /// made once are not repeated, input and output declarations declare input and output
 /// registers, and pixel-shader instructions appear only in pixel shaders.
 pub fn validate_stage_rules(program: &Program) -> Result<()> {
-    let mut once = HashSet::new();
+    let mut once = HashSet::default();
     let mut topology = None;
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
