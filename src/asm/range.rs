@@ -152,17 +152,27 @@ impl Parser<'_> {
         let start = self.peek();
         let what = format!("a {} register ({}0)", kind.name(), kind.name());
         let token = self.ident(&what)?;
-        // The decoder accepts any resource kind in any resource declaration; so does this.
+        // The register file must be the declaration's own, as the decoder requires.
         let split = token
             .text
             .find(|c: char| c.is_ascii_digit())
             .unwrap_or(token.text.len());
         let (name, digits) = token.text.split_at(split);
-        let kind = RegisterKind::ALL
+        if let Some(found) = RegisterKind::ALL
             .iter()
             .copied()
-            .find(|k| k.is_resource_range() && k.name() == name)
-            .unwrap_or(kind);
+            .find(|k| k.is_resource_range() && k.name() == name && *k != kind)
+        {
+            return Err(self.error_at(
+                token,
+                format!(
+                    "{} declares a {} register; it needs a {} register",
+                    instruction.opcode.name(),
+                    found.name(),
+                    kind.name()
+                ),
+            ));
+        }
         let id = Some(digits)
             .filter(|d| {
                 !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && name == kind.name()
