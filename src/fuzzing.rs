@@ -64,6 +64,21 @@ pub fn translate_case(data: &[u8]) -> Result<Option<Vec<u32>>, Finding> {
     translated(crate::translate(&dxbc, &crate::spirv::Options::default()))
 }
 
+/// The program a `mutate_program` input makes (mutated, encoded and decoded again), for
+/// looking at a finding; `None` where the case stops before translation.
+pub fn mutated_program(data: &[u8]) -> Option<crate::ir::Program> {
+    let (&n, rest) = data.split_first()?;
+    let n = (n as usize).min(rest.len());
+    let (script, blob) = rest.split_at(n);
+    let dxbc = crate::read(blob, &reader_options()).ok()?;
+    let mut program = dxbc.program.clone()?;
+    for chunk in script.chunks_exact(4) {
+        step(&mut program, [chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    let code = crate::tpf::encode(&program).ok()?;
+    crate::tpf::decode(&code).ok()
+}
+
 /// `mutate_program`: one byte `n`, `n` bytes of mutation script (four per step: what to
 /// change, where, and the new value), then a container. The program is mutated, encoded,
 /// decoded, checked against the limits, validated and translated.

@@ -5,7 +5,8 @@
 //! An input is either the bytes themselves or, for an input that is a corpus blob with a few
 //! bytes changed (the corpus is never copied into the project), a `.patch` file: `#`
 //! comment lines, `corpus <path under the corpus>`, then `set <byte offset> <hex bytes>`
-//! lines applied to that blob.
+//! lines applied to that blob, and an optional `prefix <hex bytes>` put before it (the
+//! mutation script of a `mutate_program` input).
 
 mod common;
 
@@ -40,6 +41,7 @@ fn spirv_val(words: &[u32], name: &str) -> Result<(), String> {
 fn patched(path: &Path) -> Vec<u8> {
     let text = std::fs::read_to_string(path).expect("reading a patch");
     let mut data = Vec::new();
+    let mut prefix = Vec::new();
     for (number, line) in text.lines().enumerate() {
         let place = format!("{}:{}", path.display(), number + 1);
         let line = line.trim();
@@ -50,6 +52,8 @@ fn patched(path: &Path) -> Vec<u8> {
             let blob = common::corpus_dir().join(blob);
             data = std::fs::read(&blob)
                 .unwrap_or_else(|e| panic!("{place}: cannot read {}: {e}", blob.display()));
+        } else if let Some(hex) = line.strip_prefix("prefix ") {
+            prefix = hex_bytes(hex, &place);
         } else if let Some(rest) = line.strip_prefix("set ") {
             let (offset, hex) = rest
                 .split_once(' ')
@@ -57,12 +61,7 @@ fn patched(path: &Path) -> Vec<u8> {
             let offset: usize = offset
                 .parse()
                 .unwrap_or_else(|e| panic!("{place}: bad offset {offset:?}: {e}"));
-            let bytes: Vec<u8> = (0..hex.len() / 2)
-                .map(|i| {
-                    u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
-                        .unwrap_or_else(|e| panic!("{place}: bad hex {hex:?}: {e}"))
-                })
-                .collect();
+            let bytes = hex_bytes(hex, &place);
             assert!(
                 offset + bytes.len() <= data.len(),
                 "{place}: the patch runs past the end of the blob ({} bytes)",
@@ -73,7 +72,18 @@ fn patched(path: &Path) -> Vec<u8> {
             panic!("{place}: unknown line {line:?}");
         }
     }
-    data
+    prefix.extend(data);
+    prefix
+}
+
+/// The bytes of a hex string (two digits a byte).
+fn hex_bytes(hex: &str, place: &str) -> Vec<u8> {
+    (0..hex.len() / 2)
+        .map(|i| {
+            u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)
+                .unwrap_or_else(|e| panic!("{place}: bad hex {hex:?}: {e}"))
+        })
+        .collect()
 }
 
 #[test]

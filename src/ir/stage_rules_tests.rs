@@ -100,3 +100,33 @@ fn inputs_and_immediate_constant_buffers_cannot_be_written() {
         "v cannot be written",
     );
 }
+
+#[test]
+fn a_hull_shader_input_without_a_control_point_index_is_refused() {
+    let text = format!("{HULL_DECLS}hs_fork_phase\ndcl_input v1.x\nret\n");
+    refused(&text, "per control point");
+}
+
+#[test]
+fn ld_of_a_cube_texture_and_gather_of_a_3d_texture_are_refused() {
+    let translate = |text: &str| {
+        let program = crate::asm::parse_program(text)
+            .unwrap_or_else(|e| panic!("the test program does not parse: {e}\n{text}"));
+        crate::spirv::translate(
+            &program,
+            &crate::container::Reflection::default(),
+            &crate::spirv::Options::default(),
+        )
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default()
+    };
+    let ld = "ps_5_0\ndcl_resource_texturecube (float,float,float,float) t0\n\
+              dcl_output o0.xyzw\nld o0.xyzw, l(0, 0, 0, 0), t0.xyzw\nret\n";
+    assert!(translate(ld).contains("cube texture"), "{ld}");
+    let gather = "ps_5_0\ndcl_sampler s0, mode_default\n\
+                  dcl_resource_texture3d (float,float,float,float) t0\n\
+                  dcl_output o0.xyzw\n\
+                  gather4 o0.xyzw, l(0.5, 0.5, 0.5, 0), t0.xyzw, s0.x\nret\n";
+    assert!(translate(gather).contains("gather4 needs"), "{gather}");
+}

@@ -41,8 +41,17 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
             check_stage_declaration(program.model.stage, declaration, &mut once, &mut topology)
                 .map_err(fail)?;
             if let Declaration::Signature { operand, .. } = declaration {
-                check_signature_kind(instruction.opcode, program.operand(*operand).kind)
-                    .map_err(fail)?;
+                let operand = program.operand(*operand);
+                check_signature_kind(instruction.opcode, operand.kind).map_err(fail)?;
+                if program.model.stage == Stage::Hull
+                    && operand.kind == RegisterKind::Input
+                    && operand.index_count != 2
+                {
+                    return Err(fail(
+                        "a hull shader's v registers are per control point: v[count][register]"
+                            .into(),
+                    ));
+                }
             }
         }
     }
@@ -449,9 +458,17 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
         Switch,
     }
     let mut stack: Vec<Block> = Vec::new();
+    let mut previous = None;
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail =
             |message: &str| Err(Error::instruction(index as u32, instruction.dword, message));
+        // Nothing runs between `switch` and its first label.
+        if previous == Some(O::Switch)
+            && !matches!(instruction.opcode, O::Case | O::Default | O::EndSwitch)
+        {
+            return fail("an instruction between switch and its first case or default");
+        }
+        previous = Some(instruction.opcode);
         match instruction.opcode {
             O::If => stack.push(Block::If),
             O::Else => match stack.last_mut() {

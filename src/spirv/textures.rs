@@ -665,7 +665,7 @@ impl Emitter<'_> {
         if matches!(
             opcode,
             O::Gather4 | O::Gather4C | O::Gather4Po | O::Gather4PoC
-        ) && shape.dim == Dim::Dim1D
+        ) && !matches!(shape.dim, Dim::Dim2D | Dim::DimCube)
         {
             return Err(self.err("gather4 needs a 2D, 2D array, cube or cube array texture"));
         }
@@ -706,6 +706,11 @@ impl Emitter<'_> {
         let (image, shape) = self.typed_image(&resource)?;
         if image.uav {
             return Err(self.err("ld reads shader resource views (use ld_uav_typed for UAVs)"));
+        }
+        if shape.dim == Dim::DimCube {
+            return Err(
+                self.err("ld cannot read a cube texture (D3D and Vulkan fetch no cube texels)")
+            );
         }
         let coordinate = self.coords(&coord, Scalar::I32, shape.coords)?;
         let mut args = ImageArgs::default();
