@@ -130,3 +130,11 @@ fn ld_of_a_cube_texture_and_gather_of_a_3d_texture_are_refused() {
                   gather4 o0.xyzw, l(0.5, 0.5, 0.5, 0), t0.xyzw, s0.x\nret\n";
     assert!(translate(gather).contains("gather4 needs"), "{gather}");
 }
+
+#[test]
+fn a_cube_uav_is_refused() {
+    refused(
+        "ps_5_0\ndcl_uav_typed_texturecube (sint,sint,sint,sint) u0\nret\n",
+        "cannot be a cube texture",
+    );
+}

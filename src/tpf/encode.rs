@@ -34,6 +34,7 @@ pub fn encode_words(program: &Program) -> Result<Vec<u32>> {
         words,
         index: 0,
         start: 0,
+        depth: 0,
     };
     for (index, instruction) in program.instructions.iter().enumerate() {
         encoder.index = index as u32;
@@ -50,7 +51,13 @@ struct Encoder<'a> {
     words: Vec<u32>,
     index: u32,
     start: usize,
+    /// Relative operands being encoded inside each other (a program built by hand may hold a
+    /// cycle, which the decoder never makes).
+    depth: u32,
 }
+
+/// The deepest nesting of relative indices the encoder follows.
+const MAX_RELATIVE_DEPTH: u32 = 8;
 
 impl Encoder<'_> {
     fn err(&self, message: impl Into<String>) -> Error {
@@ -253,7 +260,15 @@ impl Encoder<'_> {
         let Some(operand) = self.program.operands.get(id.0 as usize) else {
             return Err(self.err(format!("relative operand {} is outside the arena", id.0)));
         };
-        self.operand(operand, true)
+        if self.depth >= MAX_RELATIVE_DEPTH {
+            return Err(self.err(format!(
+                "relative indices nested deeper than {MAX_RELATIVE_DEPTH} (a cycle?)"
+            )));
+        }
+        self.depth += 1;
+        let result = self.operand(operand, true);
+        self.depth -= 1;
+        result
     }
 
     fn declared(&mut self, id: OperandId) -> Result<()> {
