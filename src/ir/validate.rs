@@ -162,12 +162,10 @@ fn check_stage_declaration(
             ("a phase instance count", &[Hull], false)
         }
         Declaration::ThreadGroup(_) => ("dcl_thread_group", &[Compute], true),
-        Declaration::UavTyped { dimension, .. }
-            if matches!(
-                dimension,
-                ResourceDimension::TextureCube | ResourceDimension::TextureCubeArray
-            ) =>
-        {
+        Declaration::UavTyped {
+            dimension: ResourceDimension::TextureCube | ResourceDimension::TextureCubeArray,
+            ..
+        } => {
             return Err("a typed UAV cannot be a cube texture".into());
         }
         _ => return Ok(()),
