@@ -11,30 +11,11 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
-fn spirv_val(words: &[u32], name: &str) -> Result<(), String> {
-    let path = std::env::temp_dir().join(format!(
-        "dxbc2spirv-regression-{}-{name}.spv",
-        std::process::id()
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-    let out = Command::new("spirv-val")
-        .args(["--target-env", "vulkan1.3"])
-        .arg(&path)
-        .output()
-        .map_err(|e| format!("spirv-val: {e}"))?;
-    let _ = std::fs::remove_file(&path);
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "spirv-val rejects the module: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
+/// spirv-val (the library's runner) on a module, for Vulkan 1.3.
+fn spirv_val(words: &[u32]) -> Result<(), String> {
+    dxbc2spirv::spirv::spirv_val(words, dxbc2spirv::spirv::TargetEnv::Vulkan1_3)
+        .map_err(|e| format!("spirv-val rejects the module: {e}"))
 }
 
 /// The corpus blob a `.patch` file names, with its `set` lines applied.
@@ -122,7 +103,7 @@ fn fuzz_findings_stay_fixed() {
             let outcome = match result {
                 Err(_) => Err("PANIC".to_string()),
                 Ok(Err(finding)) => Err(finding),
-                Ok(Ok(Some(words))) => spirv_val(&words, &name),
+                Ok(Ok(Some(words))) => spirv_val(&words),
                 Ok(Ok(None)) => Ok(()),
             };
             if let Err(problem) = outcome {

@@ -178,21 +178,21 @@ fn validate(modules: &Path, invalid: &Path) -> Result<(usize, usize)> {
                 scope.spawn(move || {
                     let mut bad = Vec::new();
                     for spv in half {
-                        let out = Command::new("spirv-val")
-                            .args(["--target-env", "vulkan1.3"])
-                            .arg(spv)
-                            .output();
-                        match out {
-                            Ok(o) if o.status.success() => {}
-                            Ok(o) => bad.push((
-                                spv.clone(),
-                                format!(
-                                    "{}{}",
-                                    String::from_utf8_lossy(&o.stdout),
-                                    String::from_utf8_lossy(&o.stderr)
-                                ),
-                            )),
-                            Err(e) => bad.push((spv.clone(), format!("spirv-val: {e}"))),
+                        let checked = std::fs::read(spv)
+                            .map_err(|e| format!("reading {}: {e}", spv.display()))
+                            .and_then(|bytes| {
+                                let words: Vec<u32> = bytes
+                                    .chunks_exact(4)
+                                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                                    .collect();
+                                dxbc2spirv::spirv::spirv_val(
+                                    &words,
+                                    dxbc2spirv::spirv::TargetEnv::Vulkan1_3,
+                                )
+                                .map_err(|e| e.to_string())
+                            });
+                        if let Err(message) = checked {
+                            bad.push((spv.clone(), message));
                         }
                     }
                     bad
