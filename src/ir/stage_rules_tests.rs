@@ -138,3 +138,8 @@ fn a_cube_uav_is_refused() {
         "cannot be a cube texture",
     );
 }
+
+#[test]
+fn a_thread_group_sync_outside_compute_shaders_is_refused() {
+    refused("ps_5_0\nsync_g_t\nret\n", "sync with _t or _g");
+}

@@ -25,12 +25,23 @@ pub fn validate(program: &Program) -> Result<()> {
 /// Checks the rules of the program's stage that translation relies on (a disassembler
 /// prints such programs all the same): stage declarations belong to the stage and the ones
 /// made once are not repeated, input and output declarations declare input and output
-/// registers, and pixel-shader instructions appear only in pixel shaders.
+/// registers, pixel-shader instructions appear only in pixel shaders and thread-group `sync`
+/// only in compute shaders.
 pub fn validate_stage_rules(program: &Program) -> Result<()> {
     let mut once = HashSet::default();
     let mut topology = None;
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
+        let sync = instruction.sync;
+        if instruction.opcode == Opcode::Sync
+            && (sync.threads_in_group || sync.group_shared_memory)
+            && program.model.stage != Stage::Compute
+        {
+            return Err(fail(
+                "sync with _t or _g (thread-group sync or shared memory) outside a compute shader"
+                    .into(),
+            ));
+        }
         if program.model.stage != Stage::Pixel && pixel_only(instruction.opcode) {
             return Err(fail(format!(
                 "{} outside a pixel shader",

@@ -17,9 +17,7 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::error::Result;
-use crate::ir::{
-    CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange, Stage,
-};
+use crate::ir::{CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange};
 use crate::tpf::opcodes::Opcode;
 
 /// How a buffer-like resource is addressed.
@@ -622,12 +620,6 @@ impl Emitter<'_> {
 
     fn sync(&mut self, instruction: &Instruction) -> Result<()> {
         let flags = instruction.sync;
-        let stage = self.program.model.stage;
-        if (flags.threads_in_group || flags.group_shared_memory) && stage != Stage::Compute {
-            return Err(self.err(
-                "sync with _t or _g (thread-group sync or shared memory) outside a compute shader",
-            ));
-        }
         let mut semantics = MemorySemantics::empty();
         if flags.group_shared_memory {
             semantics |= MemorySemantics::WORKGROUP_MEMORY;
