@@ -70,6 +70,9 @@ enum Command {
         /// Leave out debug names.
         #[arg(long)]
         strip_debug: bool,
+        /// Write the module as emitted, without the optimiser's passes.
+        #[arg(long)]
+        no_optimize: bool,
         /// Accept a container whose checksum does not match.
         #[arg(long)]
         ignore_checksum: bool,
@@ -179,6 +182,9 @@ enum Command {
         /// Leave out debug names.
         #[arg(long)]
         strip_debug: bool,
+        /// Write the modules as emitted, without the optimiser's passes.
+        #[arg(long)]
+        no_optimize: bool,
         /// Accept containers whose checksum does not match.
         #[arg(long)]
         ignore_checksum: bool,
@@ -271,6 +277,7 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
             validate,
             target_env,
             strip_debug,
+            no_optimize,
             ignore_checksum,
             bindings,
             stream_output,
@@ -305,6 +312,7 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
                 target,
                 debug_names: !strip_debug,
                 stream_output,
+                no_optimize,
                 ..Default::default()
             };
             let words = dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper.as_ref())
@@ -447,12 +455,14 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
             validate,
             target_env,
             strip_debug,
+            no_optimize,
             ignore_checksum,
             bindings,
         } => {
             let options = dxbc2spirv::TranslateOptions {
                 target: target_env_of(&target_env)?,
                 debug_names: !strip_debug,
+                no_optimize,
                 ignore_checksum,
                 bindings: load_binding_map(bindings.as_deref())?,
                 validate,

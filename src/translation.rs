@@ -44,6 +44,9 @@ pub struct TranslateOptions {
     /// `D3D11_SO_DECLARATION_ENTRY` array, strides and rasterized stream); `None` captures
     /// nothing. See [`StreamOutput`] and the `--stream-output` JSON form.
     pub stream_output: Option<StreamOutput>,
+    /// Leave the SPIR-V as the emitter wrote it, without the optimiser's passes
+    /// ([`crate::spirv::opt`]); the module computes the same results, only larger.
+    pub no_optimize: bool,
 }
 
 /// The result of [`translate_bytes`].
@@ -71,6 +74,7 @@ impl TranslateOptions {
             debug_names: self.debug_names,
             features: self.features,
             stream_output: self.stream_output.clone(),
+            no_optimize: self.no_optimize,
         }
     }
 

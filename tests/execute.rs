@@ -49,8 +49,29 @@ impl BlobSource for NoBlobs {
     }
 }
 
-/// Runs one file; returns the number of probes that passed, or every failure and skip.
+/// Runs one file, translated with the optimiser and again without it; returns the number of
+/// probes that passed in the optimised run, or every failure and skip of either run.
 fn run_file(path: &Path) -> Result<usize, Vec<String>> {
+    let optimised = run_file_once(path, false);
+    let plain = run_file_once(path, true);
+    match (optimised, plain) {
+        (Ok(passed), Ok(_)) => Ok(passed),
+        (optimised, plain) => {
+            let mut problems = optimised.err().unwrap_or_default();
+            problems.extend(
+                plain
+                    .err()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|p| format!("(translated without the optimiser) {p}")),
+            );
+            Err(problems)
+        }
+    }
+}
+
+/// Runs one file once; returns the number of probes that passed, or every failure and skip.
+fn run_file_once(path: &Path, no_optimize: bool) -> Result<usize, Vec<String>> {
     let shown = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| vec![format!("{shown}: {e}")])?;
     let file = ShaderTestFile::parse_bytes(&bytes).map_err(|e| vec![format!("{shown}: {e}")])?;
@@ -59,7 +80,12 @@ fn run_file(path: &Path) -> Result<usize, Vec<String>> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
-    let report = runner::run_file(&ctx, &file, &name, &NoBlobs);
+    let tags = runner::device_tags(ctx.features());
+    let settings = runner::RunSettings {
+        device_tags: &tags,
+        no_optimize,
+    };
+    let report = runner::run_file_with(&ctx, &file, &name, &NoBlobs, &settings);
     drop(ctx);
     let mut problems = Vec::new();
     let mut passed = 0;
@@ -222,7 +248,8 @@ fn wrong_probe_is_reported() {
     let result = run_file(&path);
     let _ = std::fs::remove_file(&path);
     let failures = result.expect_err("a wrong probe must fail");
-    assert_eq!(failures.len(), 1, "{failures:#?}");
+    // Once translated with the optimiser and once without.
+    assert_eq!(failures.len(), 2, "{failures:#?}");
     let message = failures.first().map(String::as_str).unwrap_or("");
     let line = text
         .lines()

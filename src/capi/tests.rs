@@ -65,6 +65,7 @@ fn errors_set_the_message() {
         float16: 0,
         int16: 0,
         native_16bit: 0,
+        no_optimize: 0,
         bindings_json: std::ptr::null(),
         stream_output_json: std::ptr::null(),
     };

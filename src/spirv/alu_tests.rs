@@ -14,8 +14,13 @@ use crate::spirv::{translate, Options};
 fn compile(text: &str) -> Vec<u32> {
     let program =
         crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
-    translate(&program, &Reflection::default(), &Options::default())
-        .unwrap_or_else(|e| panic!("translation failed: {e}\n{text}"))
+    super::test_support::lowered(
+        &program,
+        &Reflection::default(),
+        &Options::default(),
+        &crate::bindings::DefaultBindings,
+    )
+    .unwrap_or_else(|e| panic!("translation failed: {e}\n{text}"))
 }
 
 /// A compute shader with four temps around `body`.

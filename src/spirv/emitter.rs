@@ -113,7 +113,10 @@ impl<'a> Emitter<'a> {
         e.fma64_finish()?;
         e.entry_point(entry)?;
         e.m.finish_header();
-        let module = std::mem::take(&mut e.m).b.module();
+        let mut module = std::mem::take(&mut e.m).b.module();
+        if !options.no_optimize {
+            super::opt::optimize(&mut module);
+        }
         use rspirv::binary::Assemble;
         Ok(module.assemble())
     }

@@ -7,7 +7,7 @@ use spirv::{Decoration, Op};
 use super::test_support::{decorations, validate_for};
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
 use crate::container::{signatures_from_program, Reflection};
-use crate::spirv::{translate_with_bindings, Options, TargetEnv};
+use crate::spirv::{Options, TargetEnv};
 
 /// A compute shader with two interfaces (slots 0 and 1..=2) and a subroutine `l0` whose
 /// number collides with `fb0`.
@@ -57,7 +57,7 @@ fn compile(text: &str, mapper: &dyn BindingMapper) -> Result<SpvModule, String> 
             target,
             ..Options::default()
         };
-        let words = translate_with_bindings(&program, &reflection, &options, mapper)
+        let words = super::test_support::lowered(&program, &reflection, &options, mapper)
             .map_err(|e| e.to_string())?;
         validate_for(&words, target.name());
         last = words;

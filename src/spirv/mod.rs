@@ -38,6 +38,7 @@ mod linkage_tests;
 mod min_precision;
 mod module;
 mod operands;
+pub mod opt;
 mod resources;
 mod sparse;
 mod stage_builtins;
@@ -117,6 +118,8 @@ pub struct Options {
     /// The stream-output (transform-feedback) layout the application gives with a vertex,
     /// domain or geometry shader; `None` captures nothing (see [`StreamOutput`]).
     pub stream_output: Option<StreamOutput>,
+    /// Leave the module as emitted: skip the optimiser ([`opt`]).
+    pub no_optimize: bool,
 }
 
 /// Optional device features a module may rely on.

@@ -63,3 +63,21 @@ pub fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
         .find(|(_, v)| v.first() == Some(&(builtin as u32)))
         .map(|(id, _)| id)
 }
+
+/// Translates a program with the optimiser and runs spirv-val on that module, then returns
+/// the module as the emitter writes it (without the optimiser): the lowering the back end's
+/// tests look at.
+pub fn lowered(
+    program: &crate::ir::Program,
+    reflection: &crate::container::Reflection,
+    options: &crate::spirv::Options,
+    mapper: &dyn crate::bindings::BindingMapper,
+) -> crate::error::Result<Vec<u32>> {
+    let optimised = crate::spirv::translate_with_bindings(program, reflection, options, mapper)?;
+    validate_for(&optimised, options.target.name());
+    let plain = crate::spirv::Options {
+        no_optimize: true,
+        ..options.clone()
+    };
+    crate::spirv::translate_with_bindings(program, reflection, &plain, mapper)
+}

@@ -8,12 +8,17 @@ use spirv::{Capability, Decoration, Op};
 use super::test_support::validate;
 use crate::container::Reflection;
 use crate::error::Result;
-use crate::spirv::{translate, Options};
+use crate::spirv::Options;
 
 fn try_compile(text: &str) -> Result<Vec<u32>> {
     let program =
         crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
-    translate(&program, &Reflection::default(), &Options::default())
+    super::test_support::lowered(
+        &program,
+        &Reflection::default(),
+        &Options::default(),
+        &crate::bindings::DefaultBindings,
+    )
 }
 
 /// Assembles, translates, validates and parses a program.

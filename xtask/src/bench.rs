@@ -40,6 +40,8 @@ pub struct Options {
     pub criterion: bool,
     /// Skip the process-per-file runs (peak RSS, batch, vkd3d-compiler).
     pub in_process_only: bool,
+    /// Translate without the optimiser (to measure what it costs and saves).
+    pub no_optimize: bool,
     /// Write every module's digest to this file.
     pub save_digests: Option<PathBuf>,
     /// Compare every module's digest with this file; fail on a difference.
@@ -82,7 +84,10 @@ pub fn run(options: &Options) -> Result<()> {
         "dxbc2spirv bench: {} reps, {} threads, in process, debug names stripped",
         options.reps, threads
     );
-    let translate_options = TranslateOptions::default();
+    let translate_options = TranslateOptions {
+        no_optimize: options.no_optimize,
+        ..TranslateOptions::default()
+    };
     let mut corpora = Vec::new();
     let mut digests = BTreeMap::new();
     let mut all_blobs = Vec::new();

@@ -32,6 +32,9 @@ pub struct Options {
     /// Leave the device's condition tags unset, so that the probes a file excludes on this
     /// device (`if(!llvmpipe)`) run too.
     pub no_device_tags: bool,
+    /// Run each file a second time without the optimiser; a probe whose outcome differs
+    /// between the two runs fails.
+    pub optimizer_check: bool,
 }
 
 /// Probes that fail for reasons outside the translator, each with the reason. They are
@@ -104,13 +107,13 @@ fn sources(options: &Options) -> Result<Vec<(PathBuf, BlobDir)>> {
     })
 }
 
-/// Runs one file through the library's runner.
+/// Runs one file through the library's runner (twice with `options.optimizer_check`).
 fn run_file(
     ctx: &vulkan::Context,
     path: &Path,
     shown: &str,
     blobs: &BlobDir,
-    no_device_tags: bool,
+    options: &Options,
 ) -> Result<Vec<Record>> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let file = ShaderTestFile::parse_bytes(&bytes).map_err(|e| anyhow::anyhow!("parsing: {e}"))?;
@@ -118,15 +121,20 @@ fn run_file(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let report = if no_device_tags {
-        runner::run_file_with_tags(ctx, &file, &name, blobs, &[])
+    let device_tags = if options.no_device_tags {
+        Vec::new()
     } else {
-        runner::run_file(ctx, &file, &name, blobs)
+        runner::device_tags(ctx.features())
     };
+    let mut settings = runner::RunSettings {
+        device_tags: &device_tags,
+        no_optimize: false,
+    };
+    let report = runner::run_file_with(ctx, &file, &name, blobs, &settings);
     for warning in &report.warnings {
         println!("  validation {warning}");
     }
-    Ok(report
+    let mut records: Vec<Record> = report
         .records
         .into_iter()
         .map(|r| Record {
@@ -136,7 +144,40 @@ fn run_file(
             outcome: r.outcome,
             fxc_ok: r.fxc_ok,
         })
-        .collect())
+        .collect();
+    if options.optimizer_check {
+        settings.no_optimize = true;
+        let plain = runner::run_file_with(ctx, &file, &name, blobs, &settings);
+        for warning in &plain.warnings {
+            println!("  validation (unoptimised) {warning}");
+        }
+        disagreements(&mut records, &plain.records);
+    }
+    Ok(records)
+}
+
+/// Turns every probe whose outcome differs between the optimised run (`records`) and the
+/// unoptimised one into a failure that shows both.
+fn disagreements(records: &mut [Record], plain: &[runner::ProbeRecord]) {
+    let kind = |o: &Outcome| std::mem::discriminant(o);
+    for (record, other) in records.iter_mut().zip(plain) {
+        if record.line != other.line || kind(&record.outcome) == kind(&other.outcome) {
+            continue;
+        }
+        record.outcome = Outcome::Fail {
+            expected: format!("the unoptimised translation's outcome: {:?}", other.outcome),
+            actual: format!("optimised: {:?}", record.outcome),
+        };
+    }
+    let count = records.len();
+    if count != plain.len() {
+        if let Some(last) = records.last_mut() {
+            last.outcome = Outcome::Fail {
+                expected: format!("{} probes as without the optimiser", plain.len()),
+                actual: format!("{count} probes"),
+            };
+        }
+    }
 }
 
 /// Runs the conformance suite.
@@ -174,7 +215,7 @@ pub fn run(options: &Options) -> Result<()> {
     let (mut known_failed, mut unknown_failed) = (0usize, 0usize);
     for (path, blobs) in &files {
         let shown = shown_path(path);
-        let file_records = match run_file(&ctx, path, &shown, blobs, options.no_device_tags) {
+        let file_records = match run_file(&ctx, path, &shown, blobs, options) {
             Ok(r) => r,
             Err(e) => vec![Record {
                 file: shown.clone(),

@@ -64,6 +64,9 @@ enum Command {
         /// Set no device condition tags: also run the probes a file excludes on this device (`if(!llvmpipe)`).
         #[arg(long)]
         no_device_tags: bool,
+        /// Run every file twice, with and without the optimiser, and fail on any probe whose outcome differs.
+        #[arg(long)]
+        optimizer_check: bool,
     },
     /// Run one fuzz target (read, assemble, translate, mutate_program) for a time, seeded with the corpus; then spirv-val every distinct module it produced.
     Fuzz {
@@ -88,6 +91,9 @@ enum Command {
         /// Only the in-process run (no peak RSS, batch or vkd3d-compiler runs).
         #[arg(long)]
         in_process_only: bool,
+        /// Translate without the optimiser (to measure what it costs and saves).
+        #[arg(long)]
+        no_optimize: bool,
         /// Write a digest of every module to this file.
         #[arg(long, value_name = "FILE")]
         save_digests: Option<PathBuf>,
@@ -136,6 +142,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             blobs,
             validation,
             no_device_tags,
+            optimizer_check,
         } => conformance::run(&conformance::Options {
             filter,
             json,
@@ -143,6 +150,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             blobs,
             validation,
             no_device_tags,
+            optimizer_check,
         }),
         Command::Fuzz { target, seconds } => fuzz::run(&fuzz::Options { target, seconds }),
         Command::Bench {
@@ -150,6 +158,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             criterion,
             in_process_only,
+            no_optimize,
             save_digests,
             check_digests,
         } => bench::run(&bench::Options {
@@ -157,6 +166,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             json,
             criterion,
             in_process_only,
+            no_optimize,
             save_digests,
             check_digests,
         }),

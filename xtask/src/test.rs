@@ -53,16 +53,20 @@ pub fn run() -> Result<()> {
 
     step("C API (tests/capi/test.c with gcc)", capi_test)?;
 
-    step("conformance (shader_test probes on Vulkan)", || {
-        conformance::run(&conformance::Options {
-            filter: None,
-            json: None,
-            dir: None,
-            blobs: None,
-            validation,
-            no_device_tags: false,
-        })
-    })?;
+    step(
+        "conformance (shader_test probes on Vulkan, translated with and without the optimiser)",
+        || {
+            conformance::run(&conformance::Options {
+                filter: None,
+                json: None,
+                dir: None,
+                blobs: None,
+                validation,
+                no_device_tags: false,
+                optimizer_check: true,
+            })
+        },
+    )?;
 
     // vkd3d's tessellation files exclude llvmpipe (`if(!llvmpipe)`) for vkd3d's sake; they
     // run and pass here, so they are run without the device's tags too.
@@ -76,6 +80,7 @@ pub fn run() -> Result<()> {
                 blobs: None,
                 validation,
                 no_device_tags: true,
+                optimizer_check: false,
             })
         },
     )?;

@@ -219,9 +219,22 @@ struct FileRun<'a> {
     unmodelled: Option<String>,
     /// `[require] native-16-bit`: minimum precision is translated to 16-bit arithmetic.
     native_16bit: bool,
+    /// Translate without the optimiser.
+    no_optimize: bool,
     /// `[stream output]` layouts and what the last draw captured.
     stream_output: stream_output::StreamOutputRun,
     report: FileReport,
+}
+
+/// How [`run_file_with`] runs a file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunSettings<'a> {
+    /// The condition tags the `if(…)`/`todo(…)` conditions see: the device's
+    /// ([`device_tags`]), or `&[]` to run the probes a test file excludes on this device
+    /// (vkd3d's files exclude some on llvmpipe for its own translator's sake).
+    pub device_tags: &'a [&'a str],
+    /// Translate the shaders without the optimiser ([`crate::spirv::opt`]).
+    pub no_optimize: bool,
 }
 
 /// Runs one parsed file (named `file_name` for blob lookups) and returns its probe records;
@@ -233,18 +246,22 @@ pub fn run_file(
     blobs: &dyn BlobSource,
 ) -> FileReport {
     let tags = device_tags(ctx.features());
-    run_file_with_tags(ctx, file, file_name, blobs, &tags)
+    let settings = RunSettings {
+        device_tags: &tags,
+        no_optimize: false,
+    };
+    run_file_with(ctx, file, file_name, blobs, &settings)
 }
 
-/// [`run_file`] with the condition tags given: `&[]` runs the probes a test file excludes on
-/// this device (vkd3d's files exclude some on llvmpipe for its own translator's sake).
-pub fn run_file_with_tags(
+/// [`run_file`] with the condition tags and translation settings given.
+pub fn run_file_with(
     ctx: &Context,
     file: &ShaderTestFile,
     file_name: &str,
     blobs: &dyn BlobSource,
-    device_tags: &[&str],
+    settings: &RunSettings<'_>,
 ) -> FileReport {
+    let device_tags = settings.device_tags;
     let mut run = FileRun {
         ctx,
         file_name,
@@ -260,6 +277,7 @@ pub fn run_file_with_tags(
         viewports: Vec::new(),
         unmodelled: None,
         native_16bit: false,
+        no_optimize: settings.no_optimize,
         stream_output: Default::default(),
         report: FileReport::default(),
     };
@@ -471,12 +489,11 @@ impl FileRun<'_> {
                 Err(e) => return ShaderState::Fail(e),
             },
         };
-        translate(
-            &bytes,
-            self.ctx.features(),
-            self.native_16bit,
-            stream_output,
-        )
+        let mut options = options_for(self.ctx.features());
+        options.features.native_16bit = self.native_16bit;
+        options.stream_output = stream_output;
+        options.no_optimize = self.no_optimize;
+        translate(&bytes, options)
     }
 
     /// Runs one `[test]` command.
@@ -854,14 +871,14 @@ impl FileRun<'_> {
         let (vertex, inputs) = match self.ready(Stage::Vertex) {
             Ok(Some(vs)) => vs,
             Ok(None) => {
+                let mut options = options_for(self.ctx.features());
+                options.no_optimize = self.no_optimize;
                 default_vs = translate(
                     &match crate::asm::assemble(DEFAULT_VS) {
                         Ok(b) => b,
                         Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
                     },
-                    self.ctx.features(),
-                    false,
-                    None,
+                    options,
                 );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
@@ -1247,15 +1264,9 @@ fn vulkan_major_minor(version: u32) -> (u32, u32) {
     (version >> 22, (version >> 12) & 0x3ff)
 }
 
-/// Translates DXBC bytes into SPIR-V with the vertex-input table of its input signature;
-/// `native_16bit` computes minimum precision in 16 bits; `stream_output` is the shader's
-/// stream-output layout.
-fn translate(
-    bytes: &[u8],
-    features: &vulkan::Features,
-    native_16bit: bool,
-    stream_output: Option<crate::spirv::StreamOutput>,
-) -> ShaderState {
+/// Translates DXBC bytes into SPIR-V with these options, with the vertex-input table of its
+/// input signature.
+fn translate(bytes: &[u8], options: crate::spirv::Options) -> ShaderState {
     let dxbc = match crate::read(bytes, &crate::ReadOptions::default()) {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
@@ -1267,9 +1278,6 @@ fn translate(
         Ok(plan) => plan,
         Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
     };
-    let mut options = options_for(features);
-    options.features.native_16bit = native_16bit;
-    options.stream_output = stream_output;
     match crate::translate(&dxbc, &options) {
         Ok(words) => {
             let inputs = dxbc

@@ -1,0 +1,176 @@
+//! Dead-code and dead-declaration removal: instructions without side effects whose results
+//! nothing uses, then private and function variables, constants and types nothing uses
+//! (with their names, decorations and entry-point interface entries), then unused
+//! extended-instruction imports.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Op, StorageClass, Word};
+
+use super::info::{ids, is_removable, uses};
+
+/// Use counts and removals, by id.
+struct Uses {
+    counts: Vec<u32>,
+    removed: Vec<bool>,
+    any_removed: bool,
+}
+
+impl Uses {
+    fn count(&self, id: Word) -> u32 {
+        self.counts.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn add(&mut self, id: Word) {
+        let index = id as usize;
+        if index >= self.counts.len() {
+            self.counts.resize(index + 1, 0);
+        }
+        self.counts[index] += 1;
+    }
+
+    /// Removes an instruction: its id is gone and the uses it made are released.
+    fn remove(&mut self, inst: &Instruction, id: Word) {
+        for used in uses(inst) {
+            if let Some(c) = self.counts.get_mut(used as usize) {
+                *c = c.saturating_sub(1);
+            }
+        }
+        let index = id as usize;
+        if index >= self.removed.len() {
+            self.removed.resize(index + 1, false);
+        }
+        self.removed[index] = true;
+        self.any_removed = true;
+    }
+
+    fn is_removed(&self, id: Word) -> bool {
+        self.removed.get(id as usize).copied().unwrap_or(false)
+    }
+}
+
+/// Runs the pass.
+pub fn run(module: &mut Module) {
+    let mut u = use_counts(module);
+    // Which instructions of the list being walked go (reused from list to list).
+    let mut dead: Vec<bool> = Vec::new();
+    for function in module.functions.iter_mut() {
+        for block in function.blocks.iter_mut().rev() {
+            // Walked backwards, so that a use goes before the definition it keeps alive.
+            dead.clear();
+            dead.resize(block.instructions.len(), false);
+            for (at, inst) in block.instructions.iter().enumerate().rev() {
+                let Some(id) = inst.result_id else { continue };
+                let op = inst.class.opcode;
+                if (is_removable(op) || op == Op::Variable) && u.count(id) == 0 {
+                    u.remove(inst, id);
+                    dead[at] = true;
+                }
+            }
+            drop_marked(&mut block.instructions, &dead);
+        }
+    }
+    dead.clear();
+    dead.resize(module.types_global_values.len(), false);
+    for (at, inst) in module.types_global_values.iter().enumerate().rev() {
+        let Some(id) = inst.result_id else { continue };
+        if u.count(id) == 0 && removable_global(inst) {
+            u.remove(inst, id);
+            dead[at] = true;
+        }
+    }
+    drop_marked(&mut module.types_global_values, &dead);
+    module.ext_inst_imports.retain(|inst| {
+        let unused = inst.result_id.is_some_and(|id| u.count(id) == 0);
+        if unused {
+            u.any_removed = true;
+        }
+        !unused
+    });
+    if !u.any_removed {
+        return;
+    }
+    let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if u.is_removed(*id));
+    module.debug_names.retain(|inst| !targets_removed(inst));
+    module.annotations.retain(|inst| !targets_removed(inst));
+    for entry in &mut module.entry_points {
+        entry
+            .operands
+            .retain(|o| !matches!(o, Operand::IdRef(id) if u.is_removed(*id)));
+    }
+}
+
+/// Removes the instructions marked dead (in one pass over the list).
+pub fn drop_marked(instructions: &mut Vec<Instruction>, dead: &[bool]) {
+    if !dead.contains(&true) {
+        return;
+    }
+    let mut index = 0;
+    instructions.retain(|_| {
+        index += 1;
+        !dead[index - 1]
+    });
+}
+
+/// How many times each id is used, not counting names, decorations and entry-point
+/// interfaces (which go with the id).
+fn use_counts(module: &Module) -> Uses {
+    let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
+    let mut u = Uses {
+        counts: vec![0; bound],
+        removed: Vec::new(),
+        any_removed: false,
+    };
+    for entry in &module.entry_points {
+        // The entry function (the interface variables do not count).
+        if let Some(Operand::IdRef(function)) = entry.operands.get(1) {
+            u.add(*function);
+        }
+    }
+    let code = module.functions.iter().flat_map(|f| {
+        f.def
+            .iter()
+            .chain(f.parameters.iter())
+            .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
+    });
+    for inst in module
+        .execution_modes
+        .iter()
+        .chain(module.types_global_values.iter())
+        .chain(code)
+    {
+        for id in uses(inst) {
+            u.add(id);
+        }
+    }
+    // Decorations that refer to other ids (`OpDecorateId`) keep those ids.
+    for annotation in &module.annotations {
+        for id in ids(&annotation.operands).skip(1) {
+            u.add(id);
+        }
+    }
+    u
+}
+
+/// Whether an unused declaration of the types-and-globals section can go.
+fn removable_global(inst: &Instruction) -> bool {
+    match inst.class.opcode {
+        Op::Variable => matches!(
+            inst.operands.first(),
+            Some(Operand::StorageClass(StorageClass::Private))
+        ),
+        Op::Constant
+        | Op::ConstantComposite
+        | Op::ConstantTrue
+        | Op::ConstantFalse
+        | Op::ConstantNull
+        | Op::TypeVector
+        | Op::TypePointer
+        | Op::TypeArray
+        | Op::TypeRuntimeArray
+        | Op::TypeInt
+        | Op::TypeFloat
+        | Op::TypeBool
+        | Op::TypeSampledImage => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,693 @@
+//! What the passes need to know about a module: its types, constants and variables, which
+//! instructions are free of side effects, id substitution, and fresh ids.
+
+use crate::fast_hash::HashMap;
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Decoration, Op, StorageClass, Word};
+
+/// A type of the module, as far as the passes look into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    /// A 32-bit scalar (float or int alike: only the width matters to the passes).
+    Scalar32,
+    /// Any other scalar (64-bit, bool).
+    OtherScalar,
+    /// A vector of `count` `component`s.
+    Vector { component: Word, count: u32 },
+    /// A pointer.
+    Pointer { class: StorageClass, pointee: Word },
+    /// A structure with these member types.
+    Struct(Vec<Word>),
+    /// An array (sized or runtime) of this element type.
+    Array(Word),
+    /// Anything else (images, samplers, functions, void).
+    Other,
+}
+
+/// What an id is, as far as the passes look.
+#[derive(Debug, Clone, Default)]
+enum Def {
+    #[default]
+    Unknown,
+    Type(Type),
+    /// A 32-bit scalar constant's bits.
+    Constant(u32),
+    /// A composite constant's constituents.
+    Composite(Vec<Word>),
+    /// A module-scope variable: storage class and pointee type.
+    Variable(StorageClass, Word),
+}
+
+/// One id's entry.
+#[derive(Debug, Clone, Default)]
+struct Slot {
+    /// The result type (0 when none).
+    ty: Word,
+    def: Def,
+    /// Some annotation decorates the id.
+    decorated: bool,
+    /// Memory the passes must not assume unchanged (`Volatile`, `BufferBlock`, helper
+    /// invocation).
+    volatile: bool,
+}
+
+/// The module's types, constants, variables and result types, by id (ids are dense, so
+/// tables indexed by id are cheaper than hash maps); built once and kept up to date by the
+/// passes.
+#[derive(Debug, Default)]
+pub struct Info {
+    slots: Vec<Slot>,
+    constant_ids: HashMap<(Word, u32), Word>,
+    composite_ids: HashMap<(Word, Vec<Word>), Word>,
+    pointer_ids: HashMap<(StorageClass, Word), Word>,
+    variables: Vec<Word>,
+}
+
+impl Info {
+    /// Collects the information of a module.
+    pub fn of(module: &Module) -> Info {
+        let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
+        let mut info = Info {
+            slots: vec![Slot::default(); bound.max(1)],
+            ..Info::default()
+        };
+        for annotation in &module.annotations {
+            let Some(Operand::IdRef(target)) = annotation.operands.first() else {
+                continue;
+            };
+            let volatile = annotation.class.opcode == Op::Decorate
+                && matches!(
+                    annotation.operands.get(1),
+                    Some(Operand::Decoration(
+                        Decoration::Volatile | Decoration::BufferBlock
+                    ))
+                )
+                || matches!(
+                    annotation.operands.get(2),
+                    Some(Operand::BuiltIn(spirv::BuiltIn::HelperInvocation))
+                );
+            let slot = info.slot_mut(*target);
+            slot.decorated = true;
+            slot.volatile |= volatile;
+        }
+        for inst in &module.types_global_values {
+            info.record_global(inst);
+        }
+        for function in &module.functions {
+            for inst in function.parameters.iter() {
+                info.record_result(inst);
+            }
+            for block in &function.blocks {
+                for inst in &block.instructions {
+                    info.record_result(inst);
+                }
+            }
+        }
+        info
+    }
+
+    fn slot_mut(&mut self, id: Word) -> &mut Slot {
+        let index = id as usize;
+        if index >= self.slots.len() {
+            self.slots.resize(index + 1, Slot::default());
+        }
+        &mut self.slots[index]
+    }
+
+    fn slot(&self, id: Word) -> Option<&Slot> {
+        self.slots.get(id as usize)
+    }
+
+    /// Records the result type of an instruction.
+    pub fn record_result(&mut self, inst: &Instruction) {
+        if let (Some(ty), Some(id)) = (inst.result_type, inst.result_id) {
+            self.slot_mut(id).ty = ty;
+        }
+    }
+
+    /// Records one instruction of the types-and-globals section.
+    fn record_global(&mut self, inst: &Instruction) {
+        self.record_result(inst);
+        let Some(id) = inst.result_id else { return };
+        let ops = &inst.operands;
+        let def = match inst.class.opcode {
+            Op::TypeFloat | Op::TypeInt => match ops.first() {
+                Some(Operand::LiteralBit32(32)) => Def::Type(Type::Scalar32),
+                _ => Def::Type(Type::OtherScalar),
+            },
+            Op::TypeBool => Def::Type(Type::OtherScalar),
+            Op::TypeVector => match (ops.first(), ops.get(1)) {
+                (Some(Operand::IdRef(component)), Some(Operand::LiteralBit32(count))) => {
+                    Def::Type(Type::Vector {
+                        component: *component,
+                        count: *count,
+                    })
+                }
+                _ => Def::Type(Type::Other),
+            },
+            Op::TypePointer => match (ops.first(), ops.get(1)) {
+                (Some(Operand::StorageClass(class)), Some(Operand::IdRef(pointee))) => {
+                    self.pointer_ids.insert((*class, *pointee), id);
+                    Def::Type(Type::Pointer {
+                        class: *class,
+                        pointee: *pointee,
+                    })
+                }
+                _ => Def::Type(Type::Other),
+            },
+            Op::TypeStruct => Def::Type(Type::Struct(ids(ops).collect())),
+            Op::TypeArray | Op::TypeRuntimeArray => match ops.first() {
+                Some(Operand::IdRef(element)) => Def::Type(Type::Array(*element)),
+                _ => Def::Type(Type::Other),
+            },
+            op if (Op::TypeVoid as u32..=Op::TypeForwardPointer as u32).contains(&(op as u32)) => {
+                Def::Type(Type::Other)
+            }
+            Op::Constant => match (inst.result_type, &ops[..]) {
+                (Some(ty), [Operand::LiteralBit32(bits)]) => {
+                    self.constant_ids.entry((ty, *bits)).or_insert(id);
+                    Def::Constant(*bits)
+                }
+                _ => return,
+            },
+            Op::ConstantComposite => {
+                let parts: Vec<Word> = ids(ops).collect();
+                if let Some(ty) = inst.result_type {
+                    self.composite_ids.entry((ty, parts.clone())).or_insert(id);
+                }
+                Def::Composite(parts)
+            }
+            Op::Variable => match (
+                inst.result_type.and_then(|t| self.type_of_id(t)),
+                ops.first(),
+            ) {
+                (Some(Type::Pointer { pointee, .. }), Some(Operand::StorageClass(class))) => {
+                    let pointee = *pointee;
+                    self.variables.push(id);
+                    Def::Variable(*class, pointee)
+                }
+                _ => return,
+            },
+            _ => return,
+        };
+        self.slot_mut(id).def = def;
+    }
+
+    /// The type an id declares.
+    pub fn type_of_id(&self, id: Word) -> Option<&Type> {
+        match &self.slot(id)?.def {
+            Def::Type(t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The result type of an id.
+    pub fn result_type(&self, id: Word) -> Option<Word> {
+        self.slot(id).map(|s| s.ty).filter(|&t| t != 0)
+    }
+
+    /// The bits of a 32-bit scalar constant.
+    pub fn constant_bits(&self, id: Word) -> Option<u32> {
+        match self.slot(id)?.def {
+            Def::Constant(bits) => Some(bits),
+            _ => None,
+        }
+    }
+
+    /// The constituents of a composite constant.
+    pub fn composite_parts(&self, id: Word) -> Option<&[Word]> {
+        match &self.slot(id)?.def {
+            Def::Composite(parts) => Some(parts),
+            _ => None,
+        }
+    }
+
+    /// A module-scope variable's storage class and pointee type.
+    pub fn variable(&self, id: Word) -> Option<(StorageClass, Word)> {
+        match self.slot(id)?.def {
+            Def::Variable(class, pointee) => Some((class, pointee)),
+            _ => None,
+        }
+    }
+
+    /// One more than the largest id.
+    pub fn bound(&self) -> Word {
+        self.slots.len() as Word
+    }
+
+    /// Every module-scope variable.
+    pub fn variables(&self) -> &[Word] {
+        &self.variables
+    }
+
+    /// Whether some annotation decorates the id.
+    pub fn is_decorated(&self, id: Word) -> bool {
+        self.slot(id).is_some_and(|s| s.decorated)
+    }
+
+    /// Whether the id is volatile memory.
+    pub fn is_volatile(&self, id: Word) -> bool {
+        self.slot(id).is_some_and(|s| s.volatile)
+    }
+
+    /// The component type and count of a vector type, `None` for other types.
+    pub fn vector(&self, ty: Word) -> Option<(Word, u32)> {
+        match self.type_of_id(ty) {
+            Some(Type::Vector { component, count }) => Some((*component, *count)),
+            _ => None,
+        }
+    }
+
+    /// Whether a type is a 32-bit scalar.
+    pub fn is_scalar32(&self, ty: Word) -> bool {
+        self.type_of_id(ty) == Some(&Type::Scalar32)
+    }
+
+    /// A new id with this result type: the module's bound, which grows by one.
+    pub fn fresh(&mut self, module: &mut Module, ty: Option<Word>) -> Word {
+        let header = module
+            .header
+            .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
+        let id = header.bound;
+        header.bound += 1;
+        self.slot_mut(id).ty = ty.unwrap_or(0);
+        id
+    }
+
+    /// Declares a new global (constant or type) after the others.
+    fn push_global(&mut self, module: &mut Module, inst: Instruction) {
+        self.record_global(&inst);
+        module.types_global_values.push(inst);
+    }
+
+    /// The constant of a 32-bit scalar type with these bits, made when the module lacks it.
+    pub fn make_constant(&mut self, module: &mut Module, ty: Word, bits: u32) -> Word {
+        if let Some(&id) = self.constant_ids.get(&(ty, bits)) {
+            return id;
+        }
+        let id = self.fresh(module, Some(ty));
+        let operands = vec![Operand::LiteralBit32(bits)];
+        self.push_global(
+            module,
+            instruction(Op::Constant, Some(ty), Some(id), operands),
+        );
+        id
+    }
+
+    /// The composite constant of a type with these constituents, made when missing.
+    pub fn make_composite(&mut self, module: &mut Module, ty: Word, parts: Vec<Word>) -> Word {
+        if let Some(&id) = self.composite_ids.get(&(ty, parts.clone())) {
+            return id;
+        }
+        let id = self.fresh(module, Some(ty));
+        let operands = parts.into_iter().map(Operand::IdRef).collect();
+        let inst = instruction(Op::ConstantComposite, Some(ty), Some(id), operands);
+        self.push_global(module, inst);
+        id
+    }
+
+    /// The pointer type of a storage class and pointee, made when missing.
+    pub fn make_pointer(
+        &mut self,
+        module: &mut Module,
+        class: StorageClass,
+        pointee: Word,
+    ) -> Word {
+        if let Some(&id) = self.pointer_ids.get(&(class, pointee)) {
+            return id;
+        }
+        let id = self.fresh(module, None);
+        let inst = instruction(
+            Op::TypePointer,
+            None,
+            Some(id),
+            vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
+        );
+        // A new pointer type must precede its users; the pointee is already declared, so
+        // it goes right after the last type declaration.
+        let at = module
+            .types_global_values
+            .iter()
+            .rposition(|i| i.result_id.is_some_and(|r| self.type_of_id(r).is_some()))
+            .map_or(0, |p| p + 1);
+        self.record_global(&inst);
+        module.types_global_values.insert(at, inst);
+        id
+    }
+
+    /// Whether memory reached through a variable can change while the shader runs
+    /// (anything but inputs, constant buffers, push constants and descriptors).
+    pub fn read_only(&self, var: Word) -> bool {
+        let Some((class, mut pointee)) = self.variable(var) else {
+            return false;
+        };
+        // A descriptor array's block is its element type.
+        while let Some(Type::Array(element)) = self.type_of_id(pointee) {
+            pointee = *element;
+        }
+        if self.is_volatile(var) || self.is_volatile(pointee) {
+            return false;
+        }
+        matches!(
+            class,
+            StorageClass::Input
+                | StorageClass::Uniform
+                | StorageClass::UniformConstant
+                | StorageClass::PushConstant
+        )
+    }
+}
+
+/// The ids among an instruction's operands.
+pub fn ids(operands: &[Operand]) -> impl Iterator<Item = Word> + '_ {
+    operands.iter().filter_map(|o| match o {
+        Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => Some(*id),
+        _ => None,
+    })
+}
+
+/// Every id an instruction uses: its result type and id operands.
+pub fn uses(inst: &Instruction) -> impl Iterator<Item = Word> + '_ {
+    inst.result_type.into_iter().chain(ids(&inst.operands))
+}
+
+/// A table of values by id (ids are small and dense, so a vector beats a hash map), with
+/// the default value meaning "none"; [`IdMap::clear`] resets only the entries set.
+#[derive(Debug, Clone, Default)]
+pub struct IdMap<T> {
+    values: Vec<T>,
+    touched: Vec<Word>,
+}
+
+impl<T: Copy + Default + PartialEq> IdMap<T> {
+    /// An empty table for ids below `bound` (it grows past it when needed).
+    pub fn with_bound(bound: Word) -> Self {
+        IdMap {
+            values: vec![T::default(); bound as usize],
+            touched: Vec::new(),
+        }
+    }
+
+    /// The value of an id (the default when none is set).
+    #[inline]
+    pub fn get(&self, id: Word) -> T {
+        self.values.get(id as usize).copied().unwrap_or_default()
+    }
+
+    /// Whether an id has a value.
+    #[inline]
+    pub fn contains(&self, id: Word) -> bool {
+        self.get(id) != T::default()
+    }
+
+    /// Sets the value of an id.
+    pub fn set(&mut self, id: Word, value: T) {
+        let index = id as usize;
+        if index >= self.values.len() {
+            self.values.resize(index + 1, T::default());
+        }
+        if self.values[index] == T::default() {
+            self.touched.push(id);
+        }
+        self.values[index] = value;
+    }
+
+    /// Removes every value.
+    pub fn clear(&mut self) {
+        for &id in &self.touched {
+            if let Some(v) = self.values.get_mut(id as usize) {
+                *v = T::default();
+            }
+        }
+        self.touched.clear();
+    }
+
+    /// Every id with a value, with it.
+    pub fn iter(&self) -> impl Iterator<Item = (Word, T)> + '_ {
+        self.touched
+            .iter()
+            .map(|&id| (id, self.get(id)))
+            .filter(|&(_, v)| v != T::default())
+    }
+}
+
+/// Replacements of ids by other ids (values found equal to earlier ones).
+#[derive(Debug, Default)]
+pub struct Subst {
+    map: IdMap<Word>,
+}
+
+impl Subst {
+    /// Records that `from` is to be replaced by `to`.
+    pub fn replace(&mut self, from: Word, to: Word) {
+        let to = self.resolve(to);
+        if from != to {
+            self.map.set(from, to);
+        }
+    }
+
+    /// The id that replaces `id` (itself when none does).
+    #[inline]
+    pub fn resolve(&self, mut id: Word) -> Word {
+        loop {
+            let next = self.map.get(id);
+            if next == 0 {
+                return id;
+            }
+            id = next;
+        }
+    }
+
+    /// Whether nothing is replaced.
+    pub fn is_empty(&self) -> bool {
+        self.map.touched.is_empty()
+    }
+
+    /// Rewrites the id operands of an instruction.
+    #[inline]
+    pub fn apply(&self, inst: &mut Instruction) {
+        if self.is_empty() {
+            return;
+        }
+        for operand in &mut inst.operands {
+            if let Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) =
+                operand
+            {
+                *id = self.resolve(*id);
+            }
+        }
+    }
+}
+
+/// Whether an instruction only computes its result from its operands: no side effects, no
+/// memory reads, so an unused one can go and two equal ones in one block are one.
+pub fn is_pure(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        AccessChain
+            | InBoundsAccessChain
+            | CompositeConstruct
+            | CompositeExtract
+            | CompositeInsert
+            | VectorShuffle
+            | VectorExtractDynamic
+            | VectorInsertDynamic
+            | CopyObject
+            | Bitcast
+            | ConvertFToU
+            | ConvertFToS
+            | ConvertSToF
+            | ConvertUToF
+            | FConvert
+            | SConvert
+            | UConvert
+            | QuantizeToF16
+            | SNegate
+            | FNegate
+            | IAdd
+            | FAdd
+            | ISub
+            | FSub
+            | IMul
+            | FMul
+            | UDiv
+            | SDiv
+            | FDiv
+            | UMod
+            | SRem
+            | SMod
+            | FRem
+            | FMod
+            | VectorTimesScalar
+            | Dot
+            | IAddCarry
+            | ISubBorrow
+            | UMulExtended
+            | SMulExtended
+            | Any
+            | All
+            | IsNan
+            | IsInf
+            | LogicalEqual
+            | LogicalNotEqual
+            | LogicalOr
+            | LogicalAnd
+            | LogicalNot
+            | Select
+            | IEqual
+            | INotEqual
+            | UGreaterThan
+            | SGreaterThan
+            | UGreaterThanEqual
+            | SGreaterThanEqual
+            | ULessThan
+            | SLessThan
+            | ULessThanEqual
+            | SLessThanEqual
+            | FOrdEqual
+            | FUnordEqual
+            | FOrdNotEqual
+            | FUnordNotEqual
+            | FOrdLessThan
+            | FUnordLessThan
+            | FOrdGreaterThan
+            | FUnordGreaterThan
+            | FOrdLessThanEqual
+            | FUnordLessThanEqual
+            | FOrdGreaterThanEqual
+            | FUnordGreaterThanEqual
+            | ShiftRightLogical
+            | ShiftRightArithmetic
+            | ShiftLeftLogical
+            | BitwiseOr
+            | BitwiseXor
+            | BitwiseAnd
+            | Not
+            | BitFieldInsert
+            | BitFieldSExtract
+            | BitFieldUExtract
+            | BitReverse
+            | BitCount
+            | ExtInst
+            | SampledImage
+            | Image
+    )
+}
+
+/// Whether an unused result of the instruction can be dropped: pure instructions, loads and
+/// image reads (they have no side effects).
+pub fn is_removable(op: Op) -> bool {
+    use Op::*;
+    is_pure(op)
+        || matches!(
+            op,
+            Load | ImageSampleImplicitLod
+                | ImageSampleExplicitLod
+                | ImageSampleDrefImplicitLod
+                | ImageSampleDrefExplicitLod
+                | ImageFetch
+                | ImageGather
+                | ImageDrefGather
+                | ImageRead
+                | ImageQuerySizeLod
+                | ImageQuerySize
+                | ImageQueryLod
+                | ImageQueryLevels
+                | ImageQuerySamples
+                | ArrayLength
+                | Undef
+        )
+}
+
+/// The variables only ever used as the pointer of whole loads and stores (and listed in the
+/// entry point's interface): temps, whose values the passes may track. Module-scope
+/// `Private` and function-scope `Function` variables qualify; volatile ones do not.
+pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
+    let mut candidates = IdMap::with_bound(info.bound());
+    for &id in info.variables() {
+        if matches!(info.variable(id), Some((StorageClass::Private, _))) && !info.is_volatile(id) {
+            candidates.set(id, true);
+        }
+    }
+    for function in &module.functions {
+        if let Some(entry) = function.blocks.first() {
+            for inst in &entry.instructions {
+                if inst.class.opcode == Op::Variable {
+                    if let Some(id) = inst.result_id {
+                        if !info.is_volatile(id) {
+                            candidates.set(id, true);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut disqualified = Vec::new();
+    for function in &module.functions {
+        for block in &function.blocks {
+            for inst in &block.instructions {
+                // Operand count of a plain load (pointer) or store (pointer, value).
+                let plain_len = match inst.class.opcode {
+                    Op::Load => Some(1),
+                    Op::Store => Some(2),
+                    _ => None,
+                };
+                for (slot, operand) in inst.operands.iter().enumerate() {
+                    if let Operand::IdRef(id) = operand {
+                        let pointer = plain_len.is_some() && slot == 0;
+                        if !pointer && candidates.contains(*id) {
+                            disqualified.push(*id);
+                        }
+                    }
+                }
+                // A load or store with memory operands (volatile, aligned) is left alone.
+                if plain_len.is_some_and(|len| inst.operands.len() > len) {
+                    if let Some(Operand::IdRef(id)) = inst.operands.first() {
+                        disqualified.push(*id);
+                    }
+                }
+            }
+        }
+    }
+    for inst in &module.types_global_values {
+        disqualified.extend(ids(&inst.operands));
+    }
+    for id in disqualified {
+        if candidates.contains(id) {
+            candidates.set(id, false);
+        }
+    }
+    candidates
+}
+
+/// A new instruction. rspirv's `Instruction::new` searches the grammar table for the opcode
+/// each time; the grammar entries of the opcodes the passes make are looked up once.
+pub fn instruction(
+    op: Op,
+    result_type: Option<Word>,
+    result_id: Option<Word>,
+    operands: Vec<Operand>,
+) -> Instruction {
+    type Class = &'static rspirv::grammar::Instruction<'static>;
+    static CLASSES: [std::sync::OnceLock<Class>; 10] = [const { std::sync::OnceLock::new() }; 10];
+    let slot = match op {
+        Op::Load => 0,
+        Op::Store => 1,
+        Op::AccessChain => 2,
+        Op::CompositeExtract => 3,
+        Op::CompositeConstruct => 4,
+        Op::Bitcast => 5,
+        Op::VectorShuffle => 6,
+        Op::Constant => 7,
+        Op::ConstantComposite => 8,
+        Op::TypePointer => 9,
+        _ => return Instruction::new(op, result_type, result_id, operands),
+    };
+    Instruction {
+        class: CLASSES[slot].get_or_init(|| Instruction::new(op, None, None, Vec::new()).class),
+        result_type,
+        result_id,
+        operands,
+    }
+}

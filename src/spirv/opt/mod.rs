@@ -1,0 +1,51 @@
+//! The optimiser: passes over the emitted module (rspirv's `dr::Module`, before it is
+//! assembled) that make it smaller without changing what it computes.
+//!
+//! The emitter keeps every temp component in its own private variable and reads registers
+//! one component at a time; that is simple and always right, but it is large. The passes,
+//! in the order [`optimize`] runs them:
+//!
+//! 1. `widen`: a component read from read-only vector memory (inputs, constant buffers)
+//!    becomes a read of the whole vector and an extract, so the reads can be shared;
+//! 2. `forward`: within a block, a load of a temp variable reuses the value last stored to
+//!    it or loaded from it (SSA values instead of memory round trips);
+//! 3. `merge_stores`: component stores that write a whole output vector become one store;
+//! 4. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
+//!    bitcasts, constant vectors, integer constant folding) and common-subexpression
+//!    elimination of pure instructions;
+//! 5. `dead_stores`: stores that no load can observe, and temp variables never loaded;
+//! 6. `dce`: instructions whose results are unused, and unused variables, constants,
+//!    types and their decorations.
+//!
+//! Every pass keeps the module valid; `TranslateOptions::no_optimize` turns them all off,
+//! and the project's execution tests run both ways.
+
+mod dce;
+#[cfg(test)]
+mod dce_tests;
+mod dead_stores;
+mod forward;
+#[cfg(test)]
+mod forward_tests;
+mod info;
+mod merge_stores;
+mod simplify;
+#[cfg(test)]
+mod simplify_tests;
+#[cfg(test)]
+mod test_support;
+mod widen;
+
+use rspirv::dr::Module;
+
+/// Runs every pass over a module.
+pub fn optimize(module: &mut Module) {
+    let mut info = info::Info::of(module);
+    let plain = info::plain_variables(module, &info);
+    widen::run(module, &mut info);
+    forward::run(module, &info, &plain);
+    merge_stores::run(module, &mut info);
+    simplify::run(module, &mut info);
+    dead_stores::run(module, &plain);
+    dce::run(module);
+}

@@ -1,0 +1,511 @@
+//! Peepholes and common-subexpression elimination, in one walk over each function:
+//!
+//! - an extract of a construct, a constant vector or a shuffle is the component itself;
+//! - a construct of a vector's components in order is the vector; of bitcast components
+//!   in order, a bitcast of the vector; of components of at most two vectors, a shuffle;
+//!   of constants, a constant vector;
+//! - a bitcast to the value's own type is the value, of a bitcast is one bitcast, of a
+//!   constant is a constant;
+//! - 32-bit integer arithmetic and bit operations of constants fold, and `x + 0`, `x * 1`,
+//!   `x | 0`, `x ^ 0`, `x & ~0` are `x`;
+//! - a pure instruction (or a load of read-only memory) equal to an earlier one of the same
+//!   block, or of the function's first block (which dominates every other), is that one.
+//!
+//! Ids with decorations (`NonUniform`, `RelaxedPrecision`, …) are never merged.
+
+use crate::fast_hash::HashMap;
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Op, Word};
+
+use super::info::{is_pure, IdMap, Info, Subst};
+
+/// What the walk remembers of a definition.
+#[derive(Debug, Clone, Copy, Default)]
+enum Def {
+    /// Nothing the peepholes look at.
+    #[default]
+    Other,
+    /// `OpCompositeExtract` of one component.
+    Extract { source: Word, index: u32 },
+    /// `OpCompositeConstruct` of (up to four) scalars.
+    Construct([Word; 4]),
+    /// `OpBitcast`.
+    Bitcast(Word),
+    /// `OpSelect` between two constants.
+    SelectConstants {
+        condition: Word,
+        then: Word,
+        otherwise: Word,
+    },
+    /// `OpVectorShuffle`.
+    Shuffle {
+        first: Word,
+        second: Word,
+        components: [u32; 4],
+    },
+}
+
+/// The walk's state.
+struct Simplifier<'a> {
+    info: &'a mut Info,
+    subst: Subst,
+    /// Definitions by id.
+    defs: Vec<Def>,
+    /// The variable each pointer of read-only memory reaches.
+    read_only_roots: IdMap<bool>,
+    /// Values of the current function's first block.
+    entry: HashMap<Key, Word>,
+    /// Values of the current block.
+    block: HashMap<Key, Word>,
+}
+
+/// Runs the pass.
+pub fn run(module: &mut Module, info: &mut Info) {
+    let mut read_only_roots = IdMap::with_bound(info.bound());
+    for &var in info.variables() {
+        if info.read_only(var) {
+            read_only_roots.set(var, true);
+        }
+    }
+    let mut s = Simplifier {
+        info,
+        subst: Subst::default(),
+        defs: Vec::new(),
+        read_only_roots,
+        entry: HashMap::default(),
+        block: HashMap::default(),
+    };
+    let mut functions = std::mem::take(&mut module.functions);
+    for function in &mut functions {
+        s.entry.clear();
+        for (index, block) in function.blocks.iter_mut().enumerate() {
+            s.block.clear();
+            let first = index == 0;
+            block.instructions.retain_mut(|inst| {
+                s.subst.apply(inst);
+                s.visit(module, inst, first)
+            });
+            if first {
+                std::mem::swap(&mut s.entry, &mut s.block);
+            }
+        }
+    }
+    module.functions = functions;
+}
+
+impl Simplifier<'_> {
+    /// Simplifies one instruction; false when it is replaced by an earlier value.
+    fn visit(&mut self, module: &mut Module, inst: &mut Instruction, first_block: bool) -> bool {
+        let Some(result) = inst.result_id else {
+            return true;
+        };
+        if self.info.is_decorated(result) {
+            return true;
+        }
+        if let Some(value) = self.fold(module, inst) {
+            self.subst.replace(result, value);
+            return false;
+        }
+        self.remember(inst, result);
+        let op = inst.class.opcode;
+        if op == Op::AccessChain || op == Op::InBoundsAccessChain {
+            if let Some(Operand::IdRef(base)) = inst.operands.first() {
+                if self.read_only_roots.get(*base) {
+                    self.read_only_roots.set(result, true);
+                }
+            }
+        }
+        let shareable = is_pure(op)
+            || (op == Op::Load
+                && matches!(inst.operands[..], [Operand::IdRef(p)] if self.read_only_roots.get(p)));
+        if !shareable {
+            return true;
+        }
+        let Some(key) = key(inst) else {
+            return true;
+        };
+        // A sampled image must be used in the block that makes it.
+        let entry_visible = !first_block && op != Op::SampledImage;
+        if entry_visible {
+            if let Some(&value) = self.entry.get(&key) {
+                self.subst.replace(result, value);
+                return false;
+            }
+        }
+        match self.block.get(&key) {
+            Some(&value) => {
+                self.subst.replace(result, value);
+                false
+            }
+            None => {
+                self.block.insert(key, result);
+                true
+            }
+        }
+    }
+
+    /// Records the definitions later peepholes look at.
+    fn remember(&mut self, inst: &Instruction, result: Word) {
+        let def = match (inst.class.opcode, &inst.operands[..]) {
+            (Op::CompositeExtract, [Operand::IdRef(source), Operand::LiteralBit32(index)]) => {
+                Def::Extract {
+                    source: *source,
+                    index: *index,
+                }
+            }
+            (Op::CompositeConstruct, parts) => {
+                let ty = inst.result_type.unwrap_or(0);
+                match self.info.vector(ty) {
+                    Some((_, count)) if count as usize == parts.len() && parts.len() <= 4 => {
+                        let mut ids = [0; 4];
+                        for (slot, id) in ids.iter_mut().zip(super::info::ids(parts)) {
+                            *slot = id;
+                        }
+                        Def::Construct(ids)
+                    }
+                    _ => return,
+                }
+            }
+            (Op::Bitcast, [Operand::IdRef(source)]) => Def::Bitcast(*source),
+            (
+                Op::Select,
+                [Operand::IdRef(condition), Operand::IdRef(then), Operand::IdRef(otherwise)],
+            ) if self.info.constant_bits(*then).is_some()
+                && self.info.constant_bits(*otherwise).is_some() =>
+            {
+                Def::SelectConstants {
+                    condition: *condition,
+                    then: *then,
+                    otherwise: *otherwise,
+                }
+            }
+            (Op::VectorShuffle, [Operand::IdRef(first), Operand::IdRef(second), rest @ ..]) => {
+                if rest.len() > 4 {
+                    return;
+                }
+                let mut components = [u32::MAX; 4];
+                for (slot, operand) in components.iter_mut().zip(rest) {
+                    if let Operand::LiteralBit32(c) = operand {
+                        *slot = *c;
+                    }
+                }
+                Def::Shuffle {
+                    first: *first,
+                    second: *second,
+                    components,
+                }
+            }
+            _ => return,
+        };
+        let index = result as usize;
+        if index >= self.defs.len() {
+            self.defs.resize(index + 1, Def::Other);
+        }
+        self.defs[index] = def;
+    }
+
+    /// What is remembered of an id's definition.
+    fn def(&self, id: Word) -> Option<&Def> {
+        self.defs
+            .get(id as usize)
+            .filter(|d| !matches!(d, Def::Other))
+    }
+
+    fn type_of(&self, id: Word) -> Option<Word> {
+        self.info.result_type(id)
+    }
+
+    /// The value an instruction reduces to, or `None` (the instruction may be rewritten in
+    /// place into a simpler one).
+    fn fold(&mut self, module: &mut Module, inst: &mut Instruction) -> Option<Word> {
+        let ty = inst.result_type?;
+        match inst.class.opcode {
+            Op::CompositeExtract => self.fold_extract(inst),
+            Op::CompositeConstruct => self.fold_construct(module, inst, ty),
+            Op::Bitcast => self.fold_bitcast(module, inst, ty),
+            Op::IAdd
+            | Op::ISub
+            | Op::IMul
+            | Op::BitwiseAnd
+            | Op::BitwiseOr
+            | Op::BitwiseXor
+            | Op::ShiftLeftLogical
+            | Op::ShiftRightLogical
+            | Op::ShiftRightArithmetic => self.fold_integer(module, inst, ty),
+            Op::INotEqual => self.fold_mask_test(inst, ty),
+            _ => None,
+        }
+    }
+
+    fn fold_extract(&mut self, inst: &mut Instruction) -> Option<Word> {
+        let [Operand::IdRef(source), Operand::LiteralBit32(index)] = inst.operands[..] else {
+            return None;
+        };
+        if let Some(parts) = self.info.composite_parts(source) {
+            return parts.get(index as usize).copied();
+        }
+        match self.def(source)? {
+            Def::Construct(parts) => parts.get(index as usize).copied().filter(|&p| p != 0),
+            Def::Shuffle {
+                first,
+                second,
+                components,
+            } => {
+                let &c = components.get(index as usize)?;
+                if c == u32::MAX {
+                    return None;
+                }
+                let first_count = self.info.vector(self.type_of(*first)?)?.1;
+                let (from, at) = if c < first_count {
+                    (*first, c)
+                } else {
+                    (*second, c - first_count)
+                };
+                // Rewritten into an extract from the shuffle's source.
+                inst.operands = vec![Operand::IdRef(from), Operand::LiteralBit32(at)];
+                self.fold_extract(inst)
+            }
+            _ => None,
+        }
+    }
+
+    fn fold_construct(
+        &mut self,
+        module: &mut Module,
+        inst: &mut Instruction,
+        ty: Word,
+    ) -> Option<Word> {
+        let (component, count) = self.info.vector(ty)?;
+        let parts: Vec<Word> = super::info::ids(&inst.operands).collect();
+        if parts.len() != count as usize || parts.len() != inst.operands.len() {
+            return None;
+        }
+        if parts.iter().all(|&p| self.info.constant_bits(p).is_some()) {
+            return Some(self.info.make_composite(module, ty, parts));
+        }
+        // Components of vectors, each given by (source, index, through a bitcast).
+        let mut pieces = Vec::with_capacity(parts.len());
+        for &part in &parts {
+            let (value, bitcast) = match self.def(part) {
+                Some(Def::Bitcast(inner)) => (*inner, true),
+                _ => (part, false),
+            };
+            match self.def(value) {
+                Some(Def::Extract { source, index }) => pieces.push((*source, *index, bitcast)),
+                _ => return None,
+            }
+        }
+        let (source, _, bitcast) = pieces[0];
+        let source_type = self.type_of(source)?;
+        let (source_component, source_count) = self.info.vector(source_type)?;
+        let in_order = pieces
+            .iter()
+            .enumerate()
+            .all(|(i, &(s, index, b))| s == source && index == i as u32 && b == bitcast);
+        if in_order && source_count == count {
+            if !bitcast && source_type == ty {
+                return Some(source);
+            }
+            if bitcast
+                && self.info.is_scalar32(source_component)
+                && self.info.is_scalar32(component)
+            {
+                *inst = super::info::instruction(
+                    Op::Bitcast,
+                    Some(ty),
+                    inst.result_id,
+                    vec![Operand::IdRef(source)],
+                );
+                return self.fold_bitcast(module, inst, ty);
+            }
+            return None;
+        }
+        // A shuffle of at most two vectors of this component type.
+        if pieces.iter().any(|&(_, _, b)| b) {
+            return None;
+        }
+        let mut sources: Vec<(Word, u32)> = Vec::with_capacity(2);
+        let mut components = Vec::with_capacity(parts.len());
+        for &(s, index, _) in &pieces {
+            let offset = match sources.iter().position(|&(v, _)| v == s) {
+                Some(0) => 0,
+                Some(_) => sources[0].1,
+                None => {
+                    if sources.len() == 2 {
+                        return None;
+                    }
+                    let (c, n) = self.info.vector(self.type_of(s)?)?;
+                    if c != component {
+                        return None;
+                    }
+                    sources.push((s, n));
+                    if sources.len() == 1 {
+                        0
+                    } else {
+                        sources[0].1
+                    }
+                }
+            };
+            components.push(offset + index);
+        }
+        let first = sources[0].0;
+        let second = sources.get(1).map_or(first, |s| s.0);
+        let mut operands = vec![Operand::IdRef(first), Operand::IdRef(second)];
+        operands.extend(components.into_iter().map(Operand::LiteralBit32));
+        *inst = super::info::instruction(Op::VectorShuffle, Some(ty), inst.result_id, operands);
+        None
+    }
+
+    fn fold_bitcast(
+        &mut self,
+        module: &mut Module,
+        inst: &mut Instruction,
+        ty: Word,
+    ) -> Option<Word> {
+        let [Operand::IdRef(mut source)] = inst.operands[..] else {
+            return None;
+        };
+        if let Some(Def::Bitcast(inner)) = self.def(source) {
+            source = *inner;
+            inst.operands = vec![Operand::IdRef(source)];
+        }
+        // A component of a bitcast vector, cast back: the component of the original.
+        if let Some(&Def::Extract {
+            source: vector,
+            index,
+        }) = self.def(source)
+        {
+            if let Some(&Def::Bitcast(original)) = self.def(vector) {
+                let component = self.type_of(original).and_then(|t| self.info.vector(t));
+                if component.is_some_and(|(c, _)| c == ty) {
+                    *inst = super::info::instruction(
+                        Op::CompositeExtract,
+                        Some(ty),
+                        inst.result_id,
+                        vec![Operand::IdRef(original), Operand::LiteralBit32(index)],
+                    );
+                    return self.fold_extract(inst);
+                }
+            }
+        }
+        if self.type_of(source) == Some(ty) {
+            return Some(source);
+        }
+        if self.info.is_scalar32(ty) {
+            if let Some(bits) = self.info.constant_bits(source) {
+                return Some(self.info.make_constant(module, ty, bits));
+            }
+        }
+        if let (Some((component, count)), Some(parts)) = (
+            self.info.vector(ty),
+            self.info.composite_parts(source).map(<[Word]>::to_vec),
+        ) {
+            if self.info.is_scalar32(component) && parts.len() == count as usize {
+                let mut cast = Vec::with_capacity(parts.len());
+                for part in parts {
+                    let bits = self.info.constant_bits(part)?;
+                    cast.push(self.info.make_constant(module, component, bits));
+                }
+                return Some(self.info.make_composite(module, ty, cast));
+            }
+        }
+        None
+    }
+
+    /// `select(c, a, b) != b` with constants `a != b` is `c` (D3D's boolean masks tested
+    /// again).
+    fn fold_mask_test(&self, inst: &Instruction, ty: Word) -> Option<Word> {
+        let [Operand::IdRef(a), Operand::IdRef(b)] = inst.operands[..] else {
+            return None;
+        };
+        let (selected, zero) = match self.def(a) {
+            Some(Def::SelectConstants { .. }) => (a, b),
+            _ => (b, a),
+        };
+        let Some(&Def::SelectConstants {
+            condition,
+            then,
+            otherwise,
+        }) = self.def(selected)
+        else {
+            return None;
+        };
+        let bits = |id| self.info.constant_bits(id);
+        let (then, otherwise, zero) = (bits(then)?, bits(otherwise)?, bits(zero)?);
+        (otherwise == zero && then != zero && self.type_of(condition) == Some(ty))
+            .then_some(condition)
+    }
+
+    fn fold_integer(
+        &mut self,
+        module: &mut Module,
+        inst: &mut Instruction,
+        ty: Word,
+    ) -> Option<Word> {
+        let [Operand::IdRef(a), Operand::IdRef(b)] = inst.operands[..] else {
+            return None;
+        };
+        if !self.info.is_scalar32(ty) {
+            return None;
+        }
+        let ca = self.info.constant_bits(a);
+        let cb = self.info.constant_bits(b);
+        let op = inst.class.opcode;
+        if let (Some(x), Some(y)) = (ca, cb) {
+            let value = match op {
+                Op::IAdd => x.wrapping_add(y),
+                Op::ISub => x.wrapping_sub(y),
+                Op::IMul => x.wrapping_mul(y),
+                Op::BitwiseAnd => x & y,
+                Op::BitwiseOr => x | y,
+                Op::BitwiseXor => x ^ y,
+                Op::ShiftLeftLogical if y < 32 => x << y,
+                Op::ShiftRightLogical if y < 32 => x >> y,
+                Op::ShiftRightArithmetic if y < 32 => ((x as i32) >> y) as u32,
+                _ => return None,
+            };
+            return Some(self.info.make_constant(module, ty, value));
+        }
+        // Identities whose other operand has the result's type.
+        let identity = |c: Option<u32>, op: Op, right: bool| match (op, c) {
+            (Op::IAdd | Op::BitwiseOr | Op::BitwiseXor, Some(0)) => true,
+            (
+                Op::ISub | Op::ShiftLeftLogical | Op::ShiftRightLogical | Op::ShiftRightArithmetic,
+                Some(0),
+            ) => right,
+            (Op::IMul, Some(1)) => true,
+            (Op::BitwiseAnd, Some(u32::MAX)) => true,
+            _ => false,
+        };
+        if identity(cb, op, true) && self.type_of(a) == Some(ty) {
+            return Some(a);
+        }
+        if identity(ca, op, false) && self.type_of(b) == Some(ty) {
+            return Some(b);
+        }
+        None
+    }
+}
+
+/// A value-numbering key: opcode and operand count, result type, up to six operands.
+type Key = [u32; 8];
+
+/// The value-numbering key of an instruction, or `None` when it has more than six operands
+/// or one of a kind the key does not encode.
+fn key(inst: &Instruction) -> Option<Key> {
+    if inst.operands.len() > 6 {
+        return None;
+    }
+    let mut key = [0; 8];
+    key[0] = inst.class.opcode as u32 | (inst.operands.len() as u32) << 16;
+    key[1] = inst.result_type.unwrap_or(0);
+    for (slot, operand) in key[2..].iter_mut().zip(&inst.operands) {
+        *slot = match operand {
+            Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => *id,
+            Operand::LiteralBit32(v) | Operand::LiteralExtInstInteger(v) => *v,
+            Operand::ImageOperands(flags) => flags.bits(),
+            _ => return None,
+        };
+    }
+    Some(key)
+}

@@ -1,0 +1,157 @@
+//! Tests of the peepholes, common-subexpression elimination, store merging and vector reads.
+
+use rspirv::dr::Operand;
+use spirv::{Decoration, Op, StorageClass};
+
+use super::test_support::{assert_valid, count, run_pass, text, Shell};
+use super::{dce, merge_stores, optimize, simplify, widen};
+
+/// Stores the components of `input` to `output` one by one, as the emitter does.
+fn copy_components(s: &mut Shell, order: &[u32]) {
+    let v = s.m.load(s.vec4, s.input).unwrap();
+    let float = s.float;
+    let out_float = s.m.pointer(StorageClass::Output, float);
+    for &k in order {
+        let c = s.m.composite_extract(float, v, &[k]).unwrap();
+        let index = s.uint_const(k);
+        let p = s.m.access_chain(out_float, s.output, &[index]).unwrap();
+        s.m.store(p, c).unwrap();
+    }
+}
+
+#[test]
+fn component_stores_of_a_whole_vector_become_one_store_of_it() {
+    let mut s = Shell::new();
+    copy_components(&mut s, &[2, 0, 3, 1]);
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| merge_stores::run(m, i));
+    run_pass(&mut module, |m, i, _| simplify::run(m, i));
+    dce::run(&mut module);
+    assert_eq!(
+        super::test_support::code(&module),
+        [Op::Load, Op::Store, Op::Return],
+        "{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}
+
+#[test]
+fn a_read_of_the_output_between_component_stores_keeps_them() {
+    let mut s = Shell::new();
+    copy_components(&mut s, &[0, 1]);
+    let vec4 = s.vec4;
+    s.m.load(vec4, s.output).unwrap();
+    copy_components(&mut s, &[2, 3]);
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| merge_stores::run(m, i));
+    assert_eq!(count(&module, Op::Store), 4, "{}", text(&module));
+    assert_valid(&module);
+}
+
+#[test]
+fn component_reads_of_an_input_become_one_vector_read() {
+    let mut s = Shell::new();
+    let float = s.float;
+    let in_float = s.m.pointer(StorageClass::Input, float);
+    let mut parts = Vec::new();
+    for k in [1, 0, 3, 2] {
+        let index = s.uint_const(k);
+        let p = s.m.access_chain(in_float, s.input, &[index]).unwrap();
+        parts.push(s.m.load(float, p).unwrap());
+    }
+    let vec4 = s.vec4;
+    let out = s.m.b.composite_construct(vec4, None, parts).unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| widen::run(m, i));
+    run_pass(&mut module, |m, i, _| simplify::run(m, i));
+    dce::run(&mut module);
+    assert_eq!(
+        super::test_support::code(&module),
+        [Op::Load, Op::VectorShuffle, Op::Store, Op::Return],
+        "{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}
+
+#[test]
+fn bitcasts_there_and_back_and_constants_fold() {
+    let mut s = Shell::new();
+    let (float, uint, uvec4, vec4) = (s.float, s.uint, s.uvec4, s.vec4);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let bits = s.m.bitcast(uvec4, v).unwrap();
+    let x_bits = s.m.composite_extract(uint, bits, &[0]).unwrap();
+    let x = s.m.bitcast(float, x_bits).unwrap();
+    let two = s.uint_const(2);
+    let three = s.uint_const(3);
+    let five = s.m.b.i_add(uint, None, two, three).unwrap();
+    let five_f = s.m.bitcast(float, five).unwrap();
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [x, five_f, x, x])
+            .unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| simplify::run(m, i));
+    dce::run(&mut module);
+    assert_eq!(count(&module, Op::Bitcast), 0, "{}", text(&module));
+    assert_eq!(count(&module, Op::IAdd), 0, "{}", text(&module));
+    let folded = module.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::Constant
+            && i.operands == [Operand::LiteralBit32(5)]
+            && i.result_type == Some(float)
+    });
+    assert!(
+        folded,
+        "no float constant with the bits 5:\n{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}
+
+#[test]
+fn equal_pure_instructions_are_one_unless_decorated() {
+    let mut s = Shell::new();
+    let (float, vec4) = (s.float, s.vec4);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let x = s.m.composite_extract(float, v, &[0]).unwrap();
+    let a = s.m.b.f_add(float, None, x, x).unwrap();
+    let b = s.m.b.f_add(float, None, x, x).unwrap();
+    let c = s.m.b.f_add(float, None, x, x).unwrap();
+    s.m.b.decorate(c, Decoration::RelaxedPrecision, []);
+    let out = s.m.b.composite_construct(vec4, None, [a, b, c, x]).unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| simplify::run(m, i));
+    assert_eq!(count(&module, Op::FAdd), 2, "{}", text(&module));
+    assert_valid(&module);
+}
+
+#[test]
+fn a_mask_tested_against_zero_is_its_condition() {
+    let mut s = Shell::new();
+    let (float, uint, vec4) = (s.float, s.uint, s.vec4);
+    let boolean = s.m.scalar(crate::spirv::Scalar::Bool);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let x = s.m.composite_extract(float, v, &[0]).unwrap();
+    let zero_f = s.float_const(0.0);
+    let condition = s.m.b.f_ord_less_than(boolean, None, x, zero_f).unwrap();
+    let ones = s.uint_const(u32::MAX);
+    let zero = s.uint_const(0);
+    let mask = s.m.b.select(uint, None, condition, ones, zero).unwrap();
+    let test = s.m.b.i_not_equal(boolean, None, mask, zero).unwrap();
+    let one = s.float_const(1.0);
+    let chosen = s.m.b.select(float, None, test, one, x).unwrap();
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [chosen, x, x, x])
+            .unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    optimize(&mut module);
+    assert_eq!(count(&module, Op::INotEqual), 0, "{}", text(&module));
+    assert_eq!(count(&module, Op::Select), 1, "{}", text(&module));
+    assert_valid(&module);
+}

@@ -1,0 +1,133 @@
+//! Vector reads of read-only memory: a load of one component of a vector in an input,
+//! constant buffer or push-constant block (`OpLoad` of an `OpAccessChain` whose last index
+//! is a constant component) becomes a load of the whole vector and an `OpCompositeExtract`.
+//! The vector loads of one block are then one load (see [`super::simplify`]), and a
+//! register read whole comes out as the vector itself.
+
+use rspirv::dr::{Instruction, Module, Operand};
+use spirv::{Op, Word};
+
+use super::info::{IdMap, Info, Type};
+
+/// An access chain: its base and indices.
+struct Chain {
+    base: Word,
+    indices: Vec<Word>,
+}
+
+/// Runs the pass.
+pub fn run(module: &mut Module, info: &mut Info) {
+    // Chains into read-only memory, and each chain's index + 1 by its id.
+    let mut chains: Vec<Chain> = Vec::new();
+    let mut chain_of: IdMap<u32> = IdMap::with_bound(info.bound());
+    let mut functions = std::mem::take(&mut module.functions);
+    for function in &mut functions {
+        for block in &mut function.blocks {
+            // Chains into read-only memory, and whether a load reads through one.
+            let mut candidate = false;
+            for inst in &block.instructions {
+                match (inst.class.opcode, inst.result_id, inst.operands.first()) {
+                    (Op::AccessChain, Some(id), Some(Operand::IdRef(base)))
+                        if info.read_only(*base) =>
+                    {
+                        let indices = super::info::ids(&inst.operands[1..]).collect();
+                        chains.push(Chain {
+                            base: *base,
+                            indices,
+                        });
+                        chain_of.set(id, chains.len() as u32);
+                    }
+                    (Op::Load, _, Some(Operand::IdRef(pointer))) => {
+                        candidate |= chain_of.contains(*pointer);
+                    }
+                    _ => {}
+                }
+            }
+            if !candidate {
+                continue;
+            }
+            let mut out = Vec::with_capacity(block.instructions.len() + 8);
+            for inst in block.instructions.drain(..) {
+                // A decorated load or pointer (`NonUniform`) keeps its exact form.
+                let plain = !inst.result_id.is_some_and(|id| info.is_decorated(id))
+                    && !matches!(inst.operands.first(), Some(Operand::IdRef(p)) if info.is_decorated(*p));
+                let chain = match inst.operands.first() {
+                    Some(Operand::IdRef(p)) if plain => {
+                        chains.get((chain_of.get(*p) as usize).wrapping_sub(1))
+                    }
+                    _ => None,
+                };
+                match chain.and_then(|chain| widened(module, info, chain, &inst)) {
+                    Some(replacement) => out.extend(replacement),
+                    None => out.push(inst),
+                }
+            }
+            block.instructions = out;
+        }
+    }
+    module.functions = functions;
+}
+
+/// The instructions replacing a component load, when it is one.
+fn widened(
+    module: &mut Module,
+    info: &mut Info,
+    chain: &Chain,
+    inst: &Instruction,
+) -> Option<Vec<Instruction>> {
+    let (Op::Load, [Operand::IdRef(_)], Some(ty), Some(result)) = (
+        inst.class.opcode,
+        &inst.operands[..],
+        inst.result_type,
+        inst.result_id,
+    ) else {
+        return None;
+    };
+    if !info.read_only(chain.base) {
+        return None;
+    }
+    let (&last, prefix) = chain.indices.split_last()?;
+    let component = info.constant_bits(last)?;
+    let (class, mut pointee) = info.variable(chain.base)?;
+    for &index in prefix {
+        pointee = match info.type_of_id(pointee)? {
+            Type::Struct(members) => *members.get(info.constant_bits(index)? as usize)?,
+            Type::Array(element) => *element,
+            _ => return None,
+        };
+    }
+    let (element, count) = info.vector(pointee)?;
+    if element != ty || component >= count {
+        return None;
+    }
+    let mut replacement = Vec::with_capacity(3);
+    let vector_pointer = if prefix.is_empty() {
+        chain.base
+    } else {
+        let pointer_type = info.make_pointer(module, class, pointee);
+        let id = info.fresh(module, Some(pointer_type));
+        let mut operands = vec![Operand::IdRef(chain.base)];
+        operands.extend(prefix.iter().map(|&i| Operand::IdRef(i)));
+        replacement.push(super::info::instruction(
+            Op::AccessChain,
+            Some(pointer_type),
+            Some(id),
+            operands,
+        ));
+        id
+    };
+    let vector = info.fresh(module, Some(pointee));
+    replacement.push(super::info::instruction(
+        Op::Load,
+        Some(pointee),
+        Some(vector),
+        vec![Operand::IdRef(vector_pointer)],
+    ));
+    replacement.push(super::info::instruction(
+        Op::CompositeExtract,
+        Some(ty),
+        Some(result),
+        vec![Operand::IdRef(vector), Operand::LiteralBit32(component)],
+    ));
+    Some(replacement)
+}
