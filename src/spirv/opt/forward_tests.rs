@@ -80,3 +80,29 @@ fn a_store_overwritten_in_the_block_goes_but_one_read_before_stays() {
     assert_eq!(count(&module, Op::Store), 3, "{}", text(&module));
     assert_valid(&module);
 }
+
+#[test]
+fn a_decorated_load_keeps_its_result_and_decoration() {
+    let mut s = Shell::new();
+    let t = s.private(s.float);
+    let v = s.m.load(s.vec4, s.input).unwrap();
+    let x = s.m.composite_extract(s.float, v, &[0]).unwrap();
+    s.m.store(t, x).unwrap();
+    let decorated = s.m.load(s.float, t).unwrap();
+    s.m.b
+        .decorate(decorated, spirv::Decoration::RelaxedPrecision, []);
+    let vec4 = s.vec4;
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [decorated, x, x, x])
+            .unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    super::optimize(&mut module);
+    let kept = super::test_support::code(&module).contains(&Op::Load)
+        && module.annotations.iter().any(
+            |a| matches!(a.operands.first(), Some(rspirv::dr::Operand::IdRef(id)) if *id == decorated),
+        );
+    assert!(kept, "{}", text(&module));
+    assert_valid(&module);
+}

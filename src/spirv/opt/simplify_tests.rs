@@ -155,3 +155,22 @@ fn a_mask_tested_against_zero_is_its_condition() {
     assert_eq!(count(&module, Op::Select), 1, "{}", text(&module));
     assert_valid(&module);
 }
+
+#[test]
+fn a_decorated_component_read_is_not_widened() {
+    let mut s = Shell::new();
+    let float = s.float;
+    let in_float = s.m.pointer(StorageClass::Input, float);
+    let index = s.uint_const(1);
+    let p = s.m.access_chain(in_float, s.input, &[index]).unwrap();
+    let y = s.m.load(float, p).unwrap();
+    s.m.b.decorate(y, Decoration::RelaxedPrecision, []);
+    let vec4 = s.vec4;
+    let out = s.m.b.composite_construct(vec4, None, [y, y, y, y]).unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| widen::run(m, i));
+    assert_eq!(count(&module, Op::AccessChain), 1, "{}", text(&module));
+    assert_eq!(count(&module, Op::CompositeExtract), 0, "{}", text(&module));
+    assert_valid(&module);
+}
