@@ -49,6 +49,7 @@ impl Uses {
 }
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module) {
     let mut u = use_counts(module);
     // Which instructions of the list being walked go (reused from list to list).

@@ -7,13 +7,15 @@ use rspirv::dr::{Module, Operand};
 use spirv::Op;
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module, plain: &IdMap<bool>) {
     if plain.iter().next().is_none() {
         return;
     }
-    let mut loaded: IdMap<bool> = IdMap::default();
+    let bound = module.header.as_ref().map_or(0, |h| h.bound);
+    let mut loaded: IdMap<bool> = IdMap::with_bound(bound);
     // The last store of each variable in the block, as its index + 1.
-    let mut pending: IdMap<usize> = IdMap::default();
+    let mut pending: IdMap<usize> = IdMap::with_bound(bound);
     let mut dead: Vec<bool> = Vec::new();
     for function in &mut module.functions {
         for block in &mut function.blocks {
@@ -40,7 +42,7 @@ pub fn run(module: &mut Module, plain: &IdMap<bool>) {
             super::dce::drop_marked(&mut block.instructions, &dead);
         }
     }
-    let mut unread: IdMap<bool> = IdMap::default();
+    let mut unread: IdMap<bool> = IdMap::with_bound(bound);
     for (var, _) in plain.iter().filter(|&(var, _)| !loaded.get(var)) {
         unread.set(var, true);
     }

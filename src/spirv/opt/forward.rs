@@ -9,11 +9,12 @@ use spirv::{Op, Word};
 use super::info::{IdMap, Info, Subst};
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module, info: &Info, plain: &IdMap<bool>) {
     if plain.iter().next().is_none() {
         return;
     }
-    let mut subst = Subst::default();
+    let mut subst = Subst::with_bound(info.bound());
     let mut known: IdMap<Word> = IdMap::with_bound(info.bound());
     for function in &mut module.functions {
         for block in &mut function.blocks {

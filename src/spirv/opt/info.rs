@@ -65,6 +65,7 @@ pub struct Info {
 
 impl Info {
     /// Collects the information of a module.
+    #[inline(never)]
     pub fn of(module: &Module) -> Info {
         let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
         let mut info = Info {
@@ -438,6 +439,13 @@ pub struct Subst {
 }
 
 impl Subst {
+    /// No replacements yet, for ids below `bound`.
+    pub fn with_bound(bound: Word) -> Self {
+        Subst {
+            map: IdMap::with_bound(bound),
+        }
+    }
+
     /// Records that `from` is to be replaced by `to`.
     pub fn replace(&mut self, from: Word, to: Word) {
         let to = self.resolve(to);
@@ -603,6 +611,7 @@ pub fn is_removable(op: Op) -> bool {
 /// The variables only ever used as the pointer of whole loads and stores (and listed in the
 /// entry point's interface): temps, whose values the passes may track. Module-scope
 /// `Private` and function-scope `Function` variables qualify; volatile ones do not.
+#[inline(never)]
 pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
     let mut candidates = IdMap::with_bound(info.bound());
     for &id in info.variables() {

@@ -28,6 +28,7 @@ struct Merge {
 }
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module, info: &mut Info) {
     // Output variables of (at most four-component) vector type: (vector type, count).
     let mut outputs: IdMap<(Word, u32)> = IdMap::with_bound(info.bound());

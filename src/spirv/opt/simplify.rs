@@ -60,8 +60,10 @@ struct Simplifier<'a> {
 }
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module, info: &mut Info) {
-    let mut read_only_roots = IdMap::with_bound(info.bound());
+    let bound = info.bound();
+    let mut read_only_roots = IdMap::with_bound(bound);
     for &var in info.variables() {
         if info.read_only(var) {
             read_only_roots.set(var, true);
@@ -69,8 +71,8 @@ pub fn run(module: &mut Module, info: &mut Info) {
     }
     let mut s = Simplifier {
         info,
-        subst: Subst::default(),
-        defs: Vec::new(),
+        subst: Subst::with_bound(bound),
+        defs: vec![Def::Other; bound as usize],
         read_only_roots,
         entry: HashMap::default(),
         block: HashMap::default(),

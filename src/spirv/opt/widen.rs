@@ -16,6 +16,7 @@ struct Chain {
 }
 
 /// Runs the pass.
+#[inline(never)]
 pub fn run(module: &mut Module, info: &mut Info) {
     // Chains into read-only memory, and each chain's index + 1 by its id.
     let mut chains: Vec<Chain> = Vec::new();
