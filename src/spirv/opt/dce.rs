@@ -4,7 +4,7 @@
 //! extended-instruction imports.
 
 use rspirv::dr::{Instruction, Module, Operand};
-use spirv::{Op, StorageClass, Word};
+use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{ids, is_removable, uses};
 
@@ -90,6 +90,7 @@ pub fn run(module: &mut Module) {
     if !u.any_removed {
         return;
     }
+    drop_type_capabilities(module);
     let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if u.is_removed(*id));
     module.debug_names.retain(|inst| !targets_removed(inst));
     module.annotations.retain(|inst| !targets_removed(inst));
@@ -150,6 +151,29 @@ fn use_counts(module: &Module) -> Uses {
         }
     }
     u
+}
+
+/// Drops the capabilities that only allow a type (`Float64`, `Int64`, `Float16`, `Int16`)
+/// when no such type is left.
+fn drop_type_capabilities(module: &mut Module) {
+    let has = |op: Op, width: u32| {
+        module.types_global_values.iter().any(|i| {
+            i.class.opcode == op && i.operands.first() == Some(&Operand::LiteralBit32(width))
+        })
+    };
+    let unused: Vec<Capability> = [
+        (Capability::Float64, Op::TypeFloat, 64),
+        (Capability::Int64, Op::TypeInt, 64),
+        (Capability::Float16, Op::TypeFloat, 16),
+        (Capability::Int16, Op::TypeInt, 16),
+    ]
+    .into_iter()
+    .filter(|&(_, op, width)| !has(op, width))
+    .map(|(capability, _, _)| capability)
+    .collect();
+    module.capabilities.retain(
+        |i| !matches!(i.operands.first(), Some(Operand::Capability(c)) if unused.contains(c)),
+    );
 }
 
 /// Whether an unused declaration of the types-and-globals section can go.

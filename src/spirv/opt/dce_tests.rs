@@ -44,3 +44,21 @@ fn unused_code_variables_constants_types_and_their_decorations_go() {
     assert_eq!(count(&module, Op::FAdd), 0);
     assert_valid(&module);
 }
+
+#[test]
+fn a_capability_for_a_type_that_went_goes_too() {
+    let mut s = Shell::new();
+    let vec4 = s.vec4;
+    let double = s.m.scalar(crate::spirv::Scalar::F64);
+    s.m.capability(spirv::Capability::Float64);
+    let _unused = s.private(double);
+    let v = s.m.load(vec4, s.input).unwrap();
+    s.m.store(s.output, v).unwrap();
+    let mut module = s.finish();
+    dce::run(&mut module);
+    let float64 = module.capabilities.iter().any(|i| {
+        i.operands.first() == Some(&rspirv::dr::Operand::Capability(spirv::Capability::Float64))
+    });
+    assert!(!float64, "{}", text(&module));
+    assert_valid(&module);
+}
