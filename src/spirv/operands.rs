@@ -43,11 +43,11 @@ impl Emitter<'_> {
             return (var, scalar);
         }
         let ty = self.m.scalar(scalar);
-        let name = format!(
+        let name = self.debug_name(format_args!(
             "r{register}.{}",
             ['x', 'y', 'z', 'w'][component as usize & 3]
-        );
-        let var = self.global(ty, StorageClass::Private, Some(name));
+        ));
+        let var = self.global(ty, StorageClass::Private, name);
         self.temps.insert((register, component), var);
         (var, scalar)
     }
@@ -61,7 +61,8 @@ impl Emitter<'_> {
         }
         let element = self.m.vector(Scalar::U32, 4);
         let array = self.m.array(element, size);
-        let var = self.global(array, StorageClass::Private, Some(format!("x{register}")));
+        let name = self.debug_name(format_args!("x{register}"));
+        let var = self.global(array, StorageClass::Private, name);
         self.indexable.insert(register, IndexableTemp { var, size });
         Ok(())
     }

@@ -259,7 +259,8 @@ impl Emitter<'_> {
         }
         let uint = self.m.scalar(Scalar::U32);
         let array = self.m.array(uint, dwords);
-        let var = self.global(array, StorageClass::Workgroup, Some(format!("g{register}")));
+        let name = self.debug_name(format_args!("g{register}"));
+        let var = self.global(array, StorageClass::Workgroup, name);
         self.res.buffers.insert(
             (RegisterKind::ThreadGroupSharedMemory as u8, register),
             DwordBuffer {

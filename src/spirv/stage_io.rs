@@ -257,7 +257,7 @@ impl Emitter<'_> {
                             scalar,
                             4,
                             Some(length),
-                            format!("{prefix}{register}"),
+                            format_args!("{prefix}{register}"),
                         );
                         self.decorate(var, Decoration::Location, &[register]);
                         self.io
@@ -273,8 +273,13 @@ impl Emitter<'_> {
                 let var = match self.io.stage.arrayed_builtins.get(&key) {
                     Some(&var) => var,
                     None => {
-                        let var =
-                            self.io_global(class, Scalar::F32, 4, Some(length), "Position".into());
+                        let var = self.io_global(
+                            class,
+                            Scalar::F32,
+                            4,
+                            Some(length),
+                            format_args!("Position"),
+                        );
                         self.decorate(var, Decoration::BuiltIn, &[BuiltIn::Position as u32]);
                         self.io.stage.arrayed_builtins.insert(key, var);
                         var

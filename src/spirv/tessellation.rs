@@ -249,7 +249,13 @@ impl Emitter<'_> {
             return var;
         }
         let length = if inner { 2 } else { 4 };
-        let var = self.io_global(class, Scalar::F32, 1, Some(length), format!("{builtin:?}"));
+        let var = self.io_global(
+            class,
+            Scalar::F32,
+            1,
+            Some(length),
+            format_args!("{builtin:?}"),
+        );
         self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
         self.decorate(var, Decoration::Patch, &[]);
         self.io.stage.tess_levels.insert(key, var);
@@ -280,7 +286,7 @@ impl Emitter<'_> {
                 return (slot.var, slot.scalar);
             }
         }
-        let var = self.io_global(class, scalar, 4, None, format!("vpc{register}"));
+        let var = self.io_global(class, scalar, 4, None, format_args!("vpc{register}"));
         let location = self.patch_location_base().saturating_add(register);
         self.decorate(var, Decoration::Location, &[location]);
         self.decorate(var, Decoration::Patch, &[]);
