@@ -878,7 +878,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(length);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let c = self.m.constant_u32(component as u32 & 3);
         let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
@@ -920,7 +920,7 @@ impl Emitter<'_> {
                     let value = built(self.m.load(boolean, src))?;
                     let ones = self.m.constant_u32(ones);
                     let zero = self.m.constant_u32(0);
-                    let mask = built(self.m.b.select(uint, None, value, ones, zero))?;
+                    let mask = built(self.m.select(uint, None, value, ones, zero))?;
                     built(self.m.store(dst, mask))?;
                 }
             }
@@ -1114,7 +1114,7 @@ impl Emitter<'_> {
             let uint = self.m.scalar(Scalar::U32);
             let value = built(self.m.load(uint, element))?;
             let zero = self.m.constant_u32(0);
-            let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+            let id = built(self.m.select(uint, None, in_range, value, zero))?;
             return Ok(Val {
                 id,
                 scalar: Scalar::U32,

@@ -78,7 +78,7 @@ impl Emitter<'_> {
             (Scalar::Bool, _) => {
                 let ones = self.splat_bits(to, u32::MAX, value.count);
                 let zero = self.splat_bits(to, 0, value.count);
-                built(self.m.b.select(ty, None, value.id, ones, zero))?
+                built(self.m.select(ty, None, value.id, ones, zero))?
             }
             (_, Scalar::Bool) => {
                 let as_uint = self.cast(value, Scalar::U32)?;
@@ -99,8 +99,9 @@ impl Emitter<'_> {
 
     /// A constant with every component set to the same bits.
     pub fn splat_bits(&mut self, scalar: Scalar, bits: u32, count: u32) -> Word {
-        let parts = vec![bits; count as usize];
-        self.m.constant_vector(scalar, &parts)
+        let parts = [bits; 4];
+        self.m
+            .constant_vector(scalar, &parts[..(count as usize).min(4)])
     }
 
     /// Builds a vector from scalars of one type (or returns the scalar).
@@ -149,7 +150,9 @@ impl Emitter<'_> {
     /// Reads a source operand as `scalar`, one result component per set bit of `mask`
     /// (the destination's write mask), with swizzle and modifiers applied.
     pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
-        let mut parts = Vec::with_capacity(4);
+        // At most four components: an array, not a Vec (this runs for every source read).
+        let mut parts: [Word; 4] = [0; 4];
+        let mut count = 0;
         for component in mask_components(mask) {
             let from = Self::selected(operand, component);
             // Immediates become constants of the type they are read as: no bitcast.
@@ -158,17 +161,19 @@ impl Emitter<'_> {
                     ComponentCount::One => operand.values[0],
                     _ => operand.values[from as usize & 3],
                 };
-                parts.push(self.m.constant_bits(scalar, bits));
+                parts[count] = self.m.constant_bits(scalar, bits);
+                count += 1;
                 continue;
             }
             let raw = self.load_component(operand, from)?;
             let value = self.cast(raw, scalar)?;
-            parts.push(value.id);
+            parts[count] = value.id;
+            count += 1;
         }
-        if parts.is_empty() {
+        if count == 0 {
             return Err(self.err("an operand is read with an empty mask"));
         }
-        let value = self.compose(scalar, &parts)?;
+        let value = self.compose(scalar, &parts[..count])?;
         self.modify(value, operand.modifier)
     }
 
@@ -386,7 +391,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(temp.size);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let element = self.m.vector(Scalar::U32, 4);
         let pointer = self.m.pointer(StorageClass::Private, element);
         let ptr = built(self.m.access_chain(pointer, temp.var, &[clamped]))?;
@@ -404,7 +409,7 @@ impl Emitter<'_> {
                 .composite_extract(uint, element, &[component as u32 & 3]),
         )?;
         let zero = self.m.constant_u32(0);
-        let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+        let id = built(self.m.select(uint, None, in_range, value, zero))?;
         Ok(Val {
             id,
             scalar: Scalar::U32,

@@ -437,7 +437,7 @@ impl Emitter<'_> {
             )?;
             let this = self.m.constant_u32(r);
             let hit = built(self.m.b.i_equal(boolean, None, index, this))?;
-            result = built(self.m.b.select(uint, None, hit, bits.id, result))?;
+            result = built(self.m.select(uint, None, hit, bits.id, result))?;
         }
         Ok(Some(Val {
             id: result,

@@ -195,7 +195,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(length);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
         Ok(Some((element, Some(in_range))))
     }
@@ -210,7 +210,7 @@ impl Emitter<'_> {
         let id = match in_range {
             Some(in_range) => {
                 let zero = self.m.constant_u32(0);
-                built(self.m.b.select(uint, None, in_range, value, zero))?
+                built(self.m.select(uint, None, in_range, value, zero))?
             }
             None => value,
         };
@@ -418,7 +418,7 @@ impl Emitter<'_> {
                     let value = self.cast(bits, Scalar::F32)?;
                     // Larger than the limit: the limit; NaN compares false and stays NaN.
                     let above = built(self.m.b.f_ord_greater_than(boolean, None, value.id, limit))?;
-                    let clamped = built(self.m.b.select(float, None, above, limit, value.id))?;
+                    let clamped = built(self.m.select(float, None, above, limit, value.id))?;
                     let var = self.tess_level_var(output, inner);
                     let pointer = self.m.pointer(output, float);
                     let i = self.m.constant_u32(index);
