@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 mod batch;
 mod explain;
+mod progress;
 
 /// Exit status when the input could not be read or translated.
 const EXIT_INPUT: i32 = 1;

@@ -10,11 +10,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
 use dxbc2spirv::{ErrorKind, TranslateOptions};
+
+use super::progress::Progress;
 
 /// What `batch` was asked to do.
 pub struct BatchArgs {
@@ -89,7 +90,7 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
     }
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("{}: cannot create", args.output.display()))?;
-    let progress = progress_bar(jobs.len() as u64);
+    let progress = Progress::new(jobs.len() as u64, std::io::stderr().is_terminal());
     // A translator panic is recorded as that shader's failure; keep its message off the
     // terminal (it is in the report).
     std::panic::set_hook(Box::new(|_| {}));
@@ -97,21 +98,25 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .context("starting worker threads")?;
-    let records: Vec<Record> = pool.install(|| {
-        jobs.into_par_iter()
-            .map(|job| {
-                let begun = Instant::now();
-                let outcome = convert(&job, &args.output, &args.options);
-                progress.inc(1);
-                Record {
-                    job,
-                    outcome,
-                    time: begun.elapsed(),
-                }
-            })
-            .collect()
+    let records: Vec<Record> = std::thread::scope(|s| {
+        s.spawn(|| progress.draw_until_done(&mut std::io::stderr()));
+        let records = pool.install(|| {
+            jobs.into_par_iter()
+                .map(|job| {
+                    let begun = Instant::now();
+                    let outcome = convert(&job, &args.output, &args.options);
+                    progress.inc();
+                    Record {
+                        job,
+                        outcome,
+                        time: begun.elapsed(),
+                    }
+                })
+                .collect()
+        });
+        progress.finish();
+        records
     });
-    progress.finish_and_clear();
     let _ = std::panic::take_hook();
     let elapsed = start.elapsed();
     print!("{}", summary(&records, elapsed));
@@ -124,21 +129,6 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
         .iter()
         .any(|r| matches!(r.outcome, Outcome::Failed { .. }));
     Ok(if failed { super::EXIT_INPUT } else { 0 })
-}
-
-/// A progress bar on standard error when it is a terminal; hidden otherwise.
-fn progress_bar(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:40} {pos}/{len} shaders, eta {eta}",
-    ) {
-        bar.set_style(style);
-    }
-    bar.enable_steady_tick(Duration::from_millis(200));
-    bar
 }
 
 /// The shard (0-based) a file belongs to: a hash of its relative path, so a file stays in

@@ -1,6 +1,6 @@
 //! Parsing of the resource definitions chunk (RDEF).
 
-use super::reader::ChunkReader;
+use super::reader::{ChunkReader, Label};
 use super::resources::{
     ConstantBuffer, ConstantBufferType, ProgramType, Rd11Header, ResourceBinding,
     ResourceDefinitions, ResourceDimension, ResourceReturnType, ShaderInputType, ShaderType,
@@ -163,8 +163,12 @@ impl Parser<'_, '_> {
         let flags = field(4, "flags")?;
         let kind = ConstantBufferType::from_raw(field(5, "type")?);
         let vsize = self.sizes.variable;
-        let what = format!("constant buffer {i} variable table");
-        let start = r.table(var_offset, var_count, vsize, &what)?;
+        let start = r.table(
+            var_offset,
+            var_count,
+            vsize,
+            format_args!("constant buffer {i} variable table"),
+        )?;
         let mut variables = Vec::with_capacity(var_count as usize);
         for v in 0..var_count as usize {
             variables.push(self.variable(i, v, start + v * vsize)?);
@@ -181,7 +185,7 @@ impl Parser<'_, '_> {
     /// Parses variable `v` of constant buffer `i` at `at`.
     fn variable(&self, i: usize, v: usize, at: usize) -> Result<Variable> {
         let r = self.r;
-        let label = format!("constant buffer {i} variable {v}");
+        let label = Label(|f| write!(f, "constant buffer {i} variable {v}"));
         let field = |k: usize, what: &str| r.u32(at + 4 * k, format_args!("{label} {what}"));
         let name = r.string(field(0, "name offset")?, format_args!("{label} name"))?;
         let start_offset = field(1, "start offset")?;
@@ -241,7 +245,7 @@ impl Parser<'_, '_> {
             ));
         }
         r.charge(TYPE_NODE_COST, at)?;
-        let what = format!("type at 0x{offset:x}");
+        let what = Label(|f| write!(f, "type at 0x{offset:x}"));
         r.bytes(at, self.sizes.ty, &what)?;
         let half = |k: usize| r.u16(at + 2 * k, &what);
         let class = VariableClass::from_raw(half(0)?);
@@ -270,7 +274,7 @@ impl Parser<'_, '_> {
         stack.push(offset);
         for m in 0..usize::from(member_count) {
             let mat = start + m * MEMBER_SIZE;
-            let label = format!("{what} member {m}");
+            let label = Label(|f| write!(f, "{what} member {m}"));
             let name_offset = r.u32(mat, &label)?;
             let type_offset = r.u32(mat + 4, &label)?;
             let member_offset = r.u32(mat + 8, &label)?;

@@ -16,6 +16,16 @@ const BASE_UNITS: usize = 1 << 16;
 /// Upper bound on any chunk's budget.
 const MAX_UNITS: usize = 1 << 22;
 
+/// A name for reads built from parts (`type at 0x40 member 2`), formatted only when a read
+/// fails: `Label(|f| write!(f, "..."))`, usable where `format!` would allocate per record.
+pub(crate) struct Label<F: Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result>(pub F);
+
+impl<F: Fn(&mut std::fmt::Formatter<'_>) -> std::fmt::Result> Display for Label<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (self.0)(f)
+    }
+}
+
 /// A view of one chunk's data that reports errors at byte offsets inside the chunk.
 pub(crate) struct ChunkReader<'a> {
     /// The chunk's four-character code, used in error locations.

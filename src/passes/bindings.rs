@@ -168,13 +168,21 @@ pub fn uav_usage(program: &Program) -> HashMap<u32, UavUsage> {
         if instruction.declaration.is_some() {
             continue;
         }
+        let operands = program.operands_of(instruction);
+        // Most instructions touch no UAV: look at the opcode only for those that do.
+        if !operands
+            .iter()
+            .any(|o| o.kind == RegisterKind::UnorderedAccessView)
+        {
+            continue;
+        }
         let opcode = instruction.opcode;
         let name = opcode.name();
         let atomic = name.starts_with("atomic_") || name.starts_with("imm_atomic_");
         let counter = matches!(opcode, Opcode::ImmAtomicAlloc | Opcode::ImmAtomicConsume);
         let queries = matches!(opcode, Opcode::Bufinfo | Opcode::Resinfo);
         let dst_count = instruction.dst_count as usize;
-        for (i, operand) in program.operands_of(instruction).iter().enumerate() {
+        for (i, operand) in operands.iter().enumerate() {
             if operand.kind != RegisterKind::UnorderedAccessView {
                 continue;
             }

@@ -50,26 +50,23 @@ impl TempTypes {
         if operand.kind != RegisterKind::Temp || operand.index_count != 1 {
             return;
         }
-        for component in components(operand) {
+        let mask = components(operand);
+        for component in (0..4u8).filter(|c| mask & (1 << c) != 0) {
             self.votes.entry((register, component)).or_default()[slot] += 1;
         }
     }
 }
 
-/// The components of an operand that are read or written.
-fn components(operand: &Operand) -> Vec<u8> {
+/// The components of an operand that are read or written, as a mask (bit 0 = x); a mask
+/// rather than a list, as this runs for every operand of the program.
+fn components(operand: &Operand) -> u8 {
     match (operand.components, operand.selection) {
-        (ComponentCount::Four, Selection::Mask(mask)) => {
-            (0..4).filter(|c| mask & (1 << c) != 0).collect()
-        }
+        (ComponentCount::Four, Selection::Mask(mask)) => mask & 0xf,
         (ComponentCount::Four, Selection::Swizzle(s)) => {
-            let mut v = s.to_vec();
-            v.sort_unstable();
-            v.dedup();
-            v
+            s.iter().fold(0, |mask, &c| mask | 1 << (c & 3))
         }
-        (ComponentCount::Four, Selection::Select1(c)) => vec![c],
-        _ => vec![0],
+        (ComponentCount::Four, Selection::Select1(c)) => 1 << (c & 3),
+        _ => 1,
     }
 }
 

@@ -371,7 +371,7 @@ impl Emitter<'_> {
         let a = self.load(&a, scalar, mask)?;
         let b = self.load(&b, scalar, mask)?;
         let ty = self.m.vector(scalar, a.count);
-        let id = built(self.m.b.select(ty, None, condition.id, a.id, b.id))?;
+        let id = built(self.m.select(ty, None, condition.id, a.id, b.id))?;
         self.store(&dst, Val { id, ..a }, instruction.saturate)
     }
 
@@ -397,7 +397,6 @@ impl Emitter<'_> {
             let ty = self.m.vector(scalar, x.count);
             let id = built(
                 self.m
-                    .b
                     .select(ty, None, condition.id, on_true.id, on_false.id),
             )?;
             results.push((dst, Val { id, ..x }));
@@ -437,8 +436,8 @@ impl Emitter<'_> {
         if count <= 1 {
             return Ok(value);
         }
-        let parts = vec![value.id; count as usize];
-        self.compose(value.scalar, &parts)
+        let parts = [value.id; 4];
+        self.compose(value.scalar, &parts[..(count as usize).min(4)])
     }
 
     /// Marks results `NoContraction` when the instruction is `precise`.
@@ -463,14 +462,22 @@ impl Emitter<'_> {
     ) -> Result<()> {
         let dst = self.alu_dst(instruction, 0)?;
         let mask = dst.mask();
-        let mut args = Vec::with_capacity(scalars.len());
+        // At most four sources: an array, not a Vec (this runs for every ALU instruction).
+        if scalars.len() > 4 {
+            return Err(self.err("internal: an ALU operation of more than 4 sources"));
+        }
+        let mut args = [Val {
+            id: 0,
+            scalar: Scalar::U32,
+            count: 0,
+        }; 4];
         for (i, &scalar) in scalars.iter().enumerate() {
             let src = self.alu_src(instruction, i)?;
-            args.push(self.load(&src, scalar, mask)?);
+            args[i] = self.load(&src, scalar, mask)?;
         }
         let count = mask.count_ones().max(1);
         let ty = self.m.vector(result, count);
-        let id = op(self, ty, &args)?;
+        let id = op(self, ty, &args[..scalars.len()])?;
         self.precise(instruction, &[id]);
         self.store(
             &dst,
@@ -491,16 +498,21 @@ impl Emitter<'_> {
         result: Scalar,
         mut op: impl FnMut(&mut Self, &[Word]) -> Result<Word>,
     ) -> Result<Word> {
-        let count = args.first().map_or(1, |a| a.count);
-        let mut parts = Vec::with_capacity(count as usize);
-        for i in 0..count {
-            let mut components = Vec::with_capacity(args.len());
-            for &value in args {
-                components.push(self.extract(value, i)?.id);
-            }
-            parts.push(op(self, &components)?);
+        // Vectors have at most four components and the operations at most four arguments:
+        // arrays, not Vecs (this runs per component of many ALU instructions).
+        let count = args.first().map_or(1, |a| a.count).min(4) as usize;
+        if args.len() > 4 {
+            return Err(self.err("internal: a per-component operation of more than 4 values"));
         }
-        Ok(self.compose(result, &parts)?.id)
+        let mut parts: [Word; 4] = [0; 4];
+        for (i, part) in parts.iter_mut().enumerate().take(count) {
+            let mut components: [Word; 4] = [0; 4];
+            for (&value, component) in args.iter().zip(components.iter_mut()) {
+                *component = self.extract(value, i as u32)?.id;
+            }
+            *part = op(self, &components[..args.len()])?;
+        }
+        Ok(self.compose(result, &parts[..count])?.id)
     }
 
     /// `value & 31` (for shift counts and bit-field widths and offsets), `like` giving the
@@ -519,7 +531,7 @@ impl Emitter<'_> {
         let boolean = self.m.vector(Scalar::Bool, count);
         let none = built(self.m.b.i_equal(boolean, None, msb, ones))?;
         let index = built(self.m.b.i_sub(ty, None, thirty_one, msb))?;
-        built(self.m.b.select(ty, None, none, ones, index))
+        built(self.m.select(ty, None, none, ones, index))
     }
 
     fn binary(&mut self, instruction: &Instruction, scalar: Scalar, op: Binary) -> Result<()> {
@@ -633,10 +645,10 @@ impl Emitter<'_> {
             let limit_c = e.splat_bits(Scalar::F32, limit.to_bits(), n);
             let too_big = built(e.m.b.f_ord_greater_than_equal(boolean, None, x.id, limit_c))?;
             let max = e.splat_bits(to, high_int, n);
-            let saturated = built(e.m.b.select(ty, None, too_big, max, converted))?;
+            let saturated = built(e.m.select(ty, None, too_big, max, converted))?;
             let is_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
             let zero = e.splat_bits(to, 0, n);
-            built(e.m.b.select(ty, None, is_nan, zero, saturated))
+            built(e.m.select(ty, None, is_nan, zero, saturated))
         })
     }
 
@@ -718,13 +730,13 @@ impl Emitter<'_> {
         let ones = self.splat_bits(Scalar::U32, u32::MAX, n);
         let by_zero = built(self.m.b.i_equal(boolean, None, y.id, zero))?;
         // Divide by 1 instead of 0 so that no undefined value is ever computed.
-        let divisor = built(self.m.b.select(ty, None, by_zero, one, y.id))?;
+        let divisor = built(self.m.select(ty, None, by_zero, one, y.id))?;
         let result = built(if quotient {
             self.m.b.u_div(ty, None, x.id, divisor)
         } else {
             self.m.b.u_mod(ty, None, x.id, divisor)
         })?;
-        built(self.m.b.select(ty, None, by_zero, ones, result))
+        built(self.m.select(ty, None, by_zero, ones, result))
     }
 
     /// `ubfe`/`ibfe dst, width, offset, value` with D3D's rules: width and offset use their

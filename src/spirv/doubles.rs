@@ -248,8 +248,8 @@ impl Emitter<'_> {
                 };
                 let test = self.cast(condition, Scalar::Bool)?.id;
                 let uint = self.m.scalar(Scalar::U32);
-                let low = built(self.m.b.select(uint, None, test, *l1, *l2))?;
-                let high = built(self.m.b.select(uint, None, test, *h1, *h2))?;
+                let low = built(self.m.select(uint, None, test, *l1, *l2))?;
+                let high = built(self.m.select(uint, None, test, *h1, *h2))?;
                 Output::Bits(low, high)
             }
             Opcode::Dadd | Opcode::Dmul | Opcode::Ddiv => {
@@ -291,9 +291,9 @@ impl Emitter<'_> {
                 } else {
                     built(self.m.b.f_ord_greater_than_equal(boolean, None, a, b))?
                 };
-                let ordered = built(self.m.b.select(double, None, pick_a, a, b))?;
+                let ordered = built(self.m.select(double, None, pick_a, a, b))?;
                 let b_nan = built(self.m.b.is_nan(boolean, None, b))?;
-                Output::Double(built(self.m.b.select(double, None, b_nan, a, ordered))?)
+                Output::Double(built(self.m.select(double, None, b_nan, a, ordered))?)
             }
             Opcode::Deq | Opcode::Dne | Opcode::Dlt | Opcode::Dge => {
                 let a = self.double_arg(values, 0)?;
@@ -362,9 +362,9 @@ impl Emitter<'_> {
         let low = self.m.constant_f64_bits(low.to_bits());
         let high = self.m.constant_f64_bits(high.to_bits());
         let below = built(self.m.b.f_ord_less_than(boolean, None, a, low))?;
-        let raised = built(self.m.b.select(double, None, below, low, a))?;
+        let raised = built(self.m.select(double, None, below, low, a))?;
         let above = built(self.m.b.f_ord_greater_than(boolean, None, raised, high))?;
-        let clamped = built(self.m.b.select(double, None, above, high, raised))?;
+        let clamped = built(self.m.select(double, None, above, high, raised))?;
         let scalar = if signed { Scalar::I32 } else { Scalar::U32 };
         let ty = self.m.scalar(scalar);
         let converted = if signed {
@@ -374,7 +374,7 @@ impl Emitter<'_> {
         };
         let nan = built(self.m.b.is_nan(boolean, None, a))?;
         let zero = self.m.constant_bits(scalar, 0);
-        let id = built(self.m.b.select(ty, None, nan, zero, converted))?;
+        let id = built(self.m.select(ty, None, nan, zero, converted))?;
         Ok(Val {
             id,
             scalar,
@@ -398,10 +398,10 @@ impl Emitter<'_> {
         let zero = self.m.constant_f64_bits(0);
         let one = self.m.constant_f64_bits(1.0f64.to_bits());
         let above_one = built(self.m.b.f_ord_greater_than(boolean, None, value, one))?;
-        let capped = built(self.m.b.select(double, None, above_one, one, value))?;
+        let capped = built(self.m.select(double, None, above_one, one, value))?;
         let positive = built(self.m.b.f_ord_greater_than(boolean, None, value, zero))?;
         Ok(Output::Double(built(
-            self.m.b.select(double, None, positive, capped, zero),
+            self.m.select(double, None, positive, capped, zero),
         )?))
     }
 }

@@ -59,13 +59,13 @@ impl Emitter<'_> {
                 let then_label = self.m.b.id();
                 let else_label = self.m.b.id();
                 let merge = self.m.b.id();
-                built(self.m.b.selection_merge(merge, SelectionControl::NONE))?;
+                built(self.m.selection_merge(merge, SelectionControl::NONE))?;
                 built(
                     self.m
                         .b
                         .branch_conditional(condition, then_label, else_label, []),
                 )?;
-                built(self.m.b.begin_block(Some(then_label)))?;
+                built(self.m.begin_block(Some(then_label)))?;
                 self.flow.push(Construct::If {
                     else_label,
                     merge,
@@ -79,7 +79,7 @@ impl Emitter<'_> {
                     in_else: false,
                 }) => {
                     self.branch(merge)?;
-                    built(self.m.b.begin_block(Some(else_label)))?;
+                    built(self.m.begin_block(Some(else_label)))?;
                     self.block_open = true;
                     if let Some(Construct::If { in_else, .. }) = self.flow.last_mut() {
                         *in_else = true;
@@ -95,11 +95,11 @@ impl Emitter<'_> {
                 }) => {
                     self.branch(merge)?;
                     if !in_else {
-                        built(self.m.b.begin_block(Some(else_label)))?;
+                        built(self.m.begin_block(Some(else_label)))?;
                         self.block_open = true;
                         self.branch(merge)?;
                     }
-                    built(self.m.b.begin_block(Some(merge)))?;
+                    built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
                 }
                 _ => return Err(self.err("endif without a matching if")),
@@ -110,14 +110,14 @@ impl Emitter<'_> {
                 let continue_target = self.m.b.id();
                 let merge = self.m.b.id();
                 self.branch(header)?;
-                built(self.m.b.begin_block(Some(header)))?;
+                built(self.m.begin_block(Some(header)))?;
                 built(
                     self.m
                         .b
                         .loop_merge(merge, continue_target, spirv::LoopControl::NONE, []),
                 )?;
-                built(self.m.b.branch(body))?;
-                built(self.m.b.begin_block(Some(body)))?;
+                built(self.m.branch(body))?;
+                built(self.m.begin_block(Some(body)))?;
                 self.block_open = true;
                 self.flow.push(Construct::Loop {
                     header,
@@ -132,9 +132,9 @@ impl Emitter<'_> {
                     merge,
                 }) => {
                     self.branch(continue_target)?;
-                    built(self.m.b.begin_block(Some(continue_target)))?;
-                    built(self.m.b.branch(header))?;
-                    built(self.m.b.begin_block(Some(merge)))?;
+                    built(self.m.begin_block(Some(continue_target)))?;
+                    built(self.m.branch(header))?;
+                    built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
                 }
                 _ => return Err(self.err("endloop without a matching loop")),
@@ -222,7 +222,7 @@ impl Emitter<'_> {
     /// Branches to `target` if the block is open, and closes it.
     pub fn branch(&mut self, target: Word) -> Result<()> {
         if self.block_open {
-            built(self.m.b.branch(target))?;
+            built(self.m.branch(target))?;
             self.block_open = false;
         }
         Ok(())
@@ -255,17 +255,17 @@ impl Emitter<'_> {
     ) -> Result<()> {
         let then_label = self.m.b.id();
         let merge = self.m.b.id();
-        built(self.m.b.selection_merge(merge, SelectionControl::NONE))?;
+        built(self.m.selection_merge(merge, SelectionControl::NONE))?;
         built(
             self.m
                 .b
                 .branch_conditional(condition, then_label, merge, []),
         )?;
-        built(self.m.b.begin_block(Some(then_label)))?;
+        built(self.m.begin_block(Some(then_label)))?;
         self.block_open = true;
         body(self)?;
         self.branch(merge)?;
-        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
         Ok(())
     }
@@ -359,7 +359,7 @@ impl Emitter<'_> {
             _ => {
                 let label = self.m.b.id();
                 self.branch(label)?;
-                built(self.m.b.begin_block(Some(label)))?;
+                built(self.m.begin_block(Some(label)))?;
                 self.block_open = true;
                 label
             }
@@ -407,7 +407,7 @@ impl Emitter<'_> {
         self.branch(merge)?;
         let current = self.m.b.selected_block();
         built(self.m.b.select_block(Some(header_block)))?;
-        built(self.m.b.selection_merge(merge, SelectionControl::NONE))?;
+        built(self.m.selection_merge(merge, SelectionControl::NONE))?;
         let targets: Vec<(SpvOperand, Word)> = cases
             .iter()
             .map(|&(value, label)| (SpvOperand::LiteralBit32(value), label))
@@ -415,7 +415,7 @@ impl Emitter<'_> {
         built(self.m.b.switch(selector, default.unwrap_or(merge), targets))?;
         let _ = current;
         built(self.m.b.select_block(None))?;
-        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
         Ok(())
     }

@@ -588,7 +588,7 @@ impl Ops for Emit<'_> {
         built(self.m.b.s_less_than(self.boolean, None, x, y))
     }
     fn select(&mut self, c: Word, x: Word, y: Word) -> Result<Word> {
-        built(self.m.b.select(self.uint, None, c, x, y))
+        built(self.m.select(self.uint, None, c, x, y))
     }
     fn both(&mut self, x: Word, y: Word) -> Result<Word> {
         built(self.m.b.logical_and(self.boolean, None, x, y))
@@ -653,7 +653,7 @@ impl Emitter<'_> {
         for param in &mut params {
             *param = built(self.m.b.function_parameter(uint))?;
         }
-        built(self.m.b.begin_block(None))?;
+        built(self.m.begin_block(None))?;
         let mut emit = Emit {
             m: &mut self.m,
             uint,

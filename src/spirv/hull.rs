@@ -90,8 +90,8 @@ impl Emitter<'_> {
         let (limit, one) = (self.m.constant_u32(count), self.m.constant_u32(1));
         let (header, body, next, merge) =
             (self.m.b.id(), self.m.b.id(), self.m.b.id(), self.m.b.id());
-        built(self.m.b.branch(header))?;
-        built(self.m.b.begin_block(Some(header)))?;
+        built(self.m.branch(header))?;
+        built(self.m.begin_block(Some(header)))?;
         let instance = built(self.m.load(uint, var))?;
         let more = built(self.m.b.u_less_than(boolean, None, instance, limit))?;
         built(
@@ -100,15 +100,15 @@ impl Emitter<'_> {
                 .loop_merge(merge, next, spirv::LoopControl::NONE, []),
         )?;
         built(self.m.b.branch_conditional(more, body, merge, []))?;
-        built(self.m.b.begin_block(Some(body)))?;
+        built(self.m.begin_block(Some(body)))?;
         built(self.m.b.function_call(void, None, function, []))?;
-        built(self.m.b.branch(next))?;
-        built(self.m.b.begin_block(Some(next)))?;
+        built(self.m.branch(next))?;
+        built(self.m.begin_block(Some(next)))?;
         let instance = built(self.m.load(uint, var))?;
         let following = built(self.m.b.i_add(uint, None, instance, one))?;
         built(self.m.store(var, following))?;
-        built(self.m.b.branch(header))?;
-        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.branch(header))?;
+        built(self.m.begin_block(Some(merge)))?;
         Ok(())
     }
 

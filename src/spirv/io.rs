@@ -115,13 +115,20 @@ impl Emitter<'_> {
         scalar: Scalar,
         count: u32,
         array: Option<u32>,
-        name: String,
+        name: std::fmt::Arguments<'_>,
     ) -> Word {
         let mut ty = self.m.vector(scalar, count);
         if let Some(length) = array {
             ty = self.m.array(ty, length);
         }
-        self.global(ty, class, Some(name))
+        let name = self.debug_name(name);
+        self.global(ty, class, name)
+    }
+
+    /// `name` as a variable's debug name when the options keep debug names; `None` (and no
+    /// formatting, which costs an allocation per variable) otherwise.
+    pub(super) fn debug_name(&self, name: std::fmt::Arguments<'_>) -> Option<String> {
+        self.options.debug_names.then(|| name.to_string())
     }
 
     /// The variable of a built-in (declared on first use).
@@ -137,7 +144,7 @@ impl Emitter<'_> {
         if let Some(&var) = self.io.builtins.get(&key) {
             return var;
         }
-        let var = self.io_global(class, scalar, count, array, format!("{builtin:?}"));
+        let var = self.io_global(class, scalar, count, array, format_args!("{builtin:?}"));
         self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
         if class == StorageClass::Input
             && self.program.model.stage == Stage::Pixel
@@ -153,7 +160,8 @@ impl Emitter<'_> {
     /// A Private scalar that the prologue fills.
     pub(super) fn private_copy(&mut self, scalar: Scalar, name: &str) -> Word {
         let ty = self.m.scalar(scalar);
-        self.global(ty, StorageClass::Private, Some(name.to_string()))
+        let name = self.debug_name(format_args!("{name}"));
+        self.global(ty, StorageClass::Private, name)
     }
 
     pub(super) fn set_slot(
@@ -319,7 +327,8 @@ impl Emitter<'_> {
                 (var, existing)
             }
             None => {
-                let var = self.io_global(class, scalar, 4, None, format!("{prefix}{register}"));
+                let var =
+                    self.io_global(class, scalar, 4, None, format_args!("{prefix}{register}"));
                 self.decorate(var, Decoration::Location, &[register]);
                 self.io.vectors.insert(key, var);
                 (var, scalar)
@@ -833,8 +842,8 @@ impl Emitter<'_> {
             .clamp(1, 64);
         let element = self.m.vector(Scalar::U32, 4);
         let ty = self.m.array(element, length);
-        let name = format!("{}_array", kind.name());
-        let var = self.global(ty, StorageClass::Private, Some(name));
+        let name = self.debug_name(format_args!("{}_array", kind.name()));
+        let var = self.global(ty, StorageClass::Private, name);
         self.io.arrays.insert(kind as u8, (var, length));
         (var, length)
     }
@@ -869,7 +878,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(length);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let c = self.m.constant_u32(component as u32 & 3);
         let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
@@ -911,7 +920,7 @@ impl Emitter<'_> {
                     let value = built(self.m.load(boolean, src))?;
                     let ones = self.m.constant_u32(ones);
                     let zero = self.m.constant_u32(0);
-                    let mask = built(self.m.b.select(uint, None, value, ones, zero))?;
+                    let mask = built(self.m.select(uint, None, value, ones, zero))?;
                     built(self.m.store(dst, mask))?;
                 }
             }
@@ -1105,7 +1114,7 @@ impl Emitter<'_> {
             let uint = self.m.scalar(Scalar::U32);
             let value = built(self.m.load(uint, element))?;
             let zero = self.m.constant_u32(0);
-            let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+            let id = built(self.m.select(uint, None, in_range, value, zero))?;
             return Ok(Val {
                 id,
                 scalar: Scalar::U32,

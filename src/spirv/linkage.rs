@@ -273,7 +273,7 @@ impl Emitter<'_> {
             .iter()
             .map(|(&table, &function)| (table, self.m.b.id(), function))
             .collect();
-        built(self.m.b.selection_merge(merge, SelectionControl::NONE))?;
+        built(self.m.selection_merge(merge, SelectionControl::NONE))?;
         built(
             self.m.b.switch(
                 selector,
@@ -285,11 +285,11 @@ impl Emitter<'_> {
         )?;
         let void = self.m.void();
         for (_, label, function) in targets {
-            built(self.m.b.begin_block(Some(label)))?;
+            built(self.m.begin_block(Some(label)))?;
             built(self.m.b.function_call(void, None, function, []))?;
-            built(self.m.b.branch(merge))?;
+            built(self.m.branch(merge))?;
         }
-        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
         Ok(())
     }
@@ -323,10 +323,10 @@ impl Emitter<'_> {
             let limit = self.m.constant_u32(slots);
             let inside = built(self.m.b.u_less_than(boolean, None, slot, limit))?;
             let zero = self.m.constant_u32(0);
-            let clamped = built(self.m.b.select(uint, None, inside, slot, zero))?;
+            let clamped = built(self.m.select(uint, None, inside, slot, zero))?;
             let vector = self.slot_vector(clamped, 1)?;
             let value = self.instance_data(vector, component)?;
-            built(self.m.b.select(uint, None, inside, value, zero))?
+            built(self.m.select(uint, None, inside, value, zero))?
         };
         Ok(Val {
             id,

@@ -69,9 +69,11 @@ impl Module {
     pub fn new() -> Self {
         Module {
             b: Builder::new(),
-            types: HashMap::default(),
+            // Sized for a typical shader's types and constants, so that the tables do not
+            // grow (and rehash) three or four times during each translation.
+            types: HashMap::with_capacity_and_hasher(16, Default::default()),
             scalars: [None; 5],
-            constants: HashMap::default(),
+            constants: HashMap::with_capacity_and_hasher(32, Default::default()),
             composites: HashMap::default(),
             capabilities: BTreeSet::new(),
             extensions: BTreeSet::new(),
@@ -383,6 +385,103 @@ impl Module {
     }
 
     /// Appends `inst` to the selected block.
+    /// Begins a block labelled `label` (a fresh id without one) in the selected function and
+    /// selects it: rspirv's `begin_block`, without its grammar search for `OpLabel`.
+    pub fn begin_block(
+        &mut self,
+        label: Option<Word>,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = self.b.begin_block_no_label(label)?;
+        let inst = Self::instruction(spirv::Op::Label, &CLASS, None, Some(id), Vec::new());
+        if let (Some(f), Some(b)) = (self.b.selected_function(), self.b.selected_block()) {
+            if let Some(block) = self
+                .b
+                .module_mut()
+                .functions
+                .get_mut(f)
+                .and_then(|f| f.blocks.get_mut(b))
+            {
+                block.label = Some(inst);
+            }
+        }
+        Ok(id)
+    }
+
+    /// Appends a block terminator and deselects the block (what rspirv's terminators do).
+    fn terminate(
+        &mut self,
+        inst: rspirv::dr::Instruction,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        if self.b.selected_block().is_none() {
+            return Err(rspirv::dr::Error::MismatchedTerminator);
+        }
+        self.append(inst)?;
+        self.b.select_block(None)
+    }
+
+    /// `OpBranch` to `target`, ending the selected block (as rspirv's builder, without its
+    /// grammar search).
+    pub fn branch(&mut self, target: Word) -> std::result::Result<(), rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::Branch,
+            &CLASS,
+            None,
+            None,
+            vec![SpvOperand::IdRef(target)],
+        );
+        self.terminate(inst)
+    }
+
+    /// `OpSelect` of `a` or `b` by `condition`, of type `ty`, appended to the selected block
+    /// (as rspirv's builder, without its grammar search).
+    pub fn select(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        condition: Word,
+        a: Word,
+        b: Word,
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let id = result_id.unwrap_or_else(|| self.b.id());
+        let inst = Self::instruction(
+            spirv::Op::Select,
+            &CLASS,
+            Some(ty),
+            Some(id),
+            vec![
+                SpvOperand::IdRef(condition),
+                SpvOperand::IdRef(a),
+                SpvOperand::IdRef(b),
+            ],
+        );
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpSelectionMerge` naming `merge`, appended to the selected block (as rspirv's
+    /// builder, without its grammar search).
+    pub fn selection_merge(
+        &mut self,
+        merge: Word,
+        control: spirv::SelectionControl,
+    ) -> std::result::Result<(), rspirv::dr::Error> {
+        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
+        let inst = Self::instruction(
+            spirv::Op::SelectionMerge,
+            &CLASS,
+            None,
+            None,
+            vec![
+                SpvOperand::IdRef(merge),
+                SpvOperand::SelectionControl(control),
+            ],
+        );
+        self.append(inst)
+    }
+
     fn append(
         &mut self,
         inst: rspirv::dr::Instruction,

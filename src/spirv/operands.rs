@@ -6,7 +6,7 @@ use spirv::{StorageClass, Word};
 use super::emitter::{Emitter, IndexableTemp, Val};
 use super::module::{built, Scalar};
 use crate::error::Result;
-use crate::ir::{ComponentCount, Index, Modifier, Operand, RegisterKind, Selection};
+use crate::ir::{ComponentCount, Declaration, Index, Modifier, Operand, RegisterKind, Selection};
 use crate::passes::temp_types::TempType;
 
 /// GLSL.std.450 instruction numbers used here.
@@ -43,11 +43,26 @@ impl Emitter<'_> {
             return (var, scalar);
         }
         let ty = self.m.scalar(scalar);
-        let name = format!(
+        let name = self.debug_name(format_args!(
             "r{register}.{}",
             ['x', 'y', 'z', 'w'][component as usize & 3]
-        );
-        let var = self.global(ty, StorageClass::Private, Some(name));
+        ));
+        let var = self.global(ty, StorageClass::Private, name);
+        if self.temps.is_empty() {
+            // Sized once from `dcl_temps` (at most four components per temp) instead of
+            // growing and rehashing as the temps are first used.
+            let declared = self
+                .program
+                .instructions
+                .iter()
+                .map_while(|i| i.declaration.as_ref())
+                .find_map(|d| match d {
+                    Declaration::Temps(count) => Some(*count as usize),
+                    _ => None,
+                })
+                .unwrap_or(0);
+            self.temps.reserve(declared.saturating_mul(4).min(256));
+        }
         self.temps.insert((register, component), var);
         (var, scalar)
     }
@@ -61,7 +76,8 @@ impl Emitter<'_> {
         }
         let element = self.m.vector(Scalar::U32, 4);
         let array = self.m.array(element, size);
-        let var = self.global(array, StorageClass::Private, Some(format!("x{register}")));
+        let name = self.debug_name(format_args!("x{register}"));
+        let var = self.global(array, StorageClass::Private, name);
         self.indexable.insert(register, IndexableTemp { var, size });
         Ok(())
     }
@@ -77,7 +93,7 @@ impl Emitter<'_> {
             (Scalar::Bool, _) => {
                 let ones = self.splat_bits(to, u32::MAX, value.count);
                 let zero = self.splat_bits(to, 0, value.count);
-                built(self.m.b.select(ty, None, value.id, ones, zero))?
+                built(self.m.select(ty, None, value.id, ones, zero))?
             }
             (_, Scalar::Bool) => {
                 let as_uint = self.cast(value, Scalar::U32)?;
@@ -98,8 +114,9 @@ impl Emitter<'_> {
 
     /// A constant with every component set to the same bits.
     pub fn splat_bits(&mut self, scalar: Scalar, bits: u32, count: u32) -> Word {
-        let parts = vec![bits; count as usize];
-        self.m.constant_vector(scalar, &parts)
+        let parts = [bits; 4];
+        self.m
+            .constant_vector(scalar, &parts[..(count as usize).min(4)])
     }
 
     /// Builds a vector from scalars of one type (or returns the scalar).
@@ -148,7 +165,9 @@ impl Emitter<'_> {
     /// Reads a source operand as `scalar`, one result component per set bit of `mask`
     /// (the destination's write mask), with swizzle and modifiers applied.
     pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
-        let mut parts = Vec::with_capacity(4);
+        // At most four components: an array, not a Vec (this runs for every source read).
+        let mut parts: [Word; 4] = [0; 4];
+        let mut count = 0;
         for component in mask_components(mask) {
             let from = Self::selected(operand, component);
             // Immediates become constants of the type they are read as: no bitcast.
@@ -157,17 +176,19 @@ impl Emitter<'_> {
                     ComponentCount::One => operand.values[0],
                     _ => operand.values[from as usize & 3],
                 };
-                parts.push(self.m.constant_bits(scalar, bits));
+                parts[count] = self.m.constant_bits(scalar, bits);
+                count += 1;
                 continue;
             }
             let raw = self.load_component(operand, from)?;
             let value = self.cast(raw, scalar)?;
-            parts.push(value.id);
+            parts[count] = value.id;
+            count += 1;
         }
-        if parts.is_empty() {
+        if count == 0 {
             return Err(self.err("an operand is read with an empty mask"));
         }
-        let value = self.compose(scalar, &parts)?;
+        let value = self.compose(scalar, &parts[..count])?;
         self.modify(value, operand.modifier)
     }
 
@@ -385,7 +406,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(temp.size);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let element = self.m.vector(Scalar::U32, 4);
         let pointer = self.m.pointer(StorageClass::Private, element);
         let ptr = built(self.m.access_chain(pointer, temp.var, &[clamped]))?;
@@ -403,7 +424,7 @@ impl Emitter<'_> {
                 .composite_extract(uint, element, &[component as u32 & 3]),
         )?;
         let zero = self.m.constant_u32(0);
-        let id = built(self.m.b.select(uint, None, in_range, value, zero))?;
+        let id = built(self.m.select(uint, None, in_range, value, zero))?;
         Ok(Val {
             id,
             scalar: Scalar::U32,

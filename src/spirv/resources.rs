@@ -259,7 +259,8 @@ impl Emitter<'_> {
         }
         let uint = self.m.scalar(Scalar::U32);
         let array = self.m.array(uint, dwords);
-        let var = self.global(array, StorageClass::Workgroup, Some(format!("g{register}")));
+        let name = self.debug_name(format_args!("g{register}"));
+        let var = self.global(array, StorageClass::Workgroup, name);
         self.res.buffers.insert(
             (RegisterKind::ThreadGroupSharedMemory as u8, register),
             DwordBuffer {
@@ -336,11 +337,11 @@ impl Emitter<'_> {
                 let limit = self.m.constant_u32(length);
                 let in_range = built(self.m.b.u_less_than(boolean, None, index, limit))?;
                 let zero = self.m.constant_u32(0);
-                let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+                let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
                 let pointer = self.m.pointer(StorageClass::Private, uint);
                 let ptr = built(self.m.access_chain(pointer, var, &[clamped, component_id]))?;
                 let value = built(self.m.load(uint, ptr))?;
-                built(self.m.b.select(uint, None, in_range, value, zero))?
+                built(self.m.select(uint, None, in_range, value, zero))?
             }
         };
         Ok(Val {
@@ -536,7 +537,7 @@ impl Emitter<'_> {
         let ptr = match buffer.class {
             StorageClass::Workgroup => {
                 let zero = self.m.constant_u32(0);
-                let safe = built(self.m.b.select(uint, None, in_range, index, zero))?;
+                let safe = built(self.m.select(uint, None, in_range, index, zero))?;
                 built(self.m.access_chain(pointer, buffer.var, &[safe]))?
             }
             _ => {
@@ -600,21 +601,17 @@ impl Emitter<'_> {
         let header = self.current_label()?;
         let then_label = self.m.b.id();
         let merge = self.m.b.id();
-        built(
-            self.m
-                .b
-                .selection_merge(merge, spirv::SelectionControl::NONE),
-        )?;
+        built(self.m.selection_merge(merge, spirv::SelectionControl::NONE))?;
         built(
             self.m
                 .b
                 .branch_conditional(condition, then_label, merge, []),
         )?;
-        built(self.m.b.begin_block(Some(then_label)))?;
+        built(self.m.begin_block(Some(then_label)))?;
         let value = body(self)?;
         let end = self.current_label()?;
-        built(self.m.b.branch(merge))?;
-        built(self.m.b.begin_block(Some(merge)))?;
+        built(self.m.branch(merge))?;
+        built(self.m.begin_block(Some(merge)))?;
         built(self.m.b.phi(ty, None, [(value, end), (otherwise, header)]))
     }
 

@@ -159,7 +159,7 @@ impl Emitter<'_> {
             Some(resident) => {
                 let uint = self.m.scalar(Scalar::U32);
                 let zero = self.m.constant_u32(0);
-                built(self.m.b.select(uint, None, resident, one, zero))?
+                built(self.m.select(uint, None, resident, one, zero))?
             }
             None => one,
         };
@@ -210,7 +210,7 @@ impl Emitter<'_> {
         let bools = self.m.vector(Scalar::Bool, count);
         let mapped = built(self.m.b.i_not_equal(bools, None, status.id, zero))?;
         let uints = self.m.vector(Scalar::U32, count);
-        let id = built(self.m.b.select(uints, None, mapped, ones, zero))?;
+        let id = built(self.m.select(uints, None, mapped, ones, zero))?;
         let value = Val {
             id,
             scalar: Scalar::U32,

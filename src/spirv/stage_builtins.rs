@@ -122,7 +122,8 @@ impl Emitter<'_> {
                 let float = self.m.scalar(Scalar::F32);
                 let distances = self.m.array(float, count);
                 let ty = self.m.array(distances, length);
-                let var = self.global(ty, class, Some(format!("{builtin:?}")));
+                let name = self.debug_name(format_args!("{builtin:?}"));
+                let var = self.global(ty, class, name);
                 self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
                 self.io.stage.arrayed_builtins.insert(key, var);
                 var

@@ -257,7 +257,7 @@ impl Emitter<'_> {
                             scalar,
                             4,
                             Some(length),
-                            format!("{prefix}{register}"),
+                            format_args!("{prefix}{register}"),
                         );
                         self.decorate(var, Decoration::Location, &[register]);
                         self.io
@@ -273,8 +273,13 @@ impl Emitter<'_> {
                 let var = match self.io.stage.arrayed_builtins.get(&key) {
                     Some(&var) => var,
                     None => {
-                        let var =
-                            self.io_global(class, Scalar::F32, 4, Some(length), "Position".into());
+                        let var = self.io_global(
+                            class,
+                            Scalar::F32,
+                            4,
+                            Some(length),
+                            format_args!("Position"),
+                        );
                         self.decorate(var, Decoration::BuiltIn, &[BuiltIn::Position as u32]);
                         self.io.stage.arrayed_builtins.insert(key, var);
                         var
@@ -432,7 +437,7 @@ impl Emitter<'_> {
             )?;
             let this = self.m.constant_u32(r);
             let hit = built(self.m.b.i_equal(boolean, None, index, this))?;
-            result = built(self.m.b.select(uint, None, hit, bits.id, result))?;
+            result = built(self.m.select(uint, None, hit, bits.id, result))?;
         }
         Ok(Some(Val {
             id: result,

@@ -387,7 +387,7 @@ impl Emitter<'_> {
                 scalar,
                 sources.len() as u32,
                 None,
-                format!("xfb{i}"),
+                format_args!("xfb{i}"),
             );
             self.decorate(var, Decoration::Location, &[first_location + n as u32]);
             self.decorate(var, Decoration::XfbBuffer, &[slot as u32]);
@@ -461,7 +461,7 @@ impl Emitter<'_> {
             scalar,
             4,
             None,
-            format!("o{register}_streams"),
+            format_args!("o{register}_streams"),
         );
         for c in 0..4u8 {
             let slot = Slot {

@@ -195,7 +195,7 @@ impl Emitter<'_> {
         let size = self.m.constant_u32(length);
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
-        let clamped = built(self.m.b.select(uint, None, in_range, index, zero))?;
+        let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
         let element = built(self.m.access_chain(pointer, array, &[clamped, c]))?;
         Ok(Some((element, Some(in_range))))
     }
@@ -210,7 +210,7 @@ impl Emitter<'_> {
         let id = match in_range {
             Some(in_range) => {
                 let zero = self.m.constant_u32(0);
-                built(self.m.b.select(uint, None, in_range, value, zero))?
+                built(self.m.select(uint, None, in_range, value, zero))?
             }
             None => value,
         };
@@ -249,7 +249,13 @@ impl Emitter<'_> {
             return var;
         }
         let length = if inner { 2 } else { 4 };
-        let var = self.io_global(class, Scalar::F32, 1, Some(length), format!("{builtin:?}"));
+        let var = self.io_global(
+            class,
+            Scalar::F32,
+            1,
+            Some(length),
+            format_args!("{builtin:?}"),
+        );
         self.decorate(var, Decoration::BuiltIn, &[builtin as u32]);
         self.decorate(var, Decoration::Patch, &[]);
         self.io.stage.tess_levels.insert(key, var);
@@ -280,7 +286,7 @@ impl Emitter<'_> {
                 return (slot.var, slot.scalar);
             }
         }
-        let var = self.io_global(class, scalar, 4, None, format!("vpc{register}"));
+        let var = self.io_global(class, scalar, 4, None, format_args!("vpc{register}"));
         let location = self.patch_location_base().saturating_add(register);
         self.decorate(var, Decoration::Location, &[location]);
         self.decorate(var, Decoration::Patch, &[]);
@@ -412,7 +418,7 @@ impl Emitter<'_> {
                     let value = self.cast(bits, Scalar::F32)?;
                     // Larger than the limit: the limit; NaN compares false and stays NaN.
                     let above = built(self.m.b.f_ord_greater_than(boolean, None, value.id, limit))?;
-                    let clamped = built(self.m.b.select(float, None, above, limit, value.id))?;
+                    let clamped = built(self.m.select(float, None, above, limit, value.id))?;
                     let var = self.tess_level_var(output, inner);
                     let pointer = self.m.pointer(output, float);
                     let i = self.m.constant_u32(index);

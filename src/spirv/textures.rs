@@ -776,7 +776,7 @@ impl Emitter<'_> {
             let mip = self.load_scalar(&mip, Scalar::U32)?.id;
             let in_range = built(self.m.b.u_less_than(boolean, None, mip, levels))?;
             let zero = self.m.constant_u32(0);
-            let lod = built(self.m.b.select(uint, None, in_range, mip, zero))?;
+            let lod = built(self.m.select(uint, None, in_range, mip, zero))?;
             let size = self.raw_op(
                 Op::ImageQuerySizeLod,
                 size_ty,
@@ -798,7 +798,7 @@ impl Emitter<'_> {
             InfoReturnType::Uint => {
                 let mut parts = Vec::new();
                 for d in &dims {
-                    parts.push(built(self.m.b.select(uint, None, in_range, *d, zero))?);
+                    parts.push(built(self.m.select(uint, None, in_range, *d, zero))?);
                 }
                 while parts.len() < 3 {
                     parts.push(zero);
@@ -819,7 +819,7 @@ impl Emitter<'_> {
                         f
                     };
                     // Dimensions of a mip level out of range read as 0.
-                    parts.push(built(self.m.b.select(float, None, in_range, f, zero_f))?);
+                    parts.push(built(self.m.select(float, None, in_range, f, zero_f))?);
                 }
                 while parts.len() < 3 {
                     parts.push(zero_f);
@@ -930,14 +930,14 @@ impl Emitter<'_> {
         let b = built(self.m.b.logical_and(boolean, None, small, below))?;
         let valid = built(self.m.b.logical_and(boolean, None, a, b))?;
         let slot = built(self.m.b.i_add(uint, None, minus_one, index))?;
-        let slot = built(self.m.b.select(uint, None, valid, slot, zero))?;
+        let slot = built(self.m.select(uint, None, valid, slot, zero))?;
         let pointer = self.m.pointer(StorageClass::Private, vec2);
         let ptr = built(self.m.access_chain(pointer, table, &[slot]))?;
         let position = built(self.m.load(vec2, ptr))?;
         let zeros = self.splat_bits(Scalar::F32, 0, 2);
         let bvec2 = self.m.vector(Scalar::Bool, 2);
         let valid2 = built(self.m.b.composite_construct(bvec2, None, [valid, valid]))?;
-        let id = built(self.m.b.select(vec2, None, valid2, position, zeros))?;
+        let id = built(self.m.select(vec2, None, valid2, position, zeros))?;
         Ok(Val {
             id,
             scalar: Scalar::F32,

@@ -36,13 +36,11 @@ pub fn decode(code: &[u8]) -> Result<Program> {
             ),
         ));
     }
-    let words: Vec<u32> = code
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
-    let version = words[0];
+    // Read in place: no copy of the program into a Vec<u32>.
+    let words = Words(code);
+    let version = words.at(0);
     let model = decode_version(version)?;
-    let declared = words[1] as usize;
+    let declared = words.at(1) as usize;
     if declared < 2 || declared > words.len() {
         return Err(Error::new(
             Location::ProgramDword { dword: 1 },
@@ -58,7 +56,7 @@ pub fn decode(code: &[u8]) -> Result<Program> {
     program.instructions.reserve(declared / 5 + 4);
     program.operands.reserve(declared / 3 + 4);
     let mut decoder = Decoder {
-        words: &words[..declared],
+        words: Words(&code[..declared * 4]),
         program,
         index: 0,
         start: 0,
@@ -102,8 +100,36 @@ fn decode_version(version: u32) -> Result<ShaderModel> {
     })
 }
 
+/// The program's dwords, read little-endian from the chunk's bytes (a whole number of
+/// dwords).
+#[derive(Clone, Copy)]
+struct Words<'a>(&'a [u8]);
+
+impl<'a> Words<'a> {
+    fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// Dword `i`, which must exist (like slice indexing).
+    fn at(&self, i: usize) -> u32 {
+        let b = &self.0[i * 4..i * 4 + 4];
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+    }
+
+    fn get(&self, i: usize) -> Option<u32> {
+        (i < self.len()).then(|| self.at(i))
+    }
+
+    /// The dwords `start..end` (which must exist).
+    fn range(self, start: usize, end: usize) -> impl ExactSizeIterator<Item = u32> + 'a {
+        self.0[start * 4..end * 4]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+}
+
 struct Decoder<'a> {
-    words: &'a [u32],
+    words: Words<'a>,
     program: Program,
     /// Index of the instruction being decoded.
     index: u32,
@@ -127,7 +153,7 @@ impl Decoder<'_> {
                 self.end
             )));
         }
-        let word = self.words[self.pos];
+        let word = self.words.at(self.pos);
         self.pos += 1;
         Ok(word)
     }
@@ -140,7 +166,7 @@ impl Decoder<'_> {
         while self.pos < self.words.len() {
             self.start = self.pos;
             self.end = self.words.len();
-            let token = self.words[self.pos];
+            let token = self.words.at(self.pos);
             let code = tokens::opcode(token);
             let opcode = Opcode::from_code(code)
                 .ok_or_else(|| self.err(format!("unknown opcode {code} (token {token:#010x})")))?;
@@ -173,11 +199,11 @@ impl Decoder<'_> {
     /// Accepts zero dwords after the last operand (fxc pads `samplepos` with one) and
     /// rejects anything else left unread.
     fn check_trailing(&self) -> Result<()> {
-        let rest = &self.words[self.pos.min(self.end)..self.end];
-        if rest.iter().any(|&w| w != 0) {
+        let mut rest = self.words.range(self.pos.min(self.end), self.end);
+        let left = rest.len();
+        if rest.any(|w| w != 0) {
             return Err(self.err(format!(
-                "{} dword(s) left unread at the end of the instruction",
-                rest.len()
+                "{left} dword(s) left unread at the end of the instruction"
             )));
         }
         Ok(())
@@ -191,7 +217,7 @@ impl Decoder<'_> {
 
     fn set_length(&mut self, token: u32, opcode: Opcode) -> Result<()> {
         let length = if self.header_has_length_dword(token, opcode) {
-            let word = self.words.get(self.start + 1).copied().ok_or_else(|| {
+            let word = self.words.get(self.start + 1).ok_or_else(|| {
                 self.err("the instruction length is in a dword past the end of the program")
             })?;
             if word < 2 {
@@ -221,7 +247,6 @@ impl Decoder<'_> {
         let length = self
             .words
             .get(self.start + 1)
-            .copied()
             .ok_or_else(|| self.err("custom-data block has no length dword"))?;
         let end = (length as usize)
             .checked_add(self.start)
@@ -233,18 +258,18 @@ impl Decoder<'_> {
                 ))
             })?;
         self.end = end;
-        let payload = &self.words[self.start + 2..end];
-        let data = self.push_data(payload);
+        let data = self.push_data(self.start + 2, end);
         instruction.declaration = Some(Declaration::CustomData { class, data });
         Ok(())
     }
 
-    fn push_data(&mut self, payload: &[u32]) -> DataRange {
+    /// Appends the program's dwords `from..to` to the data arena.
+    fn push_data(&mut self, from: usize, to: usize) -> DataRange {
         let start = self.program.data.len() as u32;
-        self.program.data.extend_from_slice(payload);
+        self.program.data.extend(self.words.range(from, to));
         DataRange {
             start,
-            len: payload.len() as u32,
+            len: (to - from) as u32,
         }
     }
 
@@ -255,11 +280,9 @@ impl Decoder<'_> {
                 self.remaining()
             )));
         }
-        let payload = &self.words[self.pos..self.pos + count as usize];
+        let from = self.pos;
         self.pos += count as usize;
-        let start = self.program.data.len() as u32;
-        self.program.data.extend_from_slice(payload);
-        Ok(DataRange { start, len: count })
+        Ok(self.push_data(from, self.pos))
     }
 
     fn operation(&mut self, token: u32, instruction: &mut Instruction) -> Result<()> {

@@ -194,12 +194,24 @@ pub fn run(options: &Options) -> Result<()> {
 }
 
 /// Runs the criterion benches of the main crate.
+///
+/// They build in their own target directory (`target/bench-criterion`, unless
+/// `CARGO_TARGET_DIR` is set): under `cargo bench` the dev-dependencies (criterion) change
+/// the features of shared dependencies (serde), so the library built for the benches and
+/// the one built for `cargo xtask` differ, and in one target directory each build replaced
+/// the other, recompiling the library on every `cargo xtask bench --criterion`.
 fn run_criterion() -> Result<()> {
-    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    command
         .args(["bench", "--bench", "translate"])
-        .current_dir(workspace_root())
-        .status()
-        .context("running cargo bench")?;
+        .current_dir(workspace_root());
+    if std::env::var_os("CARGO_TARGET_DIR").is_none() {
+        command.env(
+            "CARGO_TARGET_DIR",
+            workspace_root().join("target").join("bench-criterion"),
+        );
+    }
+    let status = command.status().context("running cargo bench")?;
     if !status.success() {
         bail!("cargo bench failed ({status})");
     }
