@@ -1,8 +1,11 @@
 //! Translation time grows linearly with the program: synthetic compute shaders of about 1k,
 //! 10k and 100k instructions (arithmetic, raw loads and stores, branches, loops) are
-//! assembled and translated; each tenfold step in size may cost at most 25 times the time
-//! (linear is 10; a quadratic stage would show 100). Each size takes the fastest of three
-//! runs. This checks a shape, not a speed (speed is `cargo xtask bench`'s).
+//! assembled and translated; each tenfold step in size may cost at most 40 times the time
+//! (linear is 10; a quadratic stage would show 100). Each size takes the fastest of five
+//! runs. The margin above 10 is for memory: a 100k-instruction program's module no longer
+//! fits in the caches and its allocations slow the allocator down (on 2 loaded cores the
+//! step measured 19–25×, with instruction counts growing linearly). This checks a shape,
+//! not a speed (speed is `cargo xtask bench`'s).
 
 use std::time::{Duration, Instant};
 
@@ -39,7 +42,7 @@ fn program(blocks: usize) -> String {
 }
 
 fn fastest_translation(bytes: &[u8]) -> Duration {
-    (0..3)
+    (0..5)
         .map(|_| {
             let start = Instant::now();
             let t = dxbc2spirv::translate_bytes(bytes, &dxbc2spirv::TranslateOptions::default())
@@ -71,7 +74,7 @@ fn translation_time_is_linear_in_program_size() {
         };
         let ratio = t1.as_secs_f64() / t0.as_secs_f64().max(1e-9);
         assert!(
-            ratio < 25.0,
+            ratio < 40.0,
             "{n0} → {n1} instructions: time {t0:?} → {t1:?}, {ratio:.1}× (linear would be about 10×)"
         );
     }
