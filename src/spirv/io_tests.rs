@@ -487,15 +487,7 @@ ret
 ",
     );
     // Two private arrays; the outputs are copied out before the return.
-    let privates = module
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first()
-                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Private))
-        })
-        .count();
+    let privates = super::test_support::global_variables(&module, spirv::StorageClass::Private);
     assert!(privates >= 2);
     assert!(count_op(&module, Op::ULessThan) >= 2);
 }

@@ -81,3 +81,15 @@ pub fn lowered(
     };
     crate::spirv::translate_with_bindings(program, reflection, &plain, mapper)
 }
+
+/// How many module-scope variables of a storage class the module declares.
+pub fn global_variables(module: &SpvModule, class: spirv::StorageClass) -> usize {
+    module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&SpvOperand::StorageClass(class))
+        })
+        .count()
+}

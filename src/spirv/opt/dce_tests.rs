@@ -20,12 +20,7 @@ fn unused_code_variables_constants_types_and_their_decorations_go() {
     s.m.store(s.output, v).unwrap();
     let mut module = s.finish();
     dce::run(&mut module);
-    assert_eq!(
-        super::test_support::code(&module),
-        [Op::Load, Op::Store, Op::Return],
-        "{}",
-        text(&module)
-    );
+    super::test_support::assert_code(&module, &[Op::Load, Op::Store, Op::Return]);
     let left = |op: Op| {
         module
             .types_global_values

@@ -34,15 +34,7 @@ fn a_load_after_a_store_in_the_block_takes_the_stored_value() {
     run_pass(&mut module, |m, _, p| dead_stores::run(m, p));
     dce::run(&mut module);
     assert_eq!(count(&module, Op::Store), 1, "{}", text(&module));
-    let privates = module
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first()
-                    == Some(&rspirv::dr::Operand::StorageClass(StorageClass::Private))
-        })
-        .count();
+    let privates = crate::spirv::test_support::global_variables(&module, StorageClass::Private);
     assert_eq!(privates, 0, "{}", text(&module));
     assert_valid(&module);
 }

@@ -27,12 +27,7 @@ fn component_stores_of_a_whole_vector_become_one_store_of_it() {
     run_pass(&mut module, |m, i, _| merge_stores::run(m, i));
     run_pass(&mut module, |m, i, _| simplify::run(m, i));
     dce::run(&mut module);
-    assert_eq!(
-        super::test_support::code(&module),
-        [Op::Load, Op::Store, Op::Return],
-        "{}",
-        text(&module)
-    );
+    super::test_support::assert_code(&module, &[Op::Load, Op::Store, Op::Return]);
     assert_valid(&module);
 }
 
@@ -67,11 +62,9 @@ fn component_reads_of_an_input_become_one_vector_read() {
     run_pass(&mut module, |m, i, _| widen::run(m, i));
     run_pass(&mut module, |m, i, _| simplify::run(m, i));
     dce::run(&mut module);
-    assert_eq!(
-        super::test_support::code(&module),
-        [Op::Load, Op::VectorShuffle, Op::Store, Op::Return],
-        "{}",
-        text(&module)
+    super::test_support::assert_code(
+        &module,
+        &[Op::Load, Op::VectorShuffle, Op::Store, Op::Return],
     );
     assert_valid(&module);
 }

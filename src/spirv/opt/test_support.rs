@@ -120,6 +120,11 @@ pub fn code(module: &SpvModule) -> Vec<Op> {
         .collect()
 }
 
+/// Panics unless the module's code is exactly these opcodes (with the module's disassembly).
+pub fn assert_code(module: &SpvModule, expected: &[Op]) {
+    assert_eq!(code(module), expected, "{}", text(module));
+}
+
 /// How many instructions of an opcode the module's code holds.
 pub fn count(module: &SpvModule, op: Op) -> usize {
     code(module).into_iter().filter(|&o| o == op).count()
