@@ -143,3 +143,15 @@ fn a_cube_uav_is_refused() {
 fn a_thread_group_sync_outside_compute_shaders_is_refused() {
     refused("ps_5_0\nsync_g_t\nret\n", "sync with _t or _g");
 }
+
+#[test]
+fn thread_ids_outside_compute_shaders_are_refused() {
+    refused(
+        "ps_5_0\ndcl_input vThreadGroupID.xy\ndcl_output o0.xyzw\nmov o0.xy, vThreadGroupID.xyxx\nret\n",
+        "vThreadGroupID does not exist in a ps shader",
+    );
+    refused(
+        "vs_5_0\ndcl_output o0.xyzw\nmov o0.x, vCoverage.x\nret\n",
+        "vCoverage does not exist in a vs shader",
+    );
+}

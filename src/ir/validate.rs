@@ -48,12 +48,16 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
                 instruction.opcode.name()
             )));
         }
+        for operand in program.srcs(instruction) {
+            check_register_stage(program.model.stage, operand.kind).map_err(fail)?;
+        }
         if let Some(declaration) = &instruction.declaration {
             check_stage_declaration(program.model.stage, declaration, &mut once, &mut topology)
                 .map_err(fail)?;
             if let Declaration::Signature { operand, .. } = declaration {
                 let operand = program.operand(*operand);
                 check_signature_kind(instruction.opcode, operand.kind).map_err(fail)?;
+                check_register_stage(program.model.stage, operand.kind).map_err(fail)?;
                 if program.model.stage == Stage::Hull
                     && operand.kind == RegisterKind::Input
                     && operand.index_count != 2
@@ -67,6 +71,38 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Checks that an input register file exists in the stage (thread ids only in compute
+/// shaders, coverage only in pixel shaders, and so on): Vulkan allows the built-ins behind
+/// them only in the matching execution models.
+fn check_register_stage(stage: Stage, kind: RegisterKind) -> std::result::Result<(), String> {
+    use RegisterKind::*;
+    use Stage::*;
+    let stages: &[Stage] = match kind {
+        InputThreadId
+        | InputThreadGroupId
+        | InputThreadIdInGroup
+        | InputThreadIdInGroupFlattened => &[Compute],
+        InputCoverageMask | InnerCoverage => &[Pixel],
+        InputGsInstanceId => &[Geometry],
+        InputDomainPoint => &[Domain],
+        OutputControlPointId | InputForkInstanceId | InputJoinInstanceId | OutputControlPoint => {
+            &[Hull]
+        }
+        InputControlPoint | InputPatchConstant => &[Hull, Domain],
+        InputPrimitiveId => &[Hull, Domain, Geometry, Pixel],
+        _ => return Ok(()),
+    };
+    if stages.contains(&stage) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} does not exist in a {} shader",
+            kind.name(),
+            stage.prefix()
+        ))
+    }
 }
 
 /// Instructions only a pixel shader has: attribute evaluation, `discard` and the

@@ -222,8 +222,9 @@ impl<'a> Emitter<'a> {
         }
         let main = self.begin_void_function(None)?;
         self.io_prologue()?;
+        let mut dead = super::flow::DeadCode::default();
         for (index, instruction) in self.program.instructions.iter().enumerate() {
-            if instruction.declaration.is_some() {
+            if instruction.declaration.is_some() || dead.skip(instruction.opcode) {
                 continue;
             }
             self.set_at(index, instruction);
@@ -239,6 +240,7 @@ impl<'a> Emitter<'a> {
                 continue;
             }
             self.instruction(instruction)?;
+            dead.translated(instruction.opcode, self.block_open);
         }
         self.end_function()?;
         Ok(main)

@@ -420,3 +420,52 @@ impl Emitter<'_> {
         Ok(())
     }
 }
+
+/// Tracks unreachable code: after a `break`, `continue` or `ret` has closed the block, the
+/// instructions up to the end of the enclosing construct (an `else`, `case`, `default`,
+/// `endif`, `endloop`, `endswitch` or `label` of its own level) can never run and are not
+/// translated. A jump from them would also leave SPIR-V's structured constructs (an
+/// unreachable block is in no loop, so it may not branch to a continue target).
+#[derive(Debug, Default)]
+pub struct DeadCode {
+    /// Constructs opened inside the unreachable code, when in it.
+    depth: Option<u32>,
+}
+
+impl DeadCode {
+    /// Whether to skip an instruction (it is unreachable).
+    pub fn skip(&mut self, opcode: Opcode) -> bool {
+        let Some(depth) = self.depth.as_mut() else {
+            return false;
+        };
+        match opcode {
+            Opcode::If | Opcode::Loop | Opcode::Switch => *depth += 1,
+            Opcode::EndIf | Opcode::EndLoop | Opcode::EndSwitch if *depth > 0 => *depth -= 1,
+            Opcode::Else | Opcode::Case | Opcode::Default if *depth > 0 => {}
+            Opcode::Else
+            | Opcode::Case
+            | Opcode::Default
+            | Opcode::EndIf
+            | Opcode::EndLoop
+            | Opcode::EndSwitch
+            | Opcode::Label
+            | Opcode::HsDecls
+            | Opcode::HsControlPointPhase
+            | Opcode::HsForkPhase
+            | Opcode::HsJoinPhase => {
+                self.depth = None;
+                return false;
+            }
+            _ => {}
+        }
+        true
+    }
+
+    /// Notes an instruction that was translated: an unconditional jump that closed the block
+    /// starts unreachable code.
+    pub fn translated(&mut self, opcode: Opcode, block_open: bool) {
+        if !block_open && matches!(opcode, Opcode::Break | Opcode::Continue | Opcode::Ret) {
+            self.depth = Some(0);
+        }
+    }
+}

@@ -116,15 +116,17 @@ impl Emitter<'_> {
     fn phase_function(&mut self, phase: Phase) -> Result<Word> {
         let id = self.begin_void_function(None)?;
         let program = self.program;
+        let mut dead = super::flow::DeadCode::default();
         for index in phase.start..phase.end {
             let Some(instruction) = program.instructions.get(index) else {
                 break;
             };
-            if instruction.declaration.is_some() {
+            if instruction.declaration.is_some() || dead.skip(instruction.opcode) {
                 continue;
             }
             self.set_at(index, instruction);
             self.instruction(instruction)?;
+            dead.translated(instruction.opcode, self.block_open);
         }
         self.end_function()?;
         Ok(id)

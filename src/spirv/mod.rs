@@ -24,6 +24,8 @@ mod doubles;
 mod doubles_tests;
 mod emitter;
 mod flow;
+#[cfg(test)]
+mod flow_tests;
 mod fma64;
 #[cfg(test)]
 mod fma64_tests;

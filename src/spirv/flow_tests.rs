@@ -1,0 +1,85 @@
+//! Tests of control flow: unreachable code after a jump.
+
+use super::test_support::{lowered, validate};
+use crate::container::Reflection;
+use crate::spirv::Options;
+
+/// Translates a program (validating the module with and without the optimiser); returns
+/// the unoptimised module's words.
+fn compile(text: &str) -> Vec<u32> {
+    let program = crate::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let words = lowered(
+        &program,
+        &Reflection::default(),
+        &Options::default(),
+        &crate::bindings::DefaultBindings,
+    )
+    .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    validate(&words);
+    words
+}
+
+#[test]
+fn jumps_in_unreachable_code_are_not_translated() {
+    // After `break` the rest of the case can never run; its `continuec` would branch to
+    // the loop's continue target from a block outside the loop construct.
+    let words = compile(
+        "ps_4_0
+dcl_output o0.xyzw
+dcl_temps 2
+mov r0.xyzw, l(0, 0, 0, 0)
+mov r1.x, l(0)
+loop
+  switch r1.x
+  case l(1)
+    break
+    continuec_z l(0)
+    if_nz r1.x
+      continue
+    else
+      ret
+    endif
+    add r0.x, r0.x, l(1.0)
+    break
+  default
+    break
+  endswitch
+  iadd r1.x, r1.x, l(1)
+  breakc_nz r1.x
+endloop
+mov o0.xyzw, r0.xyzw
+ret
+",
+    );
+    let module = rspirv::dr::load_words(&words).expect("loads");
+    let fadds = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == spirv::Op::FAdd)
+        .count();
+    assert_eq!(fadds, 0, "the unreachable add was translated");
+}
+
+#[test]
+fn code_after_ret_in_a_branch_is_skipped_up_to_the_else() {
+    compile(
+        "ps_4_0
+dcl_input_ps linear v0.x
+dcl_output o0.xyzw
+dcl_temps 1
+mov o0.xyzw, l(0, 0, 0, 0)
+if_nz v0.x
+  ret
+  mov o0.x, l(1.0)
+  loop
+    break
+  endloop
+else
+  mov o0.y, l(2.0)
+endif
+ret
+",
+    );
+}
