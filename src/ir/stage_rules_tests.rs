@@ -141,7 +141,7 @@ fn a_cube_uav_is_refused() {
 
 #[test]
 fn a_thread_group_sync_outside_compute_shaders_is_refused() {
-    refused("ps_5_0\nsync_g_t\nret\n", "sync with _t or _g");
+    refused("ps_5_0\nsync_g_t\nret\n", "sync with _t, _g or _ugroup");
 }
 
 #[test]
@@ -153,5 +153,13 @@ fn thread_ids_outside_compute_shaders_are_refused() {
     refused(
         "vs_5_0\ndcl_output o0.xyzw\nmov o0.x, vCoverage.x\nret\n",
         "vCoverage does not exist in a vs shader",
+    );
+}
+
+#[test]
+fn a_group_scope_uav_fence_outside_compute_shaders_is_refused() {
+    refused(
+        "ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(0, 0, 0, 0)\nsync_ugroup\nret\n",
+        "sync with _t, _g or _ugroup",
     );
 }

@@ -34,11 +34,12 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
         let sync = instruction.sync;
         if instruction.opcode == Opcode::Sync
-            && (sync.threads_in_group || sync.group_shared_memory)
+            && (sync.threads_in_group || sync.group_shared_memory || sync.uav_group)
             && program.model.stage != Stage::Compute
         {
             return Err(fail(
-                "sync with _t or _g (thread-group sync or shared memory) outside a compute shader"
+                "sync with _t, _g or _ugroup (thread-group sync, shared memory or a group-scope \
+                 UAV fence) outside a compute shader"
                     .into(),
             ));
         }
