@@ -581,6 +581,15 @@ impl Emitter<'_> {
                 opcode.name()
             )));
         }
+        // D3D compares on 1D, 2D and cube textures (and their arrays) only; Vulkan forbids
+        // depth-comparison sampling of 3D images.
+        if comparison && image.dimension == ResourceDimension::Texture3D {
+            return Err(self.err(format!(
+                "{} compares against a 3D texture (comparison sampling takes 1D, 2D or cube \
+                 textures)",
+                opcode.name()
+            )));
+        }
         let float = self.m.scalar(Scalar::F32);
         let vec4 = self.m.vector(image.scalar, 4);
         let zero_f = self.m.constant_bits(Scalar::F32, 0);

@@ -446,3 +446,22 @@ fn comparison_sampling_of_an_integer_resource_is_refused() {
         "{text}\n{err}"
     );
 }
+
+#[test]
+fn comparison_sampling_of_a_3d_texture_is_an_error() {
+    let text = "cs_5_0
+dcl_sampler s0, mode_comparison
+dcl_resource_texture3d (float,float,float,float) t0
+dcl_uav_typed_buffer (float,float,float,float) u0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+sample_c_lz_indexable(texture3d)(float,float,float,float) r0.x, l(0, 0, 0, 0), t0.xxxx, s0, l(0.5)
+store_uav_typed u0.xyzw, l(0, 0, 0, 0), r0.xxxx
+ret
+";
+    let error = try_compile(text).expect_err("a 3D comparison must be refused");
+    assert!(
+        error.to_string().contains("compares against a 3D texture"),
+        "{error}"
+    );
+}
