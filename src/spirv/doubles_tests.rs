@@ -33,14 +33,9 @@ fn module(text: &str) -> Module {
             target,
             ..Options::default()
         };
-        let words = compile_with(text, &options).unwrap_or_else(|e| panic!("{e}\n{text}"));
-        validate_for(&words, target.name());
         // The tests look at the lowering, as the emitter writes it.
-        let plain = Options {
-            no_optimize: true,
-            ..options
-        };
-        last = compile_with(text, &plain).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        last = super::test_support::lowered_with(&options, |o| compile_with(text, o))
+            .unwrap_or_else(|e| panic!("{e}\n{text}"));
     }
     rspirv::dr::load_words(&last).expect("rspirv parses the module")
 }

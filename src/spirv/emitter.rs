@@ -74,6 +74,21 @@ pub struct Emitter<'a> {
     pub link: super::linkage::LinkageState,
 }
 
+/// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
+/// sized once instead of growing and rehashing as the temps are first used.
+fn declared_temp_components(program: &Program) -> usize {
+    program
+        .instructions
+        .iter()
+        .find_map(|i| match i.declaration {
+            Some(Declaration::Temps(count)) => Some(count as usize),
+            _ => None,
+        })
+        .unwrap_or(0)
+        .saturating_mul(4)
+        .min(256)
+}
+
 impl<'a> Emitter<'a> {
     /// Translates a whole program.
     pub fn run(
@@ -89,7 +104,10 @@ impl<'a> Emitter<'a> {
             options,
             at: (0, 0),
             temp_types: infer_temp_types(program),
-            temps: HashMap::default(),
+            temps: HashMap::with_capacity_and_hasher(
+                declared_temp_components(program),
+                Default::default(),
+            ),
             indexable: HashMap::default(),
             globals: Vec::new(),
             labels: HashMap::default(),

@@ -54,6 +54,46 @@ pub struct Module {
     blocks: HashMap<(Word, bool), Word>,
 }
 
+/// The grammar entry of a core opcode, from a table built on first use: rspirv's
+/// `Instruction::new` searches its grammar table linearly for every instruction made.
+fn grammar_class(op: spirv::Op) -> Option<&'static rspirv::grammar::Instruction<'static>> {
+    /// Opcodes below this are looked up in the table (every core opcode the translator
+    /// makes on its hot paths); the rest are searched for.
+    const TABLE: usize = 512;
+    type Class = &'static rspirv::grammar::Instruction<'static>;
+    static CLASSES: OnceLock<Vec<Option<Class>>> = OnceLock::new();
+    let table = CLASSES.get_or_init(|| {
+        let mut table = vec![None; TABLE];
+        for class in rspirv::grammar::INSTRUCTION_TABLE.iter() {
+            // The first entry of an opcode, as rspirv's own look-up finds.
+            if let Some(slot @ None) = table.get_mut(class.opcode as usize) {
+                *slot = Some(class);
+            }
+        }
+        table
+    });
+    table.get(op as usize).copied().flatten()
+}
+
+/// An instruction of opcode `op`, without rspirv's linear grammar search where the opcode is
+/// in the table of [`grammar_class`].
+pub fn instruction(
+    op: spirv::Op,
+    result_type: Option<Word>,
+    result_id: Option<Word>,
+    operands: Vec<SpvOperand>,
+) -> rspirv::dr::Instruction {
+    match grammar_class(op) {
+        Some(class) => rspirv::dr::Instruction {
+            class,
+            result_type,
+            result_id,
+            operands,
+        },
+        None => rspirv::dr::Instruction::new(op, result_type, result_id, operands),
+    }
+}
+
 /// Converts an rspirv builder error into an internal error.
 pub fn built<T>(result: std::result::Result<T, rspirv::dr::Error>) -> Result<T> {
     result.map_err(|e| {
@@ -310,24 +350,6 @@ impl Module {
         id
     }
 
-    /// An instruction of opcode `op` whose grammar entry comes from `class` (filled on first
-    /// use): rspirv's `Instruction::new` searches the grammar table linearly every time.
-    fn instruction(
-        op: spirv::Op,
-        class: &'static OnceLock<&'static rspirv::grammar::Instruction<'static>>,
-        result_type: Option<Word>,
-        result_id: Option<Word>,
-        operands: Vec<SpvOperand>,
-    ) -> rspirv::dr::Instruction {
-        rspirv::dr::Instruction {
-            class: class
-                .get_or_init(|| rspirv::dr::Instruction::new(op, None, None, Vec::new()).class),
-            result_type,
-            result_id,
-            operands,
-        }
-    }
-
     /// `OpLoad` of `pointer` as type `ty`, appended to the selected block (the instruction
     /// rspirv's builder makes, without its grammar search and operand growth).
     pub fn load(
@@ -335,11 +357,9 @@ impl Module {
         ty: Word,
         pointer: Word,
     ) -> std::result::Result<Word, rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
         let id = self.b.id();
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::Load,
-            &CLASS,
             Some(ty),
             Some(id),
             vec![SpvOperand::IdRef(pointer)],
@@ -354,10 +374,8 @@ impl Module {
         pointer: Word,
         object: Word,
     ) -> std::result::Result<(), rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::Store,
-            &CLASS,
             None,
             None,
             vec![SpvOperand::IdRef(pointer), SpvOperand::IdRef(object)],
@@ -371,11 +389,9 @@ impl Module {
         ty: Word,
         value: Word,
     ) -> std::result::Result<Word, rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
         let id = self.b.id();
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::Bitcast,
-            &CLASS,
             Some(ty),
             Some(id),
             vec![SpvOperand::IdRef(value)],
@@ -391,9 +407,8 @@ impl Module {
         &mut self,
         label: Option<Word>,
     ) -> std::result::Result<Word, rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
         let id = self.b.begin_block_no_label(label)?;
-        let inst = Self::instruction(spirv::Op::Label, &CLASS, None, Some(id), Vec::new());
+        let inst = instruction(spirv::Op::Label, None, Some(id), Vec::new());
         if let (Some(f), Some(b)) = (self.b.selected_function(), self.b.selected_block()) {
             if let Some(block) = self
                 .b
@@ -423,10 +438,8 @@ impl Module {
     /// `OpBranch` to `target`, ending the selected block (as rspirv's builder, without its
     /// grammar search).
     pub fn branch(&mut self, target: Word) -> std::result::Result<(), rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::Branch,
-            &CLASS,
             None,
             None,
             vec![SpvOperand::IdRef(target)],
@@ -444,11 +457,9 @@ impl Module {
         a: Word,
         b: Word,
     ) -> std::result::Result<Word, rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
         let id = result_id.unwrap_or_else(|| self.b.id());
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::Select,
-            &CLASS,
             Some(ty),
             Some(id),
             vec![
@@ -468,10 +479,8 @@ impl Module {
         merge: Word,
         control: spirv::SelectionControl,
     ) -> std::result::Result<(), rspirv::dr::Error> {
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(
+        let inst = instruction(
             spirv::Op::SelectionMerge,
-            &CLASS,
             None,
             None,
             vec![
@@ -502,14 +511,7 @@ impl Module {
         let mut operands = Vec::with_capacity(1 + indices.len());
         operands.push(SpvOperand::IdRef(composite));
         operands.extend(indices.iter().map(|&i| SpvOperand::LiteralBit32(i)));
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(
-            spirv::Op::CompositeExtract,
-            &CLASS,
-            Some(ty),
-            Some(id),
-            operands,
-        );
+        let inst = instruction(spirv::Op::CompositeExtract, Some(ty), Some(id), operands);
         self.append(inst)?;
         Ok(id)
     }
@@ -526,8 +528,7 @@ impl Module {
         let mut operands = Vec::with_capacity(1 + indices.len());
         operands.push(SpvOperand::IdRef(base));
         operands.extend(indices.iter().map(|&i| SpvOperand::IdRef(i)));
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(spirv::Op::AccessChain, &CLASS, Some(ty), Some(id), operands);
+        let inst = instruction(spirv::Op::AccessChain, Some(ty), Some(id), operands);
         self.append(inst)?;
         Ok(id)
     }
@@ -549,14 +550,7 @@ impl Module {
         let id = self.b.id();
         let mut operands = vec![SpvOperand::StorageClass(class)];
         operands.extend(init.map(SpvOperand::IdRef));
-        static CLASS: OnceLock<&'static rspirv::grammar::Instruction<'static>> = OnceLock::new();
-        let inst = Self::instruction(
-            spirv::Op::Variable,
-            &CLASS,
-            Some(pointer),
-            Some(id),
-            operands,
-        );
+        let inst = instruction(spirv::Op::Variable, Some(pointer), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }

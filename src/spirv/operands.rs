@@ -6,7 +6,7 @@ use spirv::{StorageClass, Word};
 use super::emitter::{Emitter, IndexableTemp, Val};
 use super::module::{built, Scalar};
 use crate::error::Result;
-use crate::ir::{ComponentCount, Declaration, Index, Modifier, Operand, RegisterKind, Selection};
+use crate::ir::{ComponentCount, Index, Modifier, Operand, RegisterKind, Selection};
 use crate::passes::temp_types::TempType;
 
 /// GLSL.std.450 instruction numbers used here.
@@ -48,21 +48,6 @@ impl Emitter<'_> {
             ['x', 'y', 'z', 'w'][component as usize & 3]
         ));
         let var = self.global(ty, StorageClass::Private, name);
-        if self.temps.is_empty() {
-            // Sized once from `dcl_temps` (at most four components per temp) instead of
-            // growing and rehashing as the temps are first used.
-            let declared = self
-                .program
-                .instructions
-                .iter()
-                .map_while(|i| i.declaration.as_ref())
-                .find_map(|d| match d {
-                    Declaration::Temps(count) => Some(*count as usize),
-                    _ => None,
-                })
-                .unwrap_or(0);
-            self.temps.reserve(declared.saturating_mul(4).min(256));
-        }
         self.temps.insert((register, component), var);
         (var, scalar)
     }

@@ -6,7 +6,7 @@ use rspirv::binary::Disassemble;
 use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
 use spirv::{Capability, Decoration, ExecutionMode, Op};
 
-use super::test_support::{decorations, validate_for};
+use super::test_support::decorations;
 use crate::spirv::{Options, StreamOutput, StreamOutputEntry, TargetEnv};
 
 const GS: &str = include_str!("../../tests/in/gs_stream_output.asm");
@@ -38,15 +38,8 @@ fn compile(text: &str, layout: Option<StreamOutput>) -> SpvModule {
             stream_output: layout.clone(),
             ..Options::default()
         };
-        let words = crate::translate(&dxbc, &options)
-            .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
-        validate_for(&words, target.name());
         // The tests look at the lowering, as the emitter writes it.
-        let plain = Options {
-            no_optimize: true,
-            ..options
-        };
-        last = crate::translate(&dxbc, &plain)
+        last = super::test_support::lowered_with(&options, |o| crate::translate(&dxbc, o))
             .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
     }
     rspirv::dr::load_words(&last).expect("loads")

@@ -73,13 +73,23 @@ pub fn lowered(
     options: &crate::spirv::Options,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> crate::error::Result<Vec<u32>> {
-    let optimised = crate::spirv::translate_with_bindings(program, reflection, options, mapper)?;
+    lowered_with(options, |o| {
+        crate::spirv::translate_with_bindings(program, reflection, o, mapper)
+    })
+}
+
+/// [`lowered`] with the translation given: `translate` runs with `options` (the module must
+/// pass spirv-val) and again with the optimiser off, whose module is returned.
+pub fn lowered_with(
+    options: &crate::spirv::Options,
+    translate: impl Fn(&crate::spirv::Options) -> crate::error::Result<Vec<u32>>,
+) -> crate::error::Result<Vec<u32>> {
+    let optimised = translate(options)?;
     validate_for(&optimised, options.target.name());
-    let plain = crate::spirv::Options {
+    translate(&crate::spirv::Options {
         no_optimize: true,
         ..options.clone()
-    };
-    crate::spirv::translate_with_bindings(program, reflection, &plain, mapper)
+    })
 }
 
 /// How many module-scope variables of a storage class the module declares.

@@ -6,45 +6,36 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, Op, StorageClass, Word};
 
-use super::info::{ids, is_removable, uses};
+use super::info::{ids, is_removable, uses, IdMap};
 
 /// Use counts and removals, by id.
 struct Uses {
-    counts: Vec<u32>,
-    removed: Vec<bool>,
+    counts: IdMap<u32>,
+    removed: IdMap<bool>,
     any_removed: bool,
 }
 
 impl Uses {
     fn count(&self, id: Word) -> u32 {
-        self.counts.get(id as usize).copied().unwrap_or(0)
+        self.counts.get(id)
     }
 
     fn add(&mut self, id: Word) {
-        let index = id as usize;
-        if index >= self.counts.len() {
-            self.counts.resize(index + 1, 0);
-        }
-        self.counts[index] += 1;
+        self.counts.set(id, self.counts.get(id) + 1);
     }
 
     /// Removes an instruction: its id is gone and the uses it made are released.
     fn remove(&mut self, inst: &Instruction, id: Word) {
         for used in uses(inst) {
-            if let Some(c) = self.counts.get_mut(used as usize) {
-                *c = c.saturating_sub(1);
-            }
+            self.counts
+                .set(used, self.counts.get(used).saturating_sub(1));
         }
-        let index = id as usize;
-        if index >= self.removed.len() {
-            self.removed.resize(index + 1, false);
-        }
-        self.removed[index] = true;
+        self.removed.set(id, true);
         self.any_removed = true;
     }
 
     fn is_removed(&self, id: Word) -> bool {
-        self.removed.get(id as usize).copied().unwrap_or(false)
+        self.removed.get(id)
     }
 }
 
@@ -116,10 +107,10 @@ pub fn drop_marked(instructions: &mut Vec<Instruction>, dead: &[bool]) {
 /// How many times each id is used, not counting names, decorations and entry-point
 /// interfaces (which go with the id).
 fn use_counts(module: &Module) -> Uses {
-    let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
+    let bound = module.header.as_ref().map_or(0, |h| h.bound);
     let mut u = Uses {
-        counts: vec![0; bound],
-        removed: Vec::new(),
+        counts: IdMap::dense(bound),
+        removed: IdMap::dense(bound),
         any_removed: false,
     };
     for entry in &module.entry_points {

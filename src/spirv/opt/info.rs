@@ -373,19 +373,31 @@ pub fn uses(inst: &Instruction) -> impl Iterator<Item = Word> + '_ {
 }
 
 /// A table of values by id (ids are small and dense, so a vector beats a hash map), with
-/// the default value meaning "none"; [`IdMap::clear`] resets only the entries set.
+/// the default value meaning "none". A table made by [`IdMap::with_bound`] remembers which
+/// ids it set, so that [`IdMap::clear`] and [`IdMap::iter`] cost what was set; one made by
+/// [`IdMap::dense`] does not (cheaper to fill; clearing and iterating scan the whole table).
 #[derive(Debug, Clone, Default)]
 pub struct IdMap<T> {
     values: Vec<T>,
-    touched: Vec<Word>,
+    /// The ids set, when tracked.
+    touched: Option<Vec<Word>>,
 }
 
 impl<T: Copy + Default + PartialEq> IdMap<T> {
-    /// An empty table for ids below `bound` (it grows past it when needed).
+    /// An empty table for ids below `bound` (it grows past it when needed) that tracks the
+    /// ids it sets.
     pub fn with_bound(bound: Word) -> Self {
         IdMap {
             values: vec![T::default(); bound as usize],
-            touched: Vec::new(),
+            touched: Some(Vec::new()),
+        }
+    }
+
+    /// An empty table for ids below `bound` that does not track the ids it sets.
+    pub fn dense(bound: Word) -> Self {
+        IdMap {
+            values: vec![T::default(); bound as usize],
+            touched: None,
         }
     }
 
@@ -407,28 +419,55 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
         if index >= self.values.len() {
             self.values.resize(index + 1, T::default());
         }
-        if self.values[index] == T::default() {
-            self.touched.push(id);
+        if let Some(touched) = &mut self.touched {
+            if self.values[index] == T::default() {
+                touched.push(id);
+            }
         }
         self.values[index] = value;
     }
 
     /// Removes every value.
     pub fn clear(&mut self) {
-        for &id in &self.touched {
-            if let Some(v) = self.values.get_mut(id as usize) {
-                *v = T::default();
+        match &mut self.touched {
+            Some(touched) => {
+                for &id in touched.iter() {
+                    if let Some(v) = self.values.get_mut(id as usize) {
+                        *v = T::default();
+                    }
+                }
+                touched.clear();
             }
+            None => self.values.fill(T::default()),
         }
-        self.touched.clear();
+    }
+
+    /// Whether no value was set since the table was made or cleared (for an untracked table:
+    /// whether every value is the default).
+    pub fn is_empty(&self) -> bool {
+        match &self.touched {
+            Some(touched) => touched.is_empty(),
+            None => self.values.iter().all(|v| *v == T::default()),
+        }
     }
 
     /// Every id with a value, with it.
-    pub fn iter(&self) -> impl Iterator<Item = (Word, T)> + '_ {
-        self.touched
-            .iter()
-            .map(|&id| (id, self.get(id)))
-            .filter(|&(_, v)| v != T::default())
+    pub fn iter(&self) -> Box<dyn Iterator<Item = (Word, T)> + '_> {
+        match &self.touched {
+            Some(touched) => Box::new(
+                touched
+                    .iter()
+                    .map(|&id| (id, self.get(id)))
+                    .filter(|&(_, v)| v != T::default()),
+            ),
+            None => Box::new(
+                self.values
+                    .iter()
+                    .enumerate()
+                    .map(|(id, &v)| (id as Word, v))
+                    .filter(|&(_, v)| v != T::default()),
+            ),
+        }
     }
 }
 
@@ -468,7 +507,7 @@ impl Subst {
 
     /// Whether nothing is replaced.
     pub fn is_empty(&self) -> bool {
-        self.map.touched.is_empty()
+        self.map.is_empty()
     }
 
     /// Rewrites the id operands of an instruction.
@@ -670,33 +709,4 @@ pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
     candidates
 }
 
-/// A new instruction. rspirv's `Instruction::new` searches the grammar table for the opcode
-/// each time; the grammar entries of the opcodes the passes make are looked up once.
-pub fn instruction(
-    op: Op,
-    result_type: Option<Word>,
-    result_id: Option<Word>,
-    operands: Vec<Operand>,
-) -> Instruction {
-    type Class = &'static rspirv::grammar::Instruction<'static>;
-    static CLASSES: [std::sync::OnceLock<Class>; 10] = [const { std::sync::OnceLock::new() }; 10];
-    let slot = match op {
-        Op::Load => 0,
-        Op::Store => 1,
-        Op::AccessChain => 2,
-        Op::CompositeExtract => 3,
-        Op::CompositeConstruct => 4,
-        Op::Bitcast => 5,
-        Op::VectorShuffle => 6,
-        Op::Constant => 7,
-        Op::ConstantComposite => 8,
-        Op::TypePointer => 9,
-        _ => return Instruction::new(op, result_type, result_id, operands),
-    };
-    Instruction {
-        class: CLASSES[slot].get_or_init(|| Instruction::new(op, None, None, Vec::new()).class),
-        result_type,
-        result_id,
-        operands,
-    }
-}
+pub use crate::spirv::module::instruction;

@@ -20,7 +20,7 @@ use spirv::{Op, Word};
 use super::info::{is_pure, IdMap, Info, Subst};
 
 /// What the walk remembers of a definition.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 enum Def {
     /// Nothing the peepholes look at.
     #[default]
@@ -50,7 +50,7 @@ struct Simplifier<'a> {
     info: &'a mut Info,
     subst: Subst,
     /// Definitions by id.
-    defs: Vec<Def>,
+    defs: IdMap<Def>,
     /// The variable each pointer of read-only memory reaches.
     read_only_roots: IdMap<bool>,
     /// Values of the current function's first block.
@@ -72,7 +72,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
     let mut s = Simplifier {
         info,
         subst: Subst::with_bound(bound),
-        defs: vec![Def::Other; bound as usize],
+        defs: IdMap::dense(bound),
         read_only_roots,
         entry: HashMap::default(),
         block: HashMap::default(),
@@ -199,18 +199,12 @@ impl Simplifier<'_> {
             }
             _ => return,
         };
-        let index = result as usize;
-        if index >= self.defs.len() {
-            self.defs.resize(index + 1, Def::Other);
-        }
-        self.defs[index] = def;
+        self.defs.set(result, def);
     }
 
     /// What is remembered of an id's definition.
-    fn def(&self, id: Word) -> Option<&Def> {
-        self.defs
-            .get(id as usize)
-            .filter(|d| !matches!(d, Def::Other))
+    fn def(&self, id: Word) -> Option<Def> {
+        Some(self.defs.get(id)).filter(|d| *d != Def::Other)
     }
 
     fn type_of(&self, id: Word) -> Option<Word> {
@@ -257,11 +251,11 @@ impl Simplifier<'_> {
                 if c == u32::MAX {
                     return None;
                 }
-                let first_count = self.info.vector(self.type_of(*first)?)?.1;
+                let first_count = self.info.vector(self.type_of(first)?)?.1;
                 let (from, at) = if c < first_count {
-                    (*first, c)
+                    (first, c)
                 } else {
-                    (*second, c - first_count)
+                    (second, c - first_count)
                 };
                 // Rewritten into an extract from the shuffle's source.
                 inst.operands = vec![Operand::IdRef(from), Operand::LiteralBit32(at)];
@@ -289,11 +283,11 @@ impl Simplifier<'_> {
         let mut pieces = Vec::with_capacity(parts.len());
         for &part in &parts {
             let (value, bitcast) = match self.def(part) {
-                Some(Def::Bitcast(inner)) => (*inner, true),
+                Some(Def::Bitcast(inner)) => (inner, true),
                 _ => (part, false),
             };
             match self.def(value) {
-                Some(Def::Extract { source, index }) => pieces.push((*source, *index, bitcast)),
+                Some(Def::Extract { source, index }) => pieces.push((source, index, bitcast)),
                 _ => return None,
             }
         }
@@ -368,16 +362,16 @@ impl Simplifier<'_> {
             return None;
         };
         if let Some(Def::Bitcast(inner)) = self.def(source) {
-            source = *inner;
+            source = inner;
             inst.operands = vec![Operand::IdRef(source)];
         }
         // A component of a bitcast vector, cast back: the component of the original.
-        if let Some(&Def::Extract {
+        if let Some(Def::Extract {
             source: vector,
             index,
         }) = self.def(source)
         {
-            if let Some(&Def::Bitcast(original)) = self.def(vector) {
+            if let Some(Def::Bitcast(original)) = self.def(vector) {
                 let component = self.type_of(original).and_then(|t| self.info.vector(t));
                 if component.is_some_and(|(c, _)| c == ty) {
                     *inst = super::info::instruction(
@@ -424,7 +418,7 @@ impl Simplifier<'_> {
             Some(Def::SelectConstants { .. }) => (a, b),
             _ => (b, a),
         };
-        let Some(&Def::SelectConstants {
+        let Some(Def::SelectConstants {
             condition,
             then,
             otherwise,
