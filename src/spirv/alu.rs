@@ -231,7 +231,7 @@ impl Emitter<'_> {
                     let x = word(c, 0)?;
                     let vec2 = e.m.vector(Scalar::F32, 2);
                     let zero = e.m.constant_bits(Scalar::F32, 0);
-                    let pair = built(e.m.b.composite_construct(vec2, None, [x, zero]))?;
+                    let pair = built(e.m.composite_construct(vec2, &[x, zero]))?;
                     let like = Val {
                         id: pair,
                         scalar: Scalar::U32,

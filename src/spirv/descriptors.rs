@@ -208,7 +208,9 @@ impl Emitter<'_> {
                     self.descriptor_indexing();
                     self.m.capability(Capability::ShaderNonUniform);
                     self.m.capability(non_uniform_cap);
-                    self.decorate(value, Decoration::NonUniform, &[]);
+                    if self.res.non_uniform_values.insert(value) {
+                        self.decorate(value, Decoration::NonUniform, &[]);
+                    }
                 }
                 (value, non_uniform)
             }

@@ -189,7 +189,7 @@ impl Emitter<'_> {
 
     fn bits_to_double(&mut self, low: Word, high: Word) -> Result<Word> {
         let uvec2 = self.m.vector(Scalar::U32, 2);
-        let pair = built(self.m.b.composite_construct(uvec2, None, [low, high]))?;
+        let pair = built(self.m.composite_construct(uvec2, &[low, high]))?;
         let double = self.m.scalar(Scalar::F64);
         built(self.m.bitcast(double, pair))
     }

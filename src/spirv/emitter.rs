@@ -2,7 +2,6 @@
 //! subroutines, and the entry point.
 
 use crate::fast_hash::HashMap;
-use rspirv::dr::Operand as SpvOperand;
 use spirv::{AddressingModel, ExecutionMode, ExecutionModel, MemoryModel, StorageClass, Word};
 
 use super::flow::Construct;
@@ -50,6 +49,8 @@ pub struct Emitter<'a> {
     pub temp_types: TempTypes,
     /// Private variables of temp components, created on first use.
     pub temps: HashMap<(u32, u8), Word>,
+    /// What the temp components hold in the block being emitted.
+    pub temp_values: super::temp_values::TempValues,
     /// Indexable temps by register.
     pub indexable: HashMap<u32, IndexableTemp>,
     /// Module-scope variables, for the entry point's interface.
@@ -108,8 +109,9 @@ impl<'a> Emitter<'a> {
                 declared_temp_components(program),
                 Default::default(),
             ),
+            temp_values: Default::default(),
             indexable: HashMap::default(),
-            globals: Vec::new(),
+            globals: Vec::with_capacity(16),
             labels: HashMap::default(),
             flow: Vec::new(),
             block_open: false,
@@ -135,8 +137,7 @@ impl<'a> Emitter<'a> {
         if !options.no_optimize {
             super::opt::optimize(&mut module);
         }
-        use rspirv::binary::Assemble;
-        Ok(module.assemble())
+        Ok(Module::assemble(&module))
     }
 
     /// An error at the current instruction.
@@ -408,7 +409,7 @@ impl<'a> Emitter<'a> {
         self.m
             .b
             .memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
-        self.m.b.entry_point(model, main, "main", interface);
+        self.m.entry_point(model, main, "main", &interface);
         for (mode, operands) in std::mem::take(&mut self.modes) {
             self.m.b.execution_mode(main, mode, operands);
         }
@@ -422,11 +423,7 @@ impl<'a> Emitter<'a> {
 
     /// Decorates an id.
     pub fn decorate(&mut self, id: Word, decoration: spirv::Decoration, operands: &[u32]) {
-        self.m.b.decorate(
-            id,
-            decoration,
-            operands.iter().map(|&v| SpvOperand::LiteralBit32(v)),
-        );
+        self.m.decorate(id, decoration, operands);
     }
 
     /// Returns whether a register kind is one the I/O lowering owns.

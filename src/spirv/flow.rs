@@ -202,14 +202,14 @@ impl Emitter<'_> {
             Opcode::Call => {
                 let function = self.callee(instruction, 0)?;
                 let void = self.m.void();
-                built(self.m.b.function_call(void, None, function, []))?;
+                built(self.m.function_call(void, function, &[]))?;
             }
             Opcode::Callc => {
                 let function = self.callee(instruction, 1)?;
                 let condition = self.condition(instruction)?;
                 self.conditional(condition, |e| {
                     let void = e.m.void();
-                    built(e.m.b.function_call(void, None, function, []))?;
+                    built(e.m.function_call(void, function, &[]))?;
                     Ok(())
                 })?;
             }

@@ -621,11 +621,10 @@ impl Emitter<'_> {
         };
         let uint = self.m.scalar(Scalar::U32);
         let uvec2 = self.m.vector(Scalar::U32, 2);
-        let result = built(self.m.b.function_call(
+        let result = built(self.m.function_call(
             uvec2,
-            None,
             function,
-            [a[0], a[1], b[0], b[1], c[0], c[1]],
+            &[a[0], a[1], b[0], b[1], c[0], c[1]],
         ))?;
         let lo = built(self.m.composite_extract(uint, result, &[0]))?;
         let hi = built(self.m.composite_extract(uint, result, &[1]))?;
@@ -667,7 +666,7 @@ impl Emitter<'_> {
             [params[2], params[3]],
             [params[4], params[5]],
         )?;
-        let result = built(self.m.b.composite_construct(uvec2, None, [lo, hi]))?;
+        let result = built(self.m.composite_construct(uvec2, &[lo, hi]))?;
         built(self.m.b.ret_value(result))?;
         built(self.m.b.end_function())?;
         if self.options.debug_names {

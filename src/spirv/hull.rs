@@ -45,7 +45,7 @@ impl Emitter<'_> {
         self.io_prologue()?;
         match control_point {
             Some(function) => {
-                built(self.m.b.function_call(void, None, function, []))?;
+                built(self.m.function_call(void, function, &[]))?;
             }
             None => self.pass_control_points_through()?,
         }
@@ -82,7 +82,7 @@ impl Emitter<'_> {
         let zero = self.m.constant_u32(0);
         built(self.m.store(var, zero))?;
         if count <= 1 {
-            built(self.m.b.function_call(void, None, function, []))?;
+            built(self.m.function_call(void, function, &[]))?;
             return Ok(());
         }
         let uint = self.m.scalar(Scalar::U32);
@@ -101,7 +101,7 @@ impl Emitter<'_> {
         )?;
         built(self.m.b.branch_conditional(more, body, merge, []))?;
         built(self.m.begin_block(Some(body)))?;
-        built(self.m.b.function_call(void, None, function, []))?;
+        built(self.m.function_call(void, function, &[]))?;
         built(self.m.branch(next))?;
         built(self.m.begin_block(Some(next)))?;
         let instance = built(self.m.load(uint, var))?;

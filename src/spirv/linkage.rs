@@ -286,7 +286,7 @@ impl Emitter<'_> {
         let void = self.m.void();
         for (_, label, function) in targets {
             built(self.m.begin_block(Some(label)))?;
-            built(self.m.b.function_call(void, None, function, []))?;
+            built(self.m.function_call(void, function, &[]))?;
             built(self.m.branch(merge))?;
         }
         built(self.m.begin_block(Some(merge)))?;

@@ -50,6 +50,7 @@ mod stage_tests;
 mod stream_output;
 #[cfg(test)]
 mod stream_output_tests;
+mod temp_values;
 mod tessellation;
 #[cfg(test)]
 mod test_support;

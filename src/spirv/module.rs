@@ -52,6 +52,8 @@ pub struct Module {
     strided: BTreeSet<Word>,
     /// Block structs by (member type, read-only).
     blocks: HashMap<(Word, bool), Word>,
+    /// The number of `OpFunctionCall`s made (what is known of memory ends at each).
+    calls: u32,
 }
 
 /// The grammar entry of a core opcode, from a table built on first use: rspirv's
@@ -107,8 +109,13 @@ pub fn built<T>(result: std::result::Result<T, rspirv::dr::Error>) -> Result<T> 
 impl Module {
     /// An empty module.
     pub fn new() -> Self {
+        let mut b = Builder::new();
+        // Room for a typical shader's declarations, so that the lists do not grow from empty.
+        let module = b.module_mut();
+        module.types_global_values.reserve(64);
+        module.annotations.reserve(16);
         Module {
-            b: Builder::new(),
+            b,
             // Sized for a typical shader's types and constants, so that the tables do not
             // grow (and rehash) three or four times during each translation.
             types: HashMap::with_capacity_and_hasher(16, Default::default()),
@@ -120,6 +127,7 @@ impl Module {
             glsl: None,
             strided: BTreeSet::new(),
             blocks: HashMap::default(),
+            calls: 0,
         }
     }
 
@@ -251,12 +259,36 @@ impl Module {
 
     fn decorate_stride(&mut self, id: Word, stride: u32) {
         if self.strided.insert(id) {
-            self.b.decorate(
-                id,
-                spirv::Decoration::ArrayStride,
-                [SpvOperand::LiteralBit32(stride)],
-            );
+            self.decorate(id, spirv::Decoration::ArrayStride, &[stride]);
         }
+    }
+
+    /// `OpDecorate` of `id` with literal parameters (rspirv's instruction, with its operands
+    /// allocated once at their final size).
+    pub fn decorate(&mut self, id: Word, decoration: spirv::Decoration, literals: &[u32]) {
+        let mut operands = Vec::with_capacity(2 + literals.len());
+        operands.push(SpvOperand::IdRef(id));
+        operands.push(SpvOperand::Decoration(decoration));
+        operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
+        let inst = instruction(spirv::Op::Decorate, None, None, operands);
+        self.b.module_mut().annotations.push(inst);
+    }
+
+    /// `OpMemberDecorate` of member `member` of `id` with literal parameters.
+    pub fn member_decorate(
+        &mut self,
+        id: Word,
+        member: u32,
+        decoration: spirv::Decoration,
+        literals: &[u32],
+    ) {
+        let mut operands = Vec::with_capacity(3 + literals.len());
+        operands.push(SpvOperand::IdRef(id));
+        operands.push(SpvOperand::LiteralBit32(member));
+        operands.push(SpvOperand::Decoration(decoration));
+        operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
+        let inst = instruction(spirv::Op::MemberDecorate, None, None, operands);
+        self.b.module_mut().annotations.push(inst);
     }
 
     /// A `Block` struct with one member at offset 0 (`NonWritable` when `readonly`). Each
@@ -267,16 +299,10 @@ impl Module {
         }
         let id = self.b.id();
         self.b.type_struct_id(Some(id), [member]);
-        self.b.decorate(id, spirv::Decoration::Block, []);
-        self.b.member_decorate(
-            id,
-            0,
-            spirv::Decoration::Offset,
-            [SpvOperand::LiteralBit32(0)],
-        );
+        self.decorate(id, spirv::Decoration::Block, &[]);
+        self.member_decorate(id, 0, spirv::Decoration::Offset, &[0]);
         if readonly {
-            self.b
-                .member_decorate(id, 0, spirv::Decoration::NonWritable, []);
+            self.member_decorate(id, 0, spirv::Decoration::NonWritable, &[]);
         }
         self.blocks.insert((member, readonly), id);
         id
@@ -418,6 +444,8 @@ impl Module {
                 .and_then(|f| f.blocks.get_mut(b))
             {
                 block.label = Some(inst);
+                // Room for a typical block, so that its list does not grow from empty.
+                block.instructions.reserve(32);
             }
         }
         Ok(id)
@@ -514,6 +542,73 @@ impl Module {
         let inst = instruction(spirv::Op::CompositeExtract, Some(ty), Some(id), operands);
         self.append(inst)?;
         Ok(id)
+    }
+
+    /// `OpFunctionCall` of `function` with `arguments`, returning `ty`, appended to the
+    /// selected block; counted (see [`Module::place`]).
+    pub fn function_call(
+        &mut self,
+        ty: Word,
+        function: Word,
+        arguments: &[Word],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        self.calls += 1;
+        self.b
+            .function_call(ty, None, function, arguments.iter().copied())
+    }
+
+    /// Where code is being emitted: the selected function and block, and the number of
+    /// function calls made so far (the emitter's block-local knowledge holds while this
+    /// stays the same).
+    pub fn place(&self) -> (Option<usize>, Option<usize>, u32) {
+        (
+            self.b.selected_function(),
+            self.b.selected_block(),
+            self.calls,
+        )
+    }
+
+    /// `OpCompositeConstruct` of `parts` into a value of type `ty`, appended to the selected
+    /// block (operands allocated once at their final size).
+    pub fn composite_construct(
+        &mut self,
+        ty: Word,
+        parts: &[Word],
+    ) -> std::result::Result<Word, rspirv::dr::Error> {
+        let id = self.b.id();
+        let operands = parts.iter().map(|&p| SpvOperand::IdRef(p)).collect();
+        let inst = instruction(spirv::Op::CompositeConstruct, Some(ty), Some(id), operands);
+        self.append(inst)?;
+        Ok(id)
+    }
+
+    /// `OpEntryPoint` of `function` named `name` with its interface variables.
+    pub fn entry_point(
+        &mut self,
+        model: spirv::ExecutionModel,
+        function: Word,
+        name: &str,
+        interface: &[Word],
+    ) {
+        let mut operands = Vec::with_capacity(3 + interface.len());
+        operands.push(SpvOperand::ExecutionModel(model));
+        operands.push(SpvOperand::IdRef(function));
+        operands.push(SpvOperand::LiteralString(name.to_string()));
+        operands.extend(interface.iter().map(|&v| SpvOperand::IdRef(v)));
+        let inst = instruction(spirv::Op::EntryPoint, None, None, operands);
+        self.b.module_mut().entry_points.push(inst);
+    }
+
+    /// The module's words: rspirv's assembly into one buffer sized up front.
+    pub fn assemble(module: &rspirv::dr::Module) -> Vec<u32> {
+        use rspirv::binary::Assemble;
+        let mut count = 0;
+        module
+            .all_inst_iter()
+            .for_each(|i| count += 3 + i.operands.len());
+        let mut words = Vec::with_capacity(5 + count);
+        module.assemble_into(&mut words);
+        words
     }
 
     /// `OpAccessChain` from `base` through `indices` (ids) to a pointer of type `ty`,

@@ -115,11 +115,7 @@ impl Emitter<'_> {
             });
         }
         let ty = self.m.vector(scalar, count);
-        let id = built(
-            self.m
-                .b
-                .composite_construct(ty, None, parts.iter().copied()),
-        )?;
+        let id = built(self.m.composite_construct(ty, parts))?;
         Ok(Val { id, scalar, count })
     }
 
@@ -248,8 +244,16 @@ impl Emitter<'_> {
             RegisterKind::Temp => {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
-                let ty = self.m.scalar(scalar);
-                let id = built(self.m.load(ty, var))?;
+                let place = self.m.place();
+                let id = match self.temp_values.get(place, register, component) {
+                    Some(id) => id,
+                    None => {
+                        let ty = self.m.scalar(scalar);
+                        let id = built(self.m.load(ty, var))?;
+                        self.temp_values.set(place, register, component, id);
+                        id
+                    }
+                };
                 Ok(Val {
                     id,
                     scalar,
@@ -319,7 +323,10 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let value = self.cast(value, scalar)?;
-                built(self.m.store(var, value.id))
+                built(self.m.store(var, value.id))?;
+                let place = self.m.place();
+                self.temp_values.set(place, register, component, value.id);
+                Ok(())
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
             RegisterKind::Null => Ok(()),

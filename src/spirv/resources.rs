@@ -76,6 +76,8 @@ pub struct ResourceState {
     pub rasterizer_samples: Option<Word>,
     /// A rasterizer-ordered view is declared: the shader runs inside a pixel interlock.
     pub rasterizer_ordered: bool,
+    /// Index values decorated `NonUniform` (a temp's value can index twice in a block).
+    pub non_uniform_values: crate::fast_hash::HashSet<Word>,
 }
 
 impl Emitter<'_> {
@@ -106,7 +108,7 @@ impl Emitter<'_> {
         let wrapper = self.begin_void_function(None)?;
         let void = self.m.void();
         built(self.m.b.begin_invocation_interlock_ext())?;
-        built(self.m.b.function_call(void, None, main, []))?;
+        built(self.m.function_call(void, main, &[]))?;
         built(self.m.b.end_invocation_interlock_ext())?;
         built(self.m.b.ret())?;
         self.block_open = false;

@@ -945,7 +945,7 @@ impl Emitter<'_> {
         let position = built(self.m.load(vec2, ptr))?;
         let zeros = self.splat_bits(Scalar::F32, 0, 2);
         let bvec2 = self.m.vector(Scalar::Bool, 2);
-        let valid2 = built(self.m.b.composite_construct(bvec2, None, [valid, valid]))?;
+        let valid2 = built(self.m.composite_construct(bvec2, &[valid, valid]))?;
         let id = built(self.m.select(vec2, None, valid2, position, zeros))?;
         Ok(Val {
             id,

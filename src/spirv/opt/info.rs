@@ -68,9 +68,15 @@ impl Info {
     #[inline(never)]
     pub fn of(module: &Module) -> Info {
         let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
+        // The look-up tables sized for the module's globals, so that they do not rehash as
+        // they fill.
+        let globals = module.types_global_values.len();
         let mut info = Info {
             slots: vec![Slot::default(); bound.max(1)],
-            ..Info::default()
+            constant_ids: HashMap::with_capacity_and_hasher(globals / 2, Default::default()),
+            composite_ids: HashMap::with_capacity_and_hasher(globals / 8, Default::default()),
+            pointer_ids: HashMap::with_capacity_and_hasher(globals / 4, Default::default()),
+            variables: Vec::with_capacity(globals / 4),
         };
         for annotation in &module.annotations {
             let Some(Operand::IdRef(target)) = annotation.operands.first() else {
@@ -389,7 +395,8 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
     pub fn with_bound(bound: Word) -> Self {
         IdMap {
             values: vec![T::default(); bound as usize],
-            touched: Some(Vec::new()),
+            // Room for what a typical pass sets, so that the list does not grow from empty.
+            touched: Some(Vec::with_capacity(64)),
         }
     }
 

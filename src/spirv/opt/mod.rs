@@ -27,7 +27,7 @@ mod dead_stores;
 mod forward;
 #[cfg(test)]
 mod forward_tests;
-mod info;
+pub(crate) mod info;
 mod merge_stores;
 mod simplify;
 #[cfg(test)]

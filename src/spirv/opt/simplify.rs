@@ -74,8 +74,10 @@ pub fn run(module: &mut Module, info: &mut Info) {
         subst: Subst::with_bound(bound),
         defs: IdMap::dense(bound),
         read_only_roots,
-        entry: HashMap::default(),
-        block: HashMap::default(),
+        // Sized for a typical block's pure values, so that the tables do not grow (and
+        // rehash) three or four times in every translation.
+        entry: HashMap::with_capacity_and_hasher(64, Default::default()),
+        block: HashMap::with_capacity_and_hasher(64, Default::default()),
     };
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {

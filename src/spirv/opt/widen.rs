@@ -9,10 +9,15 @@ use spirv::{Op, Word};
 
 use super::info::{IdMap, Info, Type};
 
+/// The most indices of an access chain the pass widens (a descriptor array, block member,
+/// array element and component need four; more is room to spare).
+const MAX_INDICES: usize = 6;
+
 /// An access chain: its base and indices.
 struct Chain {
     base: Word,
-    indices: Vec<Word>,
+    indices: [Word; MAX_INDICES],
+    count: usize,
 }
 
 /// Runs the pass.
@@ -29,12 +34,21 @@ pub fn run(module: &mut Module, info: &mut Info) {
             for inst in &block.instructions {
                 match (inst.class.opcode, inst.result_id, inst.operands.first()) {
                     (Op::AccessChain, Some(id), Some(Operand::IdRef(base)))
-                        if info.read_only(*base) =>
+                        if info.read_only(*base) && inst.operands.len() <= 1 + MAX_INDICES =>
                     {
-                        let indices = super::info::ids(&inst.operands[1..]).collect();
+                        let mut indices = [0; MAX_INDICES];
+                        let mut count = 0;
+                        for (slot, index) in indices
+                            .iter_mut()
+                            .zip(super::info::ids(&inst.operands[1..]))
+                        {
+                            *slot = index;
+                            count += 1;
+                        }
                         chains.push(Chain {
                             base: *base,
                             indices,
+                            count,
                         });
                         chain_of.set(id, chains.len() as u32);
                     }
@@ -87,7 +101,7 @@ fn widened(
     if !info.read_only(chain.base) {
         return None;
     }
-    let (&last, prefix) = chain.indices.split_last()?;
+    let (&last, prefix) = chain.indices[..chain.count].split_last()?;
     let component = info.constant_bits(last)?;
     let (class, mut pointee) = info.variable(chain.base)?;
     for &index in prefix {

@@ -1,0 +1,114 @@
+//! The values the temp components hold in the block being emitted: a read of a temp that was
+//! written or read earlier in the same block takes that value instead of loading it again, so
+//! the emitter does not make the loads the optimiser's store-to-load forwarding
+//! ([`super::opt`]'s `forward`) would remove. What is known holds only within one block and
+//! until the next function call (a subroutine may write the temps).
+
+use spirv::Word;
+
+use super::opt::info::IdMap;
+
+/// Where values are known: the selected function and block, and the number of function
+/// calls emitted so far.
+pub type Place = (Option<usize>, Option<usize>, u32);
+
+/// What is known of the temp components in one place.
+#[derive(Debug)]
+pub struct TempValues {
+    /// Value id by component key (`register * 4 + component`, plus one); 0 when unknown.
+    values: IdMap<Word>,
+    /// The place the values belong to.
+    place: Place,
+}
+
+impl Default for TempValues {
+    fn default() -> Self {
+        TempValues {
+            values: IdMap::with_bound(0),
+            place: (None, None, 0),
+        }
+    }
+}
+
+/// Registers past D3D's 4096 temps are never remembered (the table is indexed by register).
+const MAX_REGISTERS: u32 = 4096;
+
+/// The table key of a temp component (never 0, which the table reads as "none").
+fn key(register: u32, component: u8) -> Option<Word> {
+    (register < MAX_REGISTERS).then(|| register * 4 + u32::from(component & 3) + 1)
+}
+
+impl TempValues {
+    /// Forgets everything when `place` is not where the values were learnt.
+    fn enter(&mut self, place: Place) {
+        if self.place != place {
+            self.values.clear();
+            self.place = place;
+        }
+    }
+
+    /// The value a temp component holds at `place`, when known.
+    pub fn get(&mut self, place: Place, register: u32, component: u8) -> Option<Word> {
+        self.enter(place);
+        let value = self.values.get(key(register, component)?);
+        (value != 0).then_some(value)
+    }
+
+    /// Records that a temp component holds `value` at `place` (it was stored or loaded).
+    pub fn set(&mut self, place: Place, register: u32, component: u8, value: Word) {
+        self.enter(place);
+        if let Some(key) = key(register, component) {
+            self.values.set(key, value);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BLOCK: Place = (Some(0), Some(1), 0);
+
+    #[test]
+    fn a_value_is_known_in_its_block() {
+        let mut t = TempValues::default();
+        assert_eq!(t.get(BLOCK, 3, 2), None);
+        t.set(BLOCK, 3, 2, 40);
+        assert_eq!(
+            t.get(BLOCK, 3, 2),
+            Some(40),
+            "r3.z after a store in the block"
+        );
+        assert_eq!(t.get(BLOCK, 3, 1), None, "r3.y was not written");
+        assert_eq!(t.get(BLOCK, 2, 2), None, "r2.z was not written");
+        t.set(BLOCK, 3, 2, 41);
+        assert_eq!(t.get(BLOCK, 3, 2), Some(41), "the last store wins");
+    }
+
+    #[test]
+    fn another_block_or_a_call_forgets() {
+        let mut t = TempValues::default();
+        t.set(BLOCK, 0, 0, 7);
+        assert_eq!(t.get((Some(0), Some(2), 0), 0, 0), None, "another block");
+        assert_eq!(t.get(BLOCK, 0, 0), None, "forgotten on leaving the block");
+        t.set(BLOCK, 0, 0, 7);
+        assert_eq!(
+            t.get((Some(0), Some(1), 1), 0, 0),
+            None,
+            "after a function call"
+        );
+        t.set(BLOCK, 0, 0, 7);
+        assert_eq!(t.get((Some(1), Some(1), 0), 0, 0), None, "another function");
+    }
+
+    #[test]
+    fn only_d3d_register_numbers_are_remembered() {
+        let mut t = TempValues::default();
+        t.set(BLOCK, 4095, 3, 9);
+        assert_eq!(t.get(BLOCK, 4095, 3), Some(9));
+        t.set(BLOCK, 4096, 3, 9);
+        assert_eq!(t.get(BLOCK, 4096, 3), None, "past 4096 temps: never known");
+        t.set(BLOCK, u32::MAX, 3, 9);
+        assert_eq!(t.get(BLOCK, u32::MAX, 3), None, "no key: never known");
+    }
+}
