@@ -49,8 +49,8 @@ pub struct Emitter<'a> {
     pub temp_types: TempTypes,
     /// Private variables of temp components, created on first use.
     pub temps: HashMap<(u32, u8), Word>,
-    /// What the temp components hold in the block being emitted.
-    pub temp_values: super::temp_values::TempValues,
+    /// What is known of values in the block being emitted (temps, loaded inputs).
+    pub known: super::block_values::BlockValues,
     /// Indexable temps by register.
     pub indexable: HashMap<u32, IndexableTemp>,
     /// Module-scope variables, for the entry point's interface.
@@ -109,7 +109,7 @@ impl<'a> Emitter<'a> {
                 declared_temp_components(program),
                 Default::default(),
             ),
-            temp_values: Default::default(),
+            known: Default::default(),
             indexable: HashMap::default(),
             globals: Vec::with_capacity(16),
             labels: HashMap::default(),

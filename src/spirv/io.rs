@@ -1122,14 +1122,90 @@ impl Emitter<'_> {
             });
         }
         let slot = self.slot_of(operand, component)?;
-        let pointer = self.slot_pointer(slot)?;
         let ty = self.m.scalar(slot.scalar);
-        let id = built(self.m.load(ty, pointer))?;
+        let id = match (slot.class, slot.index) {
+            // A component of an input vector: an element of the vector, loaded once per
+            // block (inputs do not change while the shader runs).
+            (StorageClass::Input, Some(index)) if slot.count > 1 => {
+                let vector = self.input_vector(slot)?;
+                built(self.m.composite_extract(ty, vector, &[index]))?
+            }
+            _ => {
+                let pointer = self.slot_pointer(slot)?;
+                built(self.m.load(ty, pointer))?
+            }
+        };
         Ok(Val {
             id,
             scalar: slot.scalar,
             count: 1,
         })
+    }
+
+    /// The whole vector of an input vector slot's variable, loaded once per block.
+    fn input_vector(&mut self, slot: Slot) -> Result<Word> {
+        let place = self.m.place();
+        if let Some(vector) = self.known.vector(place, slot.var) {
+            return Ok(vector);
+        }
+        let ty = self.m.vector(slot.scalar, slot.count);
+        let vector = built(self.m.load(ty, slot.var))?;
+        self.known.set_vector(place, slot.var, vector);
+        Ok(vector)
+    }
+
+    /// Writes `value` to an output register in one store when the operand's mask covers every
+    /// component of one output vector variable, in order (a vertex or pixel shader's `o#`, not
+    /// relatively addressed or ranged); false when it does not, and the caller writes
+    /// component by component. (What `merge_stores` and `simplify` would make of the
+    /// component stores.)
+    pub fn store_output_vector(&mut self, operand: &Operand, value: Val) -> Result<bool> {
+        if !matches!(self.program.model.stage, Stage::Vertex | Stage::Pixel)
+            || operand.kind != RegisterKind::Output
+            || operand.index_count != 1
+            || Self::is_relative(operand)
+            || self.io.ranged.contains(&(operand.kind as u8))
+        {
+            return Ok(false);
+        }
+        let mask = operand.mask();
+        let count = mask.count_ones();
+        // Vector variables have two or more components (a slot of count 1 is a scalar or an
+        // array element, such as a clip distance).
+        if count < 2 || value.count != count {
+            return Ok(false);
+        }
+        let mut whole: Option<Slot> = None;
+        for (position, component) in mask_components(mask).enumerate() {
+            let Ok(slot) = self.slot_of(operand, component) else {
+                return Ok(false);
+            };
+            let in_order = slot.class == StorageClass::Output
+                && slot.count == count
+                && slot.index == Some(position as u32)
+                && whole.is_none_or(|w| w.var == slot.var && w.scalar == slot.scalar);
+            if !in_order {
+                return Ok(false);
+            }
+            whole = Some(slot);
+        }
+        let Some(slot) = whole else {
+            return Ok(false);
+        };
+        let value = if value.scalar == slot.scalar {
+            self.cast(value, slot.scalar)?
+        } else {
+            // Cast component by component, as the component stores would: the parts of a
+            // composed value then cast without a round trip through the composed vector.
+            let mut parts = [0; 4];
+            for (i, part) in parts.iter_mut().enumerate().take(count as usize) {
+                let component = self.extract(value, i as u32)?;
+                *part = self.cast(component, slot.scalar)?.id;
+            }
+            self.compose(slot.scalar, &parts[..count as usize])?
+        };
+        built(self.m.store(slot.var, value.id))?;
+        Ok(true)
     }
 
     /// Writes one component of an output register.

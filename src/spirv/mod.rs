@@ -16,6 +16,7 @@
 mod alu;
 #[cfg(test)]
 mod alu_tests;
+mod block_values;
 mod descriptors;
 #[cfg(test)]
 mod descriptors_tests;
@@ -50,7 +51,6 @@ mod stage_tests;
 mod stream_output;
 #[cfg(test)]
 mod stream_output_tests;
-mod temp_values;
 mod tessellation;
 #[cfg(test)]
 mod test_support;

@@ -245,12 +245,12 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let place = self.m.place();
-                let id = match self.temp_values.get(place, register, component) {
+                let id = match self.known.get(place, register, component) {
                     Some(id) => id,
                     None => {
                         let ty = self.m.scalar(scalar);
                         let id = built(self.m.load(ty, var))?;
-                        self.temp_values.set(place, register, component, id);
+                        self.known.set(place, register, component, id);
                         id
                     }
                 };
@@ -284,6 +284,9 @@ impl Emitter<'_> {
         } else {
             value
         };
+        if self.store_output_vector(operand, value)? {
+            return Ok(());
+        }
         let mask = operand.mask();
         for (i, component) in mask_components(mask).enumerate() {
             let part = self.extract(value, (i as u32).min(value.count - 1))?;
@@ -325,7 +328,7 @@ impl Emitter<'_> {
                 let value = self.cast(value, scalar)?;
                 built(self.m.store(var, value.id))?;
                 let place = self.m.place();
-                self.temp_values.set(place, register, component, value.id);
+                self.known.set(place, register, component, value.id);
                 Ok(())
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),

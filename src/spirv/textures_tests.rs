@@ -102,9 +102,14 @@ fn sample_in_pixel_shader_with_swizzle_and_bindings() {
     ));
     assert!(has(&m, Op::ImageSampleImplicitLod));
     assert!(has(&m, Op::SampledImage));
-    // r0.x = sampled.y, r0.y = sampled.x.
+    // r0.x = sampled.y, r0.y = sampled.x: the components extracted from the sample's result.
+    let sampled: Vec<u32> = code(&m)
+        .filter(|i| i.class.opcode == Op::ImageSampleImplicitLod)
+        .filter_map(|i| i.result_id)
+        .collect();
     let extracts: Vec<u32> = code(&m)
         .filter(|i| i.class.opcode == Op::CompositeExtract)
+        .filter(|i| matches!(i.operands.first(), Some(Operand::IdRef(v)) if sampled.contains(v)))
         .filter_map(|i| match i.operands.get(1) {
             Some(Operand::LiteralBit32(c)) => Some(*c),
             _ => None,

@@ -1,8 +1,14 @@
-//! The values the temp components hold in the block being emitted: a read of a temp that was
-//! written or read earlier in the same block takes that value instead of loading it again, so
-//! the emitter does not make the loads the optimiser's store-to-load forwarding
-//! ([`super::opt`]'s `forward`) would remove. What is known holds only within one block and
-//! until the next function call (a subroutine may write the temps).
+//! What the emitter knows of values in the block being emitted, so that it does not make the
+//! loads the optimiser would remove:
+//!
+//! - the values the temp components hold: a read of a temp written or read earlier in the
+//!   block takes that value (what [`super::opt`]'s `forward` would do);
+//! - the vectors loaded from read-only variables (inputs): a component read takes an
+//!   element of the vector loaded earlier in the block (what `widen` and `simplify` would
+//!   make of a load of the component).
+//!
+//! What is known holds only within one block and until the next function call (a
+//! subroutine may write the temps).
 
 use spirv::Word;
 
@@ -12,19 +18,22 @@ use super::opt::info::IdMap;
 /// calls emitted so far.
 pub type Place = (Option<usize>, Option<usize>, u32);
 
-/// What is known of the temp components in one place.
+/// What is known in one place.
 #[derive(Debug)]
-pub struct TempValues {
-    /// Value id by component key (`register * 4 + component`, plus one); 0 when unknown.
+pub struct BlockValues {
+    /// Value id by temp component key (`register * 4 + component`, plus one); 0 when unknown.
     values: IdMap<Word>,
+    /// The vector loaded from a read-only variable, by variable id.
+    vectors: IdMap<Word>,
     /// The place the values belong to.
     place: Place,
 }
 
-impl Default for TempValues {
+impl Default for BlockValues {
     fn default() -> Self {
-        TempValues {
+        BlockValues {
             values: IdMap::with_bound(0),
+            vectors: IdMap::with_bound(0),
             place: (None, None, 0),
         }
     }
@@ -38,13 +47,27 @@ fn key(register: u32, component: u8) -> Option<Word> {
     (register < MAX_REGISTERS).then(|| register * 4 + u32::from(component & 3) + 1)
 }
 
-impl TempValues {
+impl BlockValues {
     /// Forgets everything when `place` is not where the values were learnt.
     fn enter(&mut self, place: Place) {
         if self.place != place {
             self.values.clear();
+            self.vectors.clear();
             self.place = place;
         }
+    }
+
+    /// The vector loaded from read-only variable `var` at `place`, when there is one.
+    pub fn vector(&mut self, place: Place, var: Word) -> Option<Word> {
+        self.enter(place);
+        let value = self.vectors.get(var);
+        (value != 0).then_some(value)
+    }
+
+    /// Records that `value` is the vector loaded from read-only variable `var` at `place`.
+    pub fn set_vector(&mut self, place: Place, var: Word, value: Word) {
+        self.enter(place);
+        self.vectors.set(var, value);
     }
 
     /// The value a temp component holds at `place`, when known.
@@ -71,7 +94,7 @@ mod tests {
 
     #[test]
     fn a_value_is_known_in_its_block() {
-        let mut t = TempValues::default();
+        let mut t = BlockValues::default();
         assert_eq!(t.get(BLOCK, 3, 2), None);
         t.set(BLOCK, 3, 2, 40);
         assert_eq!(
@@ -87,7 +110,7 @@ mod tests {
 
     #[test]
     fn another_block_or_a_call_forgets() {
-        let mut t = TempValues::default();
+        let mut t = BlockValues::default();
         t.set(BLOCK, 0, 0, 7);
         assert_eq!(t.get((Some(0), Some(2), 0), 0, 0), None, "another block");
         assert_eq!(t.get(BLOCK, 0, 0), None, "forgotten on leaving the block");
@@ -102,8 +125,21 @@ mod tests {
     }
 
     #[test]
+    fn a_loaded_vector_is_known_in_its_block() {
+        let mut t = BlockValues::default();
+        assert_eq!(t.vector(BLOCK, 12), None);
+        t.set_vector(BLOCK, 12, 30);
+        t.set(BLOCK, 0, 0, 31);
+        assert_eq!(t.vector(BLOCK, 12), Some(30));
+        assert_eq!(t.vector(BLOCK, 13), None, "another variable");
+        assert_eq!(t.vector((Some(0), Some(2), 0), 12), None, "another block");
+        assert_eq!(t.vector(BLOCK, 12), None, "forgotten on leaving the block");
+        assert_eq!(t.get(BLOCK, 0, 0), None, "temps forgotten with it");
+    }
+
+    #[test]
     fn only_d3d_register_numbers_are_remembered() {
-        let mut t = TempValues::default();
+        let mut t = BlockValues::default();
         t.set(BLOCK, 4095, 3, 9);
         assert_eq!(t.get(BLOCK, 4095, 3), Some(9));
         t.set(BLOCK, 4096, 3, 9);
