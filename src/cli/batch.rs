@@ -94,29 +94,41 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
     // A translator panic is recorded as that shader's failure; keep its message off the
     // terminal (it is in the report).
     std::panic::set_hook(Box::new(|_| {}));
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("starting worker threads")?;
-    let records: Vec<Record> = std::thread::scope(|s| {
-        s.spawn(|| progress.draw_until_done(&mut std::io::stderr()));
-        let records = pool.install(|| {
-            jobs.into_par_iter()
-                .map(|job| {
-                    let begun = Instant::now();
-                    let outcome = convert(&job, &args.output, &args.options);
-                    progress.inc();
-                    Record {
-                        job,
-                        outcome,
-                        time: begun.elapsed(),
-                    }
-                })
-                .collect()
-        });
+    let one = |job: Job| {
+        let begun = Instant::now();
+        let outcome = convert(&job, &args.output, &args.options);
+        progress.inc();
+        Record {
+            job,
+            outcome,
+            time: begun.elapsed(),
+        }
+    };
+    let records = std::thread::scope(|s| -> Result<Vec<Record>> {
+        if progress.enabled() {
+            s.spawn(|| progress.draw_until_done(&mut std::io::stderr()));
+        }
+        // One job: on this thread, without a pool (which is also what makes a run's code path
+        // independent of thread timing, for `cargo xtask hot-symbols`).
+        let records = if args.jobs == Some(1) {
+            jobs.into_iter().map(one).collect()
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(args.jobs.unwrap_or(0))
+                .build()
+                .context("starting worker threads");
+            match pool {
+                Ok(pool) => pool.install(|| jobs.into_par_iter().map(one).collect()),
+                Err(e) => {
+                    progress.finish();
+                    return Err(e);
+                }
+            }
+        };
         progress.finish();
-        records
+        Ok(records)
     });
+    let records = records?;
     let _ = std::panic::take_hook();
     let elapsed = start.elapsed();
     print!("{}", summary(&records, elapsed));

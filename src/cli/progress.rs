@@ -44,6 +44,11 @@ impl Progress {
         }
     }
 
+    /// Whether the line is drawn (without it no drawing thread is needed).
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
     /// Counts one finished item.
     pub fn inc(&self) {
         self.done.fetch_add(1, Ordering::Relaxed);

@@ -28,7 +28,7 @@ use serde_json::json;
 use crate::paths::{corpus_root, workspace_root};
 
 /// The sub-corpora: directory name and whether it is searched recursively.
-const CORPORA: &[(&str, bool)] = &[("fxc", true), ("shader_test_dxbc", false)];
+pub(crate) const CORPORA: &[(&str, bool)] = &[("fxc", true), ("shader_test_dxbc", false)];
 
 /// Options of `cargo xtask bench`.
 pub struct Options {
@@ -153,6 +153,7 @@ pub fn run(options: &Options) -> Result<()> {
 
     if !options.in_process_only {
         let exe = build_release_cli()?;
+        crate::hot_symbols::report(&exe)?;
         let largest = all_blobs
             .iter()
             .max_by_key(|b| b.bytes.len())
@@ -402,8 +403,29 @@ fn check_digests(path: &Path, digests: &BTreeMap<String, u64>) -> Result<()> {
     )
 }
 
+/// The largest blob of both corpora that translates (the one whose peak RSS the bench
+/// measures): its path relative to the corpus root and its absolute path.
+pub(crate) fn largest_blob(root: &Path) -> Result<(String, PathBuf)> {
+    let mut largest: Option<Blob> = None;
+    for &(name, recursive) in CORPORA {
+        for blob in load(root, name, recursive)? {
+            if largest
+                .as_ref()
+                .is_some_and(|l| l.bytes.len() >= blob.bytes.len())
+            {
+                continue;
+            }
+            if dxbc2spirv::translate_bytes(&blob.bytes, &TranslateOptions::default()).is_ok() {
+                largest = Some(blob);
+            }
+        }
+    }
+    let blob = largest.context("no blobs")?;
+    Ok((blob.rel, blob.path))
+}
+
 /// Builds the release command-line tool and returns its path.
-fn build_release_cli() -> Result<PathBuf> {
+pub(crate) fn build_release_cli() -> Result<PathBuf> {
     let root = workspace_root();
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .args(["build", "--quiet", "--release", "--bin", "dxbc2spirv"])

@@ -5,12 +5,15 @@
 //! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
 //! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
 //! * `bench`: translation speed, output size, peak memory and a vkd3d-compiler comparison.
+//! * `hot-symbols`: regenerates `src/cli/hot_symbols.txt`, the functions a translation runs,
+//!   which the binary's link places together (callgrind runs of the release binary).
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod bench;
 mod conformance;
 mod corpus;
 mod fuzz;
+mod hot_symbols;
 mod paths;
 mod stages;
 mod test;
@@ -101,6 +104,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         check_digests: Option<PathBuf>,
     },
+    /// Regenerate src/cli/hot_symbols.txt (the functions a translation runs, placed together at link time) from callgrind runs of the release binary; prints how many and their size.
+    HotSymbols,
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
 }
@@ -170,6 +175,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             save_digests,
             check_digests,
         }),
+        Command::HotSymbols => hot_symbols::run(),
         Command::Test => test::run(),
     }
 }
