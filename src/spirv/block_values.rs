@@ -3,9 +3,9 @@
 //!
 //! - the values the temp components hold: a read of a temp written or read earlier in the
 //!   block takes that value (what [`super::opt`]'s `forward` would do);
-//! - the vectors loaded from read-only variables (inputs): a component read takes an
-//!   element of the vector loaded earlier in the block (what `widen` and `simplify` would
-//!   make of a load of the component).
+//! - the vectors loaded from read-only memory (inputs, constant buffers): a component read
+//!   takes an element of the vector loaded earlier in the block (what `widen` and
+//!   `simplify` would make of a load of the component).
 //!
 //! What is known holds only within one block and until the next function call (a
 //! subroutine may write the temps).
@@ -13,6 +13,7 @@
 use spirv::Word;
 
 use super::opt::info::IdMap;
+use crate::fast_hash::HashMap;
 
 /// Where values are known: the selected function and block, and the number of function
 /// calls emitted so far.
@@ -23,8 +24,9 @@ pub type Place = (Option<usize>, Option<usize>, u32);
 pub struct BlockValues {
     /// Value id by temp component key (`register * 4 + component`, plus one); 0 when unknown.
     values: IdMap<Word>,
-    /// The vector loaded from a read-only variable, by variable id.
-    vectors: IdMap<Word>,
+    /// The vector loaded from read-only memory, by (variable, element index id; 0 for the
+    /// variable itself).
+    vectors: HashMap<(Word, Word), Word>,
     /// The place the values belong to.
     place: Place,
 }
@@ -33,7 +35,7 @@ impl Default for BlockValues {
     fn default() -> Self {
         BlockValues {
             values: IdMap::with_bound(0),
-            vectors: IdMap::with_bound(0),
+            vectors: HashMap::default(),
             place: (None, None, 0),
         }
     }
@@ -57,17 +59,18 @@ impl BlockValues {
         }
     }
 
-    /// The vector loaded from read-only variable `var` at `place`, when there is one.
-    pub fn vector(&mut self, place: Place, var: Word) -> Option<Word> {
+    /// The vector loaded from element `element` (an index id; 0 for the variable itself) of
+    /// read-only variable `var` at `place`, when there is one.
+    pub fn vector(&mut self, place: Place, var: Word, element: Word) -> Option<Word> {
         self.enter(place);
-        let value = self.vectors.get(var);
-        (value != 0).then_some(value)
+        self.vectors.get(&(var, element)).copied()
     }
 
-    /// Records that `value` is the vector loaded from read-only variable `var` at `place`.
-    pub fn set_vector(&mut self, place: Place, var: Word, value: Word) {
+    /// Records that `value` is the vector loaded from element `element` of read-only
+    /// variable `var` at `place`.
+    pub fn set_vector(&mut self, place: Place, var: Word, element: Word, value: Word) {
         self.enter(place);
-        self.vectors.set(var, value);
+        self.vectors.insert((var, element), value);
     }
 
     /// The value a temp component holds at `place`, when known.
@@ -127,13 +130,24 @@ mod tests {
     #[test]
     fn a_loaded_vector_is_known_in_its_block() {
         let mut t = BlockValues::default();
-        assert_eq!(t.vector(BLOCK, 12), None);
-        t.set_vector(BLOCK, 12, 30);
+        assert_eq!(t.vector(BLOCK, 12, 0), None);
+        t.set_vector(BLOCK, 12, 0, 30);
+        t.set_vector(BLOCK, 14, 5, 32);
         t.set(BLOCK, 0, 0, 31);
-        assert_eq!(t.vector(BLOCK, 12), Some(30));
-        assert_eq!(t.vector(BLOCK, 13), None, "another variable");
-        assert_eq!(t.vector((Some(0), Some(2), 0), 12), None, "another block");
-        assert_eq!(t.vector(BLOCK, 12), None, "forgotten on leaving the block");
+        assert_eq!(t.vector(BLOCK, 12, 0), Some(30));
+        assert_eq!(t.vector(BLOCK, 14, 5), Some(32), "an element of a buffer");
+        assert_eq!(t.vector(BLOCK, 14, 6), None, "another element");
+        assert_eq!(t.vector(BLOCK, 13, 0), None, "another variable");
+        assert_eq!(
+            t.vector((Some(0), Some(2), 0), 12, 0),
+            None,
+            "another block"
+        );
+        assert_eq!(
+            t.vector(BLOCK, 12, 0),
+            None,
+            "forgotten on leaving the block"
+        );
         assert_eq!(t.get(BLOCK, 0, 0), None, "temps forgotten with it");
     }
 

@@ -1145,12 +1145,12 @@ impl Emitter<'_> {
     /// The whole vector of an input vector slot's variable, loaded once per block.
     fn input_vector(&mut self, slot: Slot) -> Result<Word> {
         let place = self.m.place();
-        if let Some(vector) = self.known.vector(place, slot.var) {
+        if let Some(vector) = self.known.vector(place, slot.var, 0) {
             return Ok(vector);
         }
         let ty = self.m.vector(slot.scalar, slot.count);
         let vector = built(self.m.load(ty, slot.var))?;
-        self.known.set_vector(place, slot.var, vector);
+        self.known.set_vector(place, slot.var, 0, vector);
         Ok(vector)
     }
 

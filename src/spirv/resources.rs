@@ -311,8 +311,24 @@ impl Emitter<'_> {
                     operand.indices().get(2).copied().ok_or_else(|| {
                         self.err("a constant buffer operand needs an element index")
                     })?;
+                let constant_element = element.relative().is_none();
                 let element = self.index_value(element)?;
                 let selected = self.select_descriptor(&cb.desc, operand)?;
+                if constant_element && !selected.non_uniform {
+                    // A component of a vector at a constant element: an element of the
+                    // vector, loaded once per block (constant buffers are read-only).
+                    let vector = self.buffer_vector(selected.ptr, element)?;
+                    let id = built(self.m.composite_extract(
+                        uint,
+                        vector,
+                        &[component as u32 & 3],
+                    ))?;
+                    return Ok(Val {
+                        id,
+                        scalar: Scalar::U32,
+                        count: 1,
+                    });
+                }
                 let zero = self.m.constant_u32(0);
                 let pointer = self.m.pointer(StorageClass::Uniform, uint);
                 let ptr = built(self.m.access_chain(
@@ -351,6 +367,22 @@ impl Emitter<'_> {
             scalar: Scalar::U32,
             count: 1,
         })
+    }
+
+    /// The `uint4` at constant element `element` (an index id) of constant buffer block
+    /// `block`, loaded once per block.
+    fn buffer_vector(&mut self, block: Word, element: Word) -> Result<Word> {
+        let place = self.m.place();
+        if let Some(vector) = self.known.vector(place, block, element) {
+            return Ok(vector);
+        }
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let pointer = self.m.pointer(StorageClass::Uniform, vec4);
+        let zero = self.m.constant_u32(0);
+        let ptr = built(self.m.access_chain(pointer, block, &[zero, element]))?;
+        let vector = built(self.m.load(vec4, ptr))?;
+        self.known.set_vector(place, block, element, vector);
+        Ok(vector)
     }
 
     /// `ld_raw` and `ld_structured` (also the `_s` forms, whose status `operands` lack).
