@@ -134,6 +134,9 @@ impl<'a> Emitter<'a> {
         e.entry_point(entry)?;
         e.m.finish_header();
         let mut module = std::mem::take(&mut e.m).b.module();
+        // The emitter's tables are done with: freed before the optimiser's are made, so that
+        // the two are never in memory together.
+        drop(e);
         if !options.no_optimize {
             super::opt::optimize(&mut module);
         }
