@@ -325,6 +325,19 @@ impl Emitter<'_> {
                 };
             }
         }
+        if dst.kind == RegisterKind::Output {
+            // An output's own component type: the value is stored without a cast.
+            let register = dst.indices[0].as_imm32();
+            let component = super::operands::mask_components(dst.mask())
+                .next()
+                .unwrap_or(0);
+            let slot = register.and_then(|r| self.io.slots.get(&(dst.kind as u8, r, component)));
+            if let Some(slot) = slot {
+                if matches!(slot.scalar, Scalar::F32 | Scalar::I32 | Scalar::U32) {
+                    return slot.scalar;
+                }
+            }
+        }
         Scalar::U32
     }
 
@@ -333,7 +346,8 @@ impl Emitter<'_> {
     /// - `_sat` or a source modifier on a copied source: float (the modifiers of these
     ///   instructions are float modifiers, and `_sat` clamps floats), whatever the
     ///   minimum-precision hint says;
-    /// - otherwise the destination's natural type, so that a plain copy of bits never goes
+    /// - otherwise the destination's natural type (a temp's inferred type, an output's
+    ///   component type, else `uint`), so that a plain copy of bits never goes
     ///   through a float (which could flush denormals or quiet NaNs). Minimum-precision
     ///   hints need nothing: values are kept at 32 bits.
     fn move_scalar(&self, instruction: &Instruction, dst: &Operand, copied: &[Operand]) -> Scalar {

@@ -1142,6 +1142,45 @@ impl Emitter<'_> {
         })
     }
 
+    /// A vertex or pixel shader's read of all `count` components of an input vector
+    /// variable, in order: the vector (see [`Emitter::input_vector`]); `None` for any other
+    /// read.
+    pub(super) fn input_whole_vector(
+        &mut self,
+        operand: &Operand,
+        count: u32,
+    ) -> Result<Option<Val>> {
+        if !matches!(self.program.model.stage, Stage::Vertex | Stage::Pixel)
+            || operand.index_count != 1
+            || Self::is_relative(operand)
+        {
+            return Ok(None);
+        }
+        let mut whole: Option<Slot> = None;
+        for component in 0..count as u8 {
+            let Ok(slot) = self.slot_of(operand, component) else {
+                return Ok(None);
+            };
+            let in_order = slot.class == StorageClass::Input
+                && slot.count == count
+                && slot.index == Some(u32::from(component))
+                && whole.is_none_or(|w| w.var == slot.var && w.scalar == slot.scalar);
+            if !in_order {
+                return Ok(None);
+            }
+            whole = Some(slot);
+        }
+        let Some(slot) = whole else {
+            return Ok(None);
+        };
+        let id = self.input_vector(slot)?;
+        Ok(Some(Val {
+            id,
+            scalar: slot.scalar,
+            count,
+        }))
+    }
+
     /// The whole vector of an input vector slot's variable, loaded once per block.
     fn input_vector(&mut self, slot: Slot) -> Result<Word> {
         let place = self.m.place();

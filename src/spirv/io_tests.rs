@@ -507,3 +507,93 @@ ret
         translate(&program, &Reflection::default(), &Options::default()).expect_err("unsupported");
     assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
 }
+
+/// The emitter's own module (the optimiser off), validated.
+fn emitted(text: &str) -> SpvModule {
+    compile_with(
+        text,
+        &Options {
+            no_optimize: true,
+            ..Options::default()
+        },
+    )
+}
+
+#[test]
+fn whole_vectors_are_read_and_written_at_once() {
+    let m = emitted(
+        "vs_4_0
+dcl_constantbuffer cb0[2], immediateIndexed
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_output o2.xyzw
+mov o0.xyzw, v0.xyzw
+mov o1.xyzw, v1.xyzw
+mov o2.xyzw, cb0[1].xyzw
+ret",
+    );
+    let text = || {
+        use rspirv::binary::Disassemble;
+        m.disassemble()
+    };
+    assert_eq!(count_op(&m, Op::Load), 3, "v0, v1, cb0[1]:\n{}", text());
+    assert_eq!(count_op(&m, Op::Store), 3, "o0, o1, o2:\n{}", text());
+    assert_eq!(count_op(&m, Op::AccessChain), 1, "cb0[1]:\n{}", text());
+    assert_eq!(count_op(&m, Op::CompositeExtract), 0, "{}", text());
+    assert_eq!(count_op(&m, Op::CompositeConstruct), 0, "{}", text());
+}
+
+#[test]
+fn a_temp_is_loaded_once_per_block() {
+    let m = emitted(
+        "ps_4_0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_temps 1
+mov r0.x, v0.x
+add r0.y, r0.x, r0.x
+mov o0.x, r0.y
+if_nz r0.x
+  mov o0.y, r0.x
+  mov o0.z, r0.x
+endif
+mov o0.w, r0.y
+ret",
+    );
+    let private: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first()
+                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Private))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let temp_loads: Vec<usize> = m.functions[0]
+        .blocks
+        .iter()
+        .map(|b| {
+            b.instructions
+                .iter()
+                .filter(|i| i.class.opcode == Op::Load)
+                .filter(|i| matches!(i.operands.first(), Some(SpvOperand::IdRef(p)) if private.contains(p)))
+                .count()
+        })
+        .collect();
+    // The first block stores r0.x and r0.y and reads them back without a load; the `if`
+    // block loads r0.x once for two reads; the block after it loads r0.y.
+    let text = {
+        use rspirv::binary::Disassemble;
+        m.disassemble()
+    };
+    assert_eq!(temp_loads.first(), Some(&0), "{temp_loads:?}\n{text}");
+    assert!(temp_loads.iter().all(|&n| n <= 1), "{temp_loads:?}\n{text}");
+    assert_eq!(
+        temp_loads.iter().sum::<usize>(),
+        2,
+        "{temp_loads:?}\n{text}"
+    );
+}

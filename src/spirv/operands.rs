@@ -146,6 +146,12 @@ impl Emitter<'_> {
     /// Reads a source operand as `scalar`, one result component per set bit of `mask`
     /// (the destination's write mask), with swizzle and modifiers applied.
     pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
+        if scalar != Scalar::Bool {
+            if let Some(vector) = self.load_whole_vector(operand, mask)? {
+                let value = self.cast(vector, scalar)?;
+                return self.modify(value, operand.modifier);
+            }
+        }
         // At most four components: an array, not a Vec (this runs for every source read).
         let mut parts: [Word; 4] = [0; 4];
         let mut count = 0;
@@ -171,6 +177,38 @@ impl Emitter<'_> {
         }
         let value = self.compose(scalar, &parts[..count])?;
         self.modify(value, operand.modifier)
+    }
+
+    /// The source components a read takes, in result order: component `i` of the result
+    /// reads `components[i]`; and how many there are.
+    fn read_components(operand: &Operand, mask: u8) -> ([u8; 4], usize) {
+        let mut components = [0; 4];
+        let mut count = 0;
+        for component in mask_components(mask) {
+            components[count] = Self::selected(operand, component);
+            count += 1;
+        }
+        (components, count)
+    }
+
+    /// A read of a whole vector in order (`v1.xyzw`, `cb0[2].xyzw`): the vector itself, loaded
+    /// once per block, instead of its components put back together (what `widen` and
+    /// `simplify` would make of the component reads). `None` when the read is not one.
+    fn load_whole_vector(&mut self, operand: &Operand, mask: u8) -> Result<Option<Val>> {
+        let (components, count) = Self::read_components(operand, mask);
+        if count < 2
+            || components[..count]
+                .iter()
+                .enumerate()
+                .any(|(i, &c)| c as usize != i)
+        {
+            return Ok(None);
+        }
+        match operand.kind {
+            RegisterKind::Input => self.input_whole_vector(operand, count as u32),
+            RegisterKind::ConstantBuffer if count == 4 => self.buffer_whole_vector(operand),
+            _ => Ok(None),
+        }
     }
 
     /// Reads component `component` of a source operand, with its modifier, as `scalar`.

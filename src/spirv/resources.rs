@@ -369,6 +369,33 @@ impl Emitter<'_> {
         })
     }
 
+    /// A read of all of `cb#[i]` (constant `i`) in order: the `uint4` (see
+    /// [`Emitter::buffer_vector`]); `None` for a relative element or a non-uniform
+    /// descriptor index.
+    pub(super) fn buffer_whole_vector(&mut self, operand: &Operand) -> Result<Option<Val>> {
+        let range = self.immediate_index(operand, 0)?;
+        let Some(cb) = self.res.cbuffers.get(&range).copied() else {
+            return Ok(None);
+        };
+        let Some(element) = operand.indices().get(2).copied() else {
+            return Ok(None);
+        };
+        if element.relative().is_some() {
+            return Ok(None);
+        }
+        let element = self.index_value(element)?;
+        let selected = self.select_descriptor(&cb.desc, operand)?;
+        if selected.non_uniform {
+            return Ok(None);
+        }
+        let id = self.buffer_vector(selected.ptr, element)?;
+        Ok(Some(Val {
+            id,
+            scalar: Scalar::U32,
+            count: 4,
+        }))
+    }
+
     /// The `uint4` at constant element `element` (an index id) of constant buffer block
     /// `block`, loaded once per block.
     fn buffer_vector(&mut self, block: Word, element: Word) -> Result<Word> {
