@@ -1156,21 +1156,9 @@ impl Emitter<'_> {
         {
             return Ok(None);
         }
-        let mut whole: Option<Slot> = None;
-        for component in 0..count as u8 {
-            let Ok(slot) = self.slot_of(operand, component) else {
-                return Ok(None);
-            };
-            let in_order = slot.class == StorageClass::Input
-                && slot.count == count
-                && slot.index == Some(u32::from(component))
-                && whole.is_none_or(|w| w.var == slot.var && w.scalar == slot.scalar);
-            if !in_order {
-                return Ok(None);
-            }
-            whole = Some(slot);
-        }
-        let Some(slot) = whole else {
+        let Some(slot) =
+            self.whole_vector_slot(operand, StorageClass::Input, 0..count as u8, count)
+        else {
             return Ok(None);
         };
         let id = self.input_vector(slot)?;
@@ -1179,6 +1167,31 @@ impl Emitter<'_> {
             scalar: slot.scalar,
             count,
         }))
+    }
+
+    /// The slot of a vector variable of `class` with `count` components when `components`
+    /// of the operand's register are all of it, in order (the i-th is element i); `None`
+    /// otherwise, or when a component is not declared.
+    fn whole_vector_slot(
+        &self,
+        operand: &Operand,
+        class: StorageClass,
+        components: impl Iterator<Item = u8>,
+        count: u32,
+    ) -> Option<Slot> {
+        let mut whole: Option<Slot> = None;
+        for (position, component) in components.enumerate() {
+            let slot = self.slot_of(operand, component).ok()?;
+            let in_order = slot.class == class
+                && slot.count == count
+                && slot.index == Some(position as u32)
+                && whole.is_none_or(|w| w.var == slot.var && w.scalar == slot.scalar);
+            if !in_order {
+                return None;
+            }
+            whole = Some(slot);
+        }
+        whole
     }
 
     /// The whole vector of an input vector slot's variable, loaded once per block.
@@ -1214,21 +1227,9 @@ impl Emitter<'_> {
         if count < 2 || value.count != count {
             return Ok(false);
         }
-        let mut whole: Option<Slot> = None;
-        for (position, component) in mask_components(mask).enumerate() {
-            let Ok(slot) = self.slot_of(operand, component) else {
-                return Ok(false);
-            };
-            let in_order = slot.class == StorageClass::Output
-                && slot.count == count
-                && slot.index == Some(position as u32)
-                && whole.is_none_or(|w| w.var == slot.var && w.scalar == slot.scalar);
-            if !in_order {
-                return Ok(false);
-            }
-            whole = Some(slot);
-        }
-        let Some(slot) = whole else {
+        let Some(slot) =
+            self.whole_vector_slot(operand, StorageClass::Output, mask_components(mask), count)
+        else {
             return Ok(false);
         };
         let value = if value.scalar == slot.scalar {
