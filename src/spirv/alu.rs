@@ -327,12 +327,10 @@ impl Emitter<'_> {
         }
         if dst.kind == RegisterKind::Output {
             // An output's own component type: the value is stored without a cast.
-            let register = dst.indices[0].as_imm32();
             let component = super::operands::mask_components(dst.mask())
                 .next()
                 .unwrap_or(0);
-            let slot = register.and_then(|r| self.io.slots.get(&(dst.kind as u8, r, component)));
-            if let Some(slot) = slot {
+            if let Ok(slot) = self.slot_of(dst, component) {
                 if matches!(slot.scalar, Scalar::F32 | Scalar::I32 | Scalar::U32) {
                     return slot.scalar;
                 }

@@ -164,6 +164,34 @@ store_uav_typed u0[0].xyzw, vThreadID.xyyy, r0.xyzw",
 }
 
 #[test]
+fn a_value_indexing_twice_is_decorated_non_uniform_once() {
+    // r3.y is a uint temp (more uint votes than the index reads' int votes) whose value the
+    // block knows, and unbounded arrays from 0 index with the value itself: the texture and
+    // the sampler index with the same id.
+    let m = module(&cs(
+        "dcl_sampler s0[0:*], mode_default, space=0
+dcl_resource_texture2d (float,float,float,float) t0[0:*], space=0
+dcl_uav_typed_texture2d (float,float,float,float) u0[0:0], space=0",
+        "umax r3.y, vThreadID.x, vThreadID.y
+umin r3.y, r3.y, l(100)
+umin r3.y, r3.y, l(90)
+umin r3.y, r3.y, l(80)
+utof r0.xy, vThreadID.xyxx
+sample_l r2.xyzw, r0.xyxx, t0[r3.y + 0].xyzw {nonuniform}, s0[r3.y + 0] {nonuniform}, l(0)
+store_uav_typed u0[0].xyzw, vThreadID.xyyy, r2.xyzw",
+    ));
+    let targets = decorated(&m, Decoration::NonUniform);
+    let mut unique = targets.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(
+        unique.len(),
+        targets.len(),
+        "an id decorated NonUniform twice: {targets:?}"
+    );
+}
+
+#[test]
 fn vulkan_1_1_uses_the_descriptor_indexing_extension() {
     let text = cs(
         TEXTURES,

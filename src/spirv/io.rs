@@ -1050,7 +1050,7 @@ impl Emitter<'_> {
     }
 
     /// The slot of one component of an I/O register operand.
-    fn slot_of(&self, operand: &Operand, component: u8) -> Result<Slot> {
+    pub(super) fn slot_of(&self, operand: &Operand, component: u8) -> Result<Slot> {
         let register = match operand.kind {
             RegisterKind::Input | RegisterKind::Output | RegisterKind::InputPatchConstant => {
                 let index =
@@ -1233,7 +1233,7 @@ impl Emitter<'_> {
             return Ok(false);
         };
         let value = if value.scalar == slot.scalar {
-            self.cast(value, slot.scalar)?
+            value
         } else {
             // Cast component by component, as the component stores would: the parts of a
             // composed value then cast without a round trip through the composed vector.

@@ -153,24 +153,20 @@ impl Emitter<'_> {
             }
         }
         // At most four components: an array, not a Vec (this runs for every source read).
+        let (components, count) = Self::read_components(operand, mask);
         let mut parts: [Word; 4] = [0; 4];
-        let mut count = 0;
-        for component in mask_components(mask) {
-            let from = Self::selected(operand, component);
+        for (part, &from) in parts.iter_mut().zip(&components[..count]) {
             // Immediates become constants of the type they are read as: no bitcast.
             if operand.kind == RegisterKind::Immediate32 && scalar != Scalar::Bool {
                 let bits = match operand.components {
                     ComponentCount::One => operand.values[0],
                     _ => operand.values[from as usize & 3],
                 };
-                parts[count] = self.m.constant_bits(scalar, bits);
-                count += 1;
+                *part = self.m.constant_bits(scalar, bits);
                 continue;
             }
             let raw = self.load_component(operand, from)?;
-            let value = self.cast(raw, scalar)?;
-            parts[count] = value.id;
-            count += 1;
+            *part = self.cast(raw, scalar)?.id;
         }
         if count == 0 {
             return Err(self.err("an operand is read with an empty mask"));

@@ -80,6 +80,20 @@ pub struct ResourceState {
     pub non_uniform_values: crate::fast_hash::HashSet<Word>,
 }
 
+/// What a `cb#[i]` operand reads.
+#[derive(Debug, Clone, Copy)]
+struct CbElement {
+    /// The selected constant-buffer block (a pointer).
+    block: Word,
+    /// The element index (an id).
+    element: Word,
+    /// The descriptor index is non-uniform.
+    non_uniform: bool,
+    /// The element is constant and the descriptor index uniform: the element's vector can be
+    /// loaded once per block and shared by the block's reads.
+    shared: bool,
+}
+
 impl Emitter<'_> {
     /// Notes a rasterizer-ordered view: pixel shaders only (D3D allows them nowhere else).
     pub(super) fn require_interlock(&mut self) -> Result<()> {
@@ -300,24 +314,11 @@ impl Emitter<'_> {
         let component_id = self.m.constant_u32(component as u32 & 3);
         let id = match operand.kind {
             RegisterKind::ConstantBuffer => {
-                let range = self.immediate_index(operand, 0)?;
-                let cb = self
-                    .res
-                    .cbuffers
-                    .get(&range)
-                    .copied()
-                    .ok_or_else(|| self.err(format!("cb{range} is not declared")))?;
-                let element =
-                    operand.indices().get(2).copied().ok_or_else(|| {
-                        self.err("a constant buffer operand needs an element index")
-                    })?;
-                let constant_element = element.relative().is_none();
-                let element = self.index_value(element)?;
-                let selected = self.select_descriptor(&cb.desc, operand)?;
-                if constant_element && !selected.non_uniform {
+                let cb = self.cb_element(operand)?;
+                if cb.shared {
                     // A component of a vector at a constant element: an element of the
                     // vector, loaded once per block (constant buffers are read-only).
-                    let vector = self.buffer_vector(selected.ptr, element)?;
+                    let vector = self.buffer_vector(cb.block, cb.element)?;
                     let id = built(self.m.composite_extract(
                         uint,
                         vector,
@@ -333,10 +334,10 @@ impl Emitter<'_> {
                 let pointer = self.m.pointer(StorageClass::Uniform, uint);
                 let ptr = built(self.m.access_chain(
                     pointer,
-                    selected.ptr,
-                    &[zero, element, component_id],
+                    cb.block,
+                    &[zero, cb.element, component_id],
                 ))?;
-                if selected.non_uniform {
+                if cb.non_uniform {
                     self.decorate(ptr, Decoration::NonUniform, &[]);
                 }
                 built(self.m.load(uint, ptr))?
@@ -369,26 +370,49 @@ impl Emitter<'_> {
         })
     }
 
+    /// The block and element a `cb#[i]` operand reads (the descriptor selected, the index
+    /// evaluated).
+    fn cb_element(&mut self, operand: &Operand) -> Result<CbElement> {
+        let range = self.immediate_index(operand, 0)?;
+        let cb = self
+            .res
+            .cbuffers
+            .get(&range)
+            .copied()
+            .ok_or_else(|| self.err(format!("cb{range} is not declared")))?;
+        let element = operand
+            .indices()
+            .get(2)
+            .copied()
+            .ok_or_else(|| self.err("a constant buffer operand needs an element index"))?;
+        let constant = element.relative().is_none();
+        let element = self.index_value(element)?;
+        let selected = self.select_descriptor(&cb.desc, operand)?;
+        Ok(CbElement {
+            block: selected.ptr,
+            element,
+            non_uniform: selected.non_uniform,
+            shared: constant && !selected.non_uniform,
+        })
+    }
+
     /// A read of all of `cb#[i]` (constant `i`) in order: the `uint4` (see
     /// [`Emitter::buffer_vector`]); `None` for a relative element or a non-uniform
     /// descriptor index.
     pub(super) fn buffer_whole_vector(&mut self, operand: &Operand) -> Result<Option<Val>> {
-        let range = self.immediate_index(operand, 0)?;
-        let Some(cb) = self.res.cbuffers.get(&range).copied() else {
-            return Ok(None);
-        };
-        let Some(element) = operand.indices().get(2).copied() else {
-            return Ok(None);
-        };
-        if element.relative().is_some() {
+        // A relative element is read component by component; told before emitting anything.
+        if operand
+            .indices()
+            .get(2)
+            .is_some_and(|e| e.relative().is_some())
+        {
             return Ok(None);
         }
-        let element = self.index_value(element)?;
-        let selected = self.select_descriptor(&cb.desc, operand)?;
-        if selected.non_uniform {
+        let cb = self.cb_element(operand)?;
+        if !cb.shared {
             return Ok(None);
         }
-        let id = self.buffer_vector(selected.ptr, element)?;
+        let id = self.buffer_vector(cb.block, cb.element)?;
         Ok(Some(Val {
             id,
             scalar: Scalar::U32,
