@@ -140,7 +140,7 @@ impl<'a> Emitter<'a> {
         if !options.no_optimize {
             super::opt::optimize(&mut module);
         }
-        Ok(Module::assemble(&module))
+        Ok(module.assemble())
     }
 
     /// An error at the current instruction.

@@ -2,7 +2,7 @@
 //! switch constructs; conditional `break`/`continue`/`ret`/`discard` as small selections;
 //! subroutine calls; discard as demote-to-helper.
 
-use rspirv::dr::Operand as SpvOperand;
+use super::dr::{Instruction as SpvInstruction, Operand as SpvOperand, Operands};
 use spirv::{SelectionControl, Word};
 
 use super::emitter::Emitter;
@@ -324,15 +324,14 @@ impl Emitter<'_> {
         }
         self.m
             .capability(spirv::Capability::DemoteToHelperInvocation);
-        // rspirv's builder treats OpDemoteToHelperInvocation as a block terminator; it is
-        // not one, so the instruction is inserted by hand and the block stays open.
-        let inst =
-            rspirv::dr::Instruction::new(spirv::Op::DemoteToHelperInvocation, None, None, vec![]);
-        built(
-            self.m
-                .b
-                .insert_into_block(rspirv::dr::InsertPoint::End, inst),
-        )
+        // Not a block terminator: the block stays open.
+        let inst = SpvInstruction::new(
+            spirv::Op::DemoteToHelperInvocation,
+            None,
+            None,
+            Operands::new(),
+        );
+        built(self.m.b.append(inst))
     }
 
     fn case_label(&mut self, instruction: &Instruction) -> Result<()> {

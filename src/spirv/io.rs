@@ -23,8 +23,8 @@
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
 
+use super::dr::Operand as SpvOperand;
 use crate::fast_hash::HashMap;
-use rspirv::dr::Operand as SpvOperand;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
 
 use super::emitter::{Emitter, Val};

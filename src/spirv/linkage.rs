@@ -280,7 +280,7 @@ impl Emitter<'_> {
                 merge,
                 targets
                     .iter()
-                    .map(|&(table, label, _)| (rspirv::dr::Operand::LiteralBit32(table), label)),
+                    .map(|&(table, label, _)| (super::dr::Operand::LiteralBit32(table), label)),
             ),
         )?;
         let void = self.m.void();

@@ -139,7 +139,7 @@ impl Emitter<'_> {
         let (wide, narrow) = match kind {
             Kind16::Float => {
                 self.m.capability(Capability::Float16);
-                (Scalar::F32, self.m.b.type_float(16, None))
+                (Scalar::F32, self.m.b.type_float(16))
             }
             Kind16::Sint => {
                 self.m.capability(Capability::Int16);
@@ -192,7 +192,7 @@ impl Emitter<'_> {
                     None,
                     glsl,
                     which,
-                    [rspirv::dr::Operand::IdRef(a), rspirv::dr::Operand::IdRef(b)],
+                    [super::dr::Operand::IdRef(a), super::dr::Operand::IdRef(b)],
                 ))?
             }
         };
@@ -248,7 +248,7 @@ ret
         let module = load_words(&words).unwrap();
         let has = |c: Capability| {
             module.capabilities.iter().any(|i| {
-                matches!(i.operands.first(), Some(rspirv::dr::Operand::Capability(x)) if *x == c)
+                matches!(i.operands.first(), Some(crate::spirv::dr::Operand::Capability(x)) if *x == c)
             })
         };
         let converts = module

@@ -23,6 +23,7 @@ mod descriptors_tests;
 mod doubles;
 #[cfg(test)]
 mod doubles_tests;
+pub(crate) mod dr;
 mod emitter;
 mod flow;
 #[cfg(test)]

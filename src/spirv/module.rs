@@ -1,11 +1,11 @@
-//! The SPIR-V module under construction: rspirv's builder plus caches of types and constants,
+//! The SPIR-V module under construction: the builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
+use super::dr::{BuildError, Builder, Instruction, Operand as SpvOperand, Operands};
 use crate::fast_hash::HashMap;
-use rspirv::dr::{Builder, Operand as SpvOperand};
+use smallvec::smallvec;
 use spirv::{Capability, StorageClass, Word};
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
 
 use crate::error::{Error, Location, Result};
 
@@ -38,7 +38,7 @@ enum TypeKey {
 
 /// The module under construction.
 pub struct Module {
-    /// rspirv's builder; instructions go into its selected block.
+    /// The builder; instructions go into its selected block.
     pub b: Builder,
     types: HashMap<TypeKey, Word>,
     /// The scalar types already declared, by `Scalar as usize` (the most frequent look-up).
@@ -56,48 +56,8 @@ pub struct Module {
     calls: u32,
 }
 
-/// The grammar entry of a core opcode, from a table built on first use: rspirv's
-/// `Instruction::new` searches its grammar table linearly for every instruction made.
-fn grammar_class(op: spirv::Op) -> Option<&'static rspirv::grammar::Instruction<'static>> {
-    /// Opcodes below this are looked up in the table (every core opcode the translator
-    /// makes on its hot paths); the rest are searched for.
-    const TABLE: usize = 512;
-    type Class = &'static rspirv::grammar::Instruction<'static>;
-    static CLASSES: OnceLock<Vec<Option<Class>>> = OnceLock::new();
-    let table = CLASSES.get_or_init(|| {
-        let mut table = vec![None; TABLE];
-        for class in rspirv::grammar::INSTRUCTION_TABLE.iter() {
-            // The first entry of an opcode, as rspirv's own look-up finds.
-            if let Some(slot @ None) = table.get_mut(class.opcode as usize) {
-                *slot = Some(class);
-            }
-        }
-        table
-    });
-    table.get(op as usize).copied().flatten()
-}
-
-/// An instruction of opcode `op`, without rspirv's linear grammar search where the opcode is
-/// in the table of [`grammar_class`].
-pub fn instruction(
-    op: spirv::Op,
-    result_type: Option<Word>,
-    result_id: Option<Word>,
-    operands: Vec<SpvOperand>,
-) -> rspirv::dr::Instruction {
-    match grammar_class(op) {
-        Some(class) => rspirv::dr::Instruction {
-            class,
-            result_type,
-            result_id,
-            operands,
-        },
-        None => rspirv::dr::Instruction::new(op, result_type, result_id, operands),
-    }
-}
-
-/// Converts an rspirv builder error into an internal error.
-pub fn built<T>(result: std::result::Result<T, rspirv::dr::Error>) -> Result<T> {
+/// Converts a builder error into an internal error.
+pub fn built<T>(result: std::result::Result<T, BuildError>) -> Result<T> {
     result.map_err(|e| {
         Error::new(
             Location::None,
@@ -190,8 +150,8 @@ impl Module {
             self.capability(Capability::Float64);
         }
         let id = self.cached(TypeKey::Scalar(scalar), |b| match scalar {
-            Scalar::F32 => b.type_float(32, None),
-            Scalar::F64 => b.type_float(64, None),
+            Scalar::F32 => b.type_float(32),
+            Scalar::F64 => b.type_float(64),
             Scalar::I32 => b.type_int(32, 1),
             Scalar::U32 => b.type_int(32, 0),
             Scalar::Bool => b.type_bool(),
@@ -207,8 +167,8 @@ impl Module {
             return element;
         }
         // A cache miss means the type is new (only this module makes 32-bit vectors and
-        // pointers), so rspirv's scan of every global for a duplicate is skipped by giving
-        // the id it would allocate.
+        // pointers), so the builder's scan of every global for a duplicate is skipped by
+        // giving the id it would allocate.
         self.cached(TypeKey::Vector(scalar, count), |b| {
             let id = b.id();
             b.type_vector_id(Some(id), element, count)
@@ -263,14 +223,12 @@ impl Module {
         }
     }
 
-    /// `OpDecorate` of `id` with literal parameters (rspirv's instruction, with its operands
-    /// allocated once at their final size).
+    /// `OpDecorate` of `id` with literal parameters.
     pub fn decorate(&mut self, id: Word, decoration: spirv::Decoration, literals: &[u32]) {
-        let mut operands = Vec::with_capacity(2 + literals.len());
-        operands.push(SpvOperand::IdRef(id));
-        operands.push(SpvOperand::Decoration(decoration));
+        let mut operands: Operands =
+            smallvec![SpvOperand::IdRef(id), SpvOperand::Decoration(decoration)];
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = instruction(spirv::Op::Decorate, None, None, operands);
+        let inst = Instruction::new(spirv::Op::Decorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -282,12 +240,13 @@ impl Module {
         decoration: spirv::Decoration,
         literals: &[u32],
     ) {
-        let mut operands = Vec::with_capacity(3 + literals.len());
-        operands.push(SpvOperand::IdRef(id));
-        operands.push(SpvOperand::LiteralBit32(member));
-        operands.push(SpvOperand::Decoration(decoration));
+        let mut operands: Operands = smallvec![
+            SpvOperand::IdRef(id),
+            SpvOperand::LiteralBit32(member),
+            SpvOperand::Decoration(decoration)
+        ];
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = instruction(spirv::Op::MemberDecorate, None, None, operands);
+        let inst = Instruction::new(spirv::Op::MemberDecorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -376,107 +335,33 @@ impl Module {
         id
     }
 
-    /// `OpLoad` of `pointer` as type `ty`, appended to the selected block (the instruction
-    /// rspirv's builder makes, without its grammar search and operand growth).
-    pub fn load(
-        &mut self,
-        ty: Word,
-        pointer: Word,
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.id();
-        let inst = instruction(
-            spirv::Op::Load,
-            Some(ty),
-            Some(id),
-            vec![SpvOperand::IdRef(pointer)],
-        );
-        self.append(inst)?;
-        Ok(id)
+    /// `OpLoad` of `pointer` as type `ty`, appended to the selected block.
+    pub fn load(&mut self, ty: Word, pointer: Word) -> std::result::Result<Word, BuildError> {
+        self.b.load(ty, None, pointer)
     }
 
     /// `OpStore` of `object` through `pointer`, appended to the selected block.
-    pub fn store(
-        &mut self,
-        pointer: Word,
-        object: Word,
-    ) -> std::result::Result<(), rspirv::dr::Error> {
-        let inst = instruction(
-            spirv::Op::Store,
-            None,
-            None,
-            vec![SpvOperand::IdRef(pointer), SpvOperand::IdRef(object)],
-        );
-        self.append(inst)
+    pub fn store(&mut self, pointer: Word, object: Word) -> std::result::Result<(), BuildError> {
+        self.b.store(pointer, object)
     }
 
     /// `OpBitcast` of `value` to type `ty`, appended to the selected block.
-    pub fn bitcast(
-        &mut self,
-        ty: Word,
-        value: Word,
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.id();
-        let inst = instruction(
-            spirv::Op::Bitcast,
-            Some(ty),
-            Some(id),
-            vec![SpvOperand::IdRef(value)],
-        );
-        self.append(inst)?;
-        Ok(id)
+    pub fn bitcast(&mut self, ty: Word, value: Word) -> std::result::Result<Word, BuildError> {
+        self.b.bitcast(ty, None, value)
     }
 
-    /// Appends `inst` to the selected block.
     /// Begins a block labelled `label` (a fresh id without one) in the selected function and
-    /// selects it: rspirv's `begin_block`, without its grammar search for `OpLabel`.
-    pub fn begin_block(
-        &mut self,
-        label: Option<Word>,
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.begin_block_no_label(label)?;
-        let inst = instruction(spirv::Op::Label, None, Some(id), Vec::new());
-        if let (Some(f), Some(b)) = (self.b.selected_function(), self.b.selected_block()) {
-            if let Some(block) = self
-                .b
-                .module_mut()
-                .functions
-                .get_mut(f)
-                .and_then(|f| f.blocks.get_mut(b))
-            {
-                block.label = Some(inst);
-                // Room for a typical block, so that its list does not grow from empty.
-                block.instructions.reserve(32);
-            }
-        }
-        Ok(id)
+    /// selects it.
+    pub fn begin_block(&mut self, label: Option<Word>) -> std::result::Result<Word, BuildError> {
+        self.b.begin_block(label)
     }
 
-    /// Appends a block terminator and deselects the block (what rspirv's terminators do).
-    fn terminate(
-        &mut self,
-        inst: rspirv::dr::Instruction,
-    ) -> std::result::Result<(), rspirv::dr::Error> {
-        if self.b.selected_block().is_none() {
-            return Err(rspirv::dr::Error::MismatchedTerminator);
-        }
-        self.append(inst)?;
-        self.b.select_block(None)
+    /// `OpBranch` to `target`, ending the selected block.
+    pub fn branch(&mut self, target: Word) -> std::result::Result<(), BuildError> {
+        self.b.branch(target)
     }
 
-    /// `OpBranch` to `target`, ending the selected block (as rspirv's builder, without its
-    /// grammar search).
-    pub fn branch(&mut self, target: Word) -> std::result::Result<(), rspirv::dr::Error> {
-        let inst = instruction(
-            spirv::Op::Branch,
-            None,
-            None,
-            vec![SpvOperand::IdRef(target)],
-        );
-        self.terminate(inst)
-    }
-
-    /// `OpSelect` of `a` or `b` by `condition`, of type `ty`, appended to the selected block
-    /// (as rspirv's builder, without its grammar search).
+    /// `OpSelect` of `a` or `b` by `condition`, of type `ty`, appended to the selected block.
     pub fn select(
         &mut self,
         ty: Word,
@@ -484,64 +369,38 @@ impl Module {
         condition: Word,
         a: Word,
         b: Word,
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = result_id.unwrap_or_else(|| self.b.id());
-        let inst = instruction(
-            spirv::Op::Select,
-            Some(ty),
-            Some(id),
-            vec![
-                SpvOperand::IdRef(condition),
-                SpvOperand::IdRef(a),
-                SpvOperand::IdRef(b),
-            ],
-        );
-        self.append(inst)?;
-        Ok(id)
+    ) -> std::result::Result<Word, BuildError> {
+        self.b.select(ty, result_id, condition, a, b)
     }
 
-    /// `OpSelectionMerge` naming `merge`, appended to the selected block (as rspirv's
-    /// builder, without its grammar search).
+    /// `OpSelectionMerge` naming `merge`, appended to the selected block.
     pub fn selection_merge(
         &mut self,
         merge: Word,
         control: spirv::SelectionControl,
-    ) -> std::result::Result<(), rspirv::dr::Error> {
-        let inst = instruction(
+    ) -> std::result::Result<(), BuildError> {
+        let operands = smallvec![
+            SpvOperand::IdRef(merge),
+            SpvOperand::SelectionControl(control)
+        ];
+        self.b.append(Instruction::new(
             spirv::Op::SelectionMerge,
             None,
             None,
-            vec![
-                SpvOperand::IdRef(merge),
-                SpvOperand::SelectionControl(control),
-            ],
-        );
-        self.append(inst)
-    }
-
-    fn append(
-        &mut self,
-        inst: rspirv::dr::Instruction,
-    ) -> std::result::Result<(), rspirv::dr::Error> {
-        self.b.insert_into_block(rspirv::dr::InsertPoint::End, inst)
+            operands,
+        ))
     }
 
     /// `OpCompositeExtract` of `composite` at `indices` into a value of type `ty`, appended
-    /// to the selected block (the same instruction as rspirv's builder, with its operands
-    /// allocated once at their final size).
+    /// to the selected block.
     pub fn composite_extract(
         &mut self,
         ty: Word,
         composite: Word,
         indices: &[u32],
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.id();
-        let mut operands = Vec::with_capacity(1 + indices.len());
-        operands.push(SpvOperand::IdRef(composite));
-        operands.extend(indices.iter().map(|&i| SpvOperand::LiteralBit32(i)));
-        let inst = instruction(spirv::Op::CompositeExtract, Some(ty), Some(id), operands);
-        self.append(inst)?;
-        Ok(id)
+    ) -> std::result::Result<Word, BuildError> {
+        self.b
+            .composite_extract(ty, None, composite, indices.iter().copied())
     }
 
     /// `OpFunctionCall` of `function` with `arguments`, returning `ty`, appended to the
@@ -551,7 +410,7 @@ impl Module {
         ty: Word,
         function: Word,
         arguments: &[Word],
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
+    ) -> std::result::Result<Word, BuildError> {
         self.calls += 1;
         self.b
             .function_call(ty, None, function, arguments.iter().copied())
@@ -569,17 +428,13 @@ impl Module {
     }
 
     /// `OpCompositeConstruct` of `parts` into a value of type `ty`, appended to the selected
-    /// block (operands allocated once at their final size).
+    /// block.
     pub fn composite_construct(
         &mut self,
         ty: Word,
         parts: &[Word],
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.id();
-        let operands = parts.iter().map(|&p| SpvOperand::IdRef(p)).collect();
-        let inst = instruction(spirv::Op::CompositeConstruct, Some(ty), Some(id), operands);
-        self.append(inst)?;
-        Ok(id)
+    ) -> std::result::Result<Word, BuildError> {
+        self.b.composite_construct(ty, None, parts.iter().copied())
     }
 
     /// `OpEntryPoint` of `function` named `name` with its interface variables.
@@ -590,42 +445,18 @@ impl Module {
         name: &str,
         interface: &[Word],
     ) {
-        let mut operands = Vec::with_capacity(3 + interface.len());
-        operands.push(SpvOperand::ExecutionModel(model));
-        operands.push(SpvOperand::IdRef(function));
-        operands.push(SpvOperand::LiteralString(name.to_string()));
-        operands.extend(interface.iter().map(|&v| SpvOperand::IdRef(v)));
-        let inst = instruction(spirv::Op::EntryPoint, None, None, operands);
-        self.b.module_mut().entry_points.push(inst);
-    }
-
-    /// The module's words: rspirv's assembly into one buffer sized up front.
-    pub fn assemble(module: &rspirv::dr::Module) -> Vec<u32> {
-        use rspirv::binary::Assemble;
-        let mut count = 0;
-        module
-            .all_inst_iter()
-            .for_each(|i| count += 3 + i.operands.len());
-        let mut words = Vec::with_capacity(5 + count);
-        module.assemble_into(&mut words);
-        words
+        self.b.entry_point(model, function, name, interface);
     }
 
     /// `OpAccessChain` from `base` through `indices` (ids) to a pointer of type `ty`,
-    /// appended to the selected block (as rspirv's builder, operands allocated once).
+    /// appended to the selected block.
     pub fn access_chain(
         &mut self,
         ty: Word,
         base: Word,
         indices: &[Word],
-    ) -> std::result::Result<Word, rspirv::dr::Error> {
-        let id = self.b.id();
-        let mut operands = Vec::with_capacity(1 + indices.len());
-        operands.push(SpvOperand::IdRef(base));
-        operands.extend(indices.iter().map(|&i| SpvOperand::IdRef(i)));
-        let inst = instruction(spirv::Op::AccessChain, Some(ty), Some(id), operands);
-        self.append(inst)?;
-        Ok(id)
+    ) -> std::result::Result<Word, BuildError> {
+        self.b.access_chain(ty, None, base, indices.iter().copied())
     }
 
     /// A module-scope variable (`OpVariable` among the global values, whatever block is
@@ -643,9 +474,9 @@ impl Module {
     ) -> Word {
         let pointer = self.pointer(class, pointee);
         let id = self.b.id();
-        let mut operands = vec![SpvOperand::StorageClass(class)];
+        let mut operands: Operands = smallvec![SpvOperand::StorageClass(class)];
         operands.extend(init.map(SpvOperand::IdRef));
-        let inst = instruction(spirv::Op::Variable, Some(pointer), Some(id), operands);
+        let inst = Instruction::new(spirv::Op::Variable, Some(pointer), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }

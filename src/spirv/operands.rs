@@ -234,7 +234,7 @@ impl Emitter<'_> {
                         None,
                         glsl,
                         glsl::FABS,
-                        [rspirv::dr::Operand::IdRef(id)],
+                        [super::dr::Operand::IdRef(id)],
                     ))?;
                 }
                 if neg {
@@ -248,7 +248,7 @@ impl Emitter<'_> {
                         None,
                         glsl,
                         glsl::SABS,
-                        [rspirv::dr::Operand::IdRef(id)],
+                        [super::dr::Operand::IdRef(id)],
                     ))?;
                 }
                 if neg {
@@ -338,7 +338,7 @@ impl Emitter<'_> {
         let zero = self.splat_bits(Scalar::F32, 0, value.count);
         let one = self.splat_bits(Scalar::F32, 1.0f32.to_bits(), value.count);
         let glsl = self.m.glsl();
-        use rspirv::dr::Operand::IdRef;
+        use super::dr::Operand::IdRef;
         let low =
             built(
                 self.m

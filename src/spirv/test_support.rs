@@ -10,14 +10,16 @@ use crate::spirv::{spirv_val, TargetEnv};
 pub fn validate_for(words: &[u32], target: &str) {
     let target = TargetEnv::from_name(target).unwrap_or_default();
     if let Err(e) = spirv_val(words, target) {
-        let text = rspirv::dr::load_words(words)
-            .map(|m| {
-                use rspirv::binary::Disassemble;
-                m.disassemble()
-            })
-            .unwrap_or_default();
-        panic!("{e}\n{text}");
+        panic!("{e}\n{}", disassemble(words));
     }
+}
+
+/// The disassembly of a module's words (empty when rspirv cannot parse them).
+pub fn disassemble(words: &[u32]) -> String {
+    use rspirv::binary::Disassemble;
+    rspirv::dr::load_words(words)
+        .map(|m| m.disassemble())
+        .unwrap_or_default()
 }
 
 /// [`validate_for`] with the default target, Vulkan 1.3.

@@ -15,7 +15,7 @@
 //! `sampleinfo`/`samplepos` on `rasterizer` read the rasterizer's sample count from a
 //! specialization constant ([`RASTERIZER_SAMPLE_COUNT_SPEC_ID`]) that the pipeline sets.
 
-use rspirv::dr::{InsertPoint, Instruction as SpvInstruction, Operand as SpvOperand};
+use super::dr::{Instruction as SpvInstruction, Operand as SpvOperand};
 use spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Op, StorageClass, Word};
 
 use super::descriptors::{Descriptor, DescriptorType};
@@ -207,7 +207,7 @@ impl Emitter<'_> {
     pub(super) fn raw_op(&mut self, op: Op, ty: Word, operands: Vec<SpvOperand>) -> Result<Word> {
         let id = self.m.b.id();
         let inst = SpvInstruction::new(op, Some(ty), Some(id), operands);
-        built(self.m.b.insert_into_block(InsertPoint::End, inst))?;
+        built(self.m.b.append(inst))?;
         Ok(id)
     }
 
@@ -1076,17 +1076,13 @@ impl Emitter<'_> {
         let coordinate = self.uav_coords(&coord, &shape)?;
         let texel = self.load(&value, image.scalar, 0b1111)?;
         let image_value = self.load_image(&image)?;
-        let inst = SpvInstruction::new(
+        let inst = SpvInstruction::of_ids(
             Op::ImageWrite,
             None,
             None,
-            vec![
-                SpvOperand::IdRef(image_value),
-                SpvOperand::IdRef(coordinate),
-                SpvOperand::IdRef(texel.id),
-            ],
+            &[image_value, coordinate, texel.id],
         );
-        built(self.m.b.insert_into_block(InsertPoint::End, inst))
+        built(self.m.b.append(inst))
     }
 
     /// A pointer to the texel of a typed UAV for an atomic, its in-bounds condition, and the

@@ -3,7 +3,7 @@
 //! (with their names, decorations and entry-point interface entries), then unused
 //! extended-instruction imports.
 
-use rspirv::dr::{Instruction, Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{ids, is_removable, uses, IdMap};

@@ -11,7 +11,7 @@ fn unused_code_variables_constants_types_and_their_decorations_go() {
     let (float, vec4) = (s.float, s.vec4);
     let unused_type = s.m.vector(crate::spirv::Scalar::I32, 3);
     let unused_var = s.private(unused_type);
-    s.m.b.decorate(unused_var, Decoration::RelaxedPrecision, []);
+    s.m.decorate(unused_var, Decoration::RelaxedPrecision, &[]);
     let v = s.m.load(vec4, s.input).unwrap();
     let x = s.m.composite_extract(float, v, &[0]).unwrap();
     let two = s.float_const(2.0);
@@ -52,7 +52,10 @@ fn a_capability_for_a_type_that_went_goes_too() {
     let mut module = s.finish();
     dce::run(&mut module);
     let float64 = module.capabilities.iter().any(|i| {
-        i.operands.first() == Some(&rspirv::dr::Operand::Capability(spirv::Capability::Float64))
+        i.operands.first()
+            == Some(&crate::spirv::dr::Operand::Capability(
+                spirv::Capability::Float64,
+            ))
     });
     assert!(!float64, "{}", text(&module));
     assert_valid(&module);

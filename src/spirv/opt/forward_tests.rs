@@ -7,7 +7,7 @@ use super::{dce, dead_stores, forward};
 
 /// `t = input.x; output = (t, t, t, t)` with two loads of `t`, optionally across a block
 /// boundary.
-fn temp_round_trip(split: bool) -> rspirv::dr::Module {
+fn temp_round_trip(split: bool) -> crate::spirv::dr::Module {
     let mut s = Shell::new();
     let t = s.private(s.float);
     let v = s.m.load(s.vec4, s.input).unwrap();
@@ -34,7 +34,9 @@ fn a_load_after_a_store_in_the_block_takes_the_stored_value() {
     run_pass(&mut module, |m, _, p| dead_stores::run(m, p));
     dce::run(&mut module);
     assert_eq!(count(&module, Op::Store), 1, "{}", text(&module));
-    let privates = crate::spirv::test_support::global_variables(&module, StorageClass::Private);
+    let words = module.assemble();
+    let read = rspirv::dr::load_words(&words).expect("rspirv reads the module");
+    let privates = crate::spirv::test_support::global_variables(&read, StorageClass::Private);
     assert_eq!(privates, 0, "{}", text(&module));
     assert_valid(&module);
 }
@@ -81,8 +83,7 @@ fn a_decorated_load_keeps_its_result_and_decoration() {
     let x = s.m.composite_extract(s.float, v, &[0]).unwrap();
     s.m.store(t, x).unwrap();
     let decorated = s.m.load(s.float, t).unwrap();
-    s.m.b
-        .decorate(decorated, spirv::Decoration::RelaxedPrecision, []);
+    s.m.decorate(decorated, spirv::Decoration::RelaxedPrecision, &[]);
     let vec4 = s.vec4;
     let out =
         s.m.b
@@ -93,7 +94,7 @@ fn a_decorated_load_keeps_its_result_and_decoration() {
     super::optimize(&mut module);
     let kept = super::test_support::code(&module).contains(&Op::Load)
         && module.annotations.iter().any(
-            |a| matches!(a.operands.first(), Some(rspirv::dr::Operand::IdRef(id)) if *id == decorated),
+            |a| matches!(a.operands.first(), Some(crate::spirv::dr::Operand::IdRef(id)) if *id == decorated),
         );
     assert!(kept, "{}", text(&module));
     assert_valid(&module);

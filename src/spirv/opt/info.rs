@@ -2,7 +2,8 @@
 //! instructions are free of side effects, id substitution, and fresh ids.
 
 use crate::fast_hash::HashMap;
-use rspirv::dr::{Instruction, Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand, Operands};
+use smallvec::smallvec;
 use spirv::{Decoration, Op, StorageClass, Word};
 
 /// A type of the module, as far as the passes look into it.
@@ -274,7 +275,7 @@ impl Info {
     pub fn fresh(&mut self, module: &mut Module, ty: Option<Word>) -> Word {
         let header = module
             .header
-            .get_or_insert_with(|| rspirv::dr::ModuleHeader::new(1));
+            .get_or_insert_with(|| crate::spirv::dr::ModuleHeader::new(1));
         let id = header.bound;
         header.bound += 1;
         self.slot_mut(id).ty = ty.unwrap_or(0);
@@ -293,10 +294,10 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands = vec![Operand::LiteralBit32(bits)];
+        let operands = smallvec![Operand::LiteralBit32(bits)];
         self.push_global(
             module,
-            instruction(Op::Constant, Some(ty), Some(id), operands),
+            Instruction::new(Op::Constant, Some(ty), Some(id), operands),
         );
         id
     }
@@ -307,8 +308,8 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands = parts.into_iter().map(Operand::IdRef).collect();
-        let inst = instruction(Op::ConstantComposite, Some(ty), Some(id), operands);
+        let operands: Operands = parts.into_iter().map(Operand::IdRef).collect();
+        let inst = Instruction::new(Op::ConstantComposite, Some(ty), Some(id), operands);
         self.push_global(module, inst);
         id
     }
@@ -324,11 +325,11 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, None);
-        let inst = instruction(
+        let inst = Instruction::new(
             Op::TypePointer,
             None,
             Some(id),
-            vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
+            smallvec![Operand::StorageClass(class), Operand::IdRef(pointee)],
         );
         // A new pointer type must precede its users; the pointee is already declared, so
         // it goes right after the last type declaration.
@@ -715,5 +716,3 @@ pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
     }
     candidates
 }
-
-pub use crate::spirv::module::instruction;

@@ -4,10 +4,11 @@
 //! vector (where the last component store was). [`super::simplify`] then reduces the
 //! construct (to the vector itself, a shuffle or a constant) where it can.
 
-use rspirv::dr::{Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand, Operands};
+use smallvec::smallvec;
 use spirv::{Op, StorageClass, Word};
 
-use super::info::{instruction, IdMap, Info};
+use super::info::{IdMap, Info};
 
 /// Component stores to one output collected so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -124,21 +125,21 @@ pub fn run(module: &mut Module, info: &mut Info) {
                 };
                 let (ty, count) = outputs.get(merge.var);
                 let vector = info.fresh(module, Some(ty));
-                let parts = merge.values[..count as usize]
+                let parts: Operands = merge.values[..count as usize]
                     .iter()
                     .map(|&v| Operand::IdRef(v))
                     .collect();
-                block.instructions.push(instruction(
+                block.instructions.push(Instruction::new(
                     Op::CompositeConstruct,
                     Some(ty),
                     Some(vector),
                     parts,
                 ));
-                block.instructions.push(instruction(
+                block.instructions.push(Instruction::new(
                     Op::Store,
                     None,
                     None,
-                    vec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
+                    smallvec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
                 ));
             }
         }

@@ -36,7 +36,7 @@ mod simplify_tests;
 mod test_support;
 mod widen;
 
-use rspirv::dr::Module;
+use crate::spirv::dr::Module;
 
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {

@@ -1,6 +1,6 @@
 //! Tests of the peepholes, common-subexpression elimination, store merging and vector reads.
 
-use rspirv::dr::Operand;
+use crate::spirv::dr::Operand;
 use spirv::{Decoration, Op, StorageClass};
 
 use super::test_support::{assert_valid, count, run_pass, text, Shell};
@@ -93,7 +93,7 @@ fn bitcasts_there_and_back_and_constants_fold() {
     assert_eq!(count(&module, Op::IAdd), 0, "{}", text(&module));
     let folded = module.types_global_values.iter().any(|i| {
         i.class.opcode == Op::Constant
-            && i.operands == [Operand::LiteralBit32(5)]
+            && i.operands[..] == [Operand::LiteralBit32(5)]
             && i.result_type == Some(float)
     });
     assert!(
@@ -113,7 +113,7 @@ fn equal_pure_instructions_are_one_unless_decorated() {
     let a = s.m.b.f_add(float, None, x, x).unwrap();
     let b = s.m.b.f_add(float, None, x, x).unwrap();
     let c = s.m.b.f_add(float, None, x, x).unwrap();
-    s.m.b.decorate(c, Decoration::RelaxedPrecision, []);
+    s.m.decorate(c, Decoration::RelaxedPrecision, &[]);
     let out = s.m.b.composite_construct(vec4, None, [a, b, c, x]).unwrap();
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
@@ -157,7 +157,7 @@ fn a_decorated_component_read_is_not_widened() {
     let index = s.uint_const(1);
     let p = s.m.access_chain(in_float, s.input, &[index]).unwrap();
     let y = s.m.load(float, p).unwrap();
-    s.m.b.decorate(y, Decoration::RelaxedPrecision, []);
+    s.m.decorate(y, Decoration::RelaxedPrecision, &[]);
     let vec4 = s.vec4;
     let out = s.m.b.composite_construct(vec4, None, [y, y, y, y]).unwrap();
     s.m.store(s.output, out).unwrap();

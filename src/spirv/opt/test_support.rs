@@ -1,8 +1,7 @@
 //! Helpers of the optimiser's tests: a fragment-shader module to write code into, and
 //! checks of what a pass left.
 
-use rspirv::binary::Assemble;
-use rspirv::dr::Module as SpvModule;
+use crate::spirv::dr::Module as SpvModule;
 use spirv::{
     AddressingModel, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionControl,
     MemoryModel, Op, StorageClass, Word,
@@ -43,7 +42,7 @@ impl Shell {
         let input = m.global_variable(vec4, StorageClass::Input);
         let output = m.global_variable(vec4, StorageClass::Output);
         for var in [input, output] {
-            m.b.decorate(var, Decoration::Location, [0u32.into()]);
+            m.decorate(var, Decoration::Location, &[0]);
         }
         let void = m.void();
         let fn_type = m.void_function();
@@ -137,8 +136,7 @@ pub fn assert_valid(module: &SpvModule) {
 
 /// The module's disassembly, for failure messages.
 pub fn text(module: &SpvModule) -> String {
-    use rspirv::binary::Disassemble;
-    module.disassemble()
+    crate::spirv::test_support::disassemble(&module.assemble())
 }
 
 /// Runs one pass with the module's information (as [`super::optimize`] gathers it).

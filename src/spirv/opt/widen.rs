@@ -4,7 +4,8 @@
 //! The vector loads of one block are then one load (see [`super::simplify`]), and a
 //! register read whole comes out as the vector itself.
 
-use rspirv::dr::{Instruction, Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand};
+use smallvec::smallvec;
 use spirv::{Op, Word};
 
 use super::info::{IdMap, Info, Type};
@@ -121,9 +122,9 @@ fn widened(
     } else {
         let pointer_type = info.make_pointer(module, class, pointee);
         let id = info.fresh(module, Some(pointer_type));
-        let mut operands = vec![Operand::IdRef(chain.base)];
+        let mut operands = smallvec![Operand::IdRef(chain.base)];
         operands.extend(prefix.iter().map(|&i| Operand::IdRef(i)));
-        replacement.push(super::info::instruction(
+        replacement.push(Instruction::new(
             Op::AccessChain,
             Some(pointer_type),
             Some(id),
@@ -132,17 +133,17 @@ fn widened(
         id
     };
     let vector = info.fresh(module, Some(pointee));
-    replacement.push(super::info::instruction(
+    replacement.push(Instruction::new(
         Op::Load,
         Some(pointee),
         Some(vector),
-        vec![Operand::IdRef(vector_pointer)],
+        smallvec![Operand::IdRef(vector_pointer)],
     ));
-    replacement.push(super::info::instruction(
+    replacement.push(Instruction::new(
         Op::CompositeExtract,
         Some(ty),
         Some(result),
-        vec![Operand::IdRef(vector), Operand::LiteralBit32(component)],
+        smallvec![Operand::IdRef(vector), Operand::LiteralBit32(component)],
     ));
     Some(replacement)
 }

@@ -1,0 +1,51 @@
+//! Writing a module as SPIR-V words.
+
+use super::{Instruction, Module};
+use rspirv::binary::Assemble as _;
+
+/// The generator word of the header: rspirv's tool id (what the builder wrote before the
+/// translator had its own module type), version 0.
+const GENERATOR: u32 = 0x000f_0000;
+
+impl Instruction {
+    /// Appends the instruction's words.
+    pub fn assemble_into(&self, words: &mut Vec<u32>) {
+        let start = words.len();
+        words.push(self.class.opcode as u32);
+        words.extend(self.result_type);
+        words.extend(self.result_id);
+        for operand in &self.operands {
+            operand.assemble_into(words);
+        }
+        let count = (words.len() - start) as u32;
+        words[start] |= count << 16;
+    }
+
+    /// The number of words the instruction takes, counting a string operand as one
+    /// (a lower bound, for sizing the output).
+    fn word_estimate(&self) -> usize {
+        1 + self.result_type.is_some() as usize
+            + self.result_id.is_some() as usize
+            + self.operands.len()
+    }
+}
+
+impl Module {
+    /// The module's words, in one buffer sized up front.
+    pub fn assemble(&self) -> Vec<u32> {
+        let count: usize = self.all_inst_iter().map(Instruction::word_estimate).sum();
+        let mut words = Vec::with_capacity(5 + count + count / 8);
+        let header = self.header.unwrap_or(super::ModuleHeader::new(0));
+        words.extend([
+            spirv::MAGIC_NUMBER,
+            header.version,
+            GENERATOR,
+            header.bound,
+            0,
+        ]);
+        for inst in self.all_inst_iter() {
+            inst.assemble_into(&mut words);
+        }
+        words
+    }
+}

@@ -1,0 +1,818 @@
+//! Appending instructions to a module: which function and block are selected, fresh ids,
+//! and one method per instruction the translator makes (rspirv's builder names and
+//! argument orders, so that the emitter reads as SPIR-V's own instruction names).
+
+use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands};
+use smallvec::smallvec;
+use spirv::{Op, Word};
+use std::fmt;
+
+/// Why an instruction could not be added where the builder is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildError {
+    /// An instruction was appended with no block selected.
+    DetachedInstruction,
+    /// A block was begun outside a function.
+    DetachedBlock,
+    /// A block was begun while another is open.
+    NestedBlock,
+    /// A function was begun inside another.
+    NestedFunction,
+    /// A function was ended with none begun.
+    MismatchedFunctionEnd,
+    /// A terminator was appended with no block open.
+    MismatchedTerminator,
+    /// A parameter was declared outside a function.
+    DetachedFunctionParameter,
+    /// A block index out of range was selected.
+    BlockNotFound,
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            BuildError::DetachedInstruction => "instruction outside a block",
+            BuildError::DetachedBlock => "block outside a function",
+            BuildError::NestedBlock => "block begun inside another block",
+            BuildError::NestedFunction => "function begun inside another function",
+            BuildError::MismatchedFunctionEnd => "function ended without one begun",
+            BuildError::MismatchedTerminator => "terminator outside a block",
+            BuildError::DetachedFunctionParameter => "function parameter outside a function",
+            BuildError::BlockNotFound => "no such block",
+        })
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// The result of a builder method.
+pub type BuildResult<T> = Result<T, BuildError>;
+
+/// A module under construction and the place where instructions go.
+#[derive(Debug, Default)]
+pub struct Builder {
+    module: Module,
+    next_id: Word,
+    selected_function: Option<usize>,
+    selected_block: Option<usize>,
+}
+
+impl Builder {
+    /// An empty module; ids start at 1.
+    pub fn new() -> Builder {
+        Builder {
+            module: Module::new(),
+            next_id: 1,
+            selected_function: None,
+            selected_block: None,
+        }
+    }
+
+    /// A fresh id.
+    pub fn id(&mut self) -> Word {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The finished module, its header's bound set.
+    pub fn module(self) -> Module {
+        let mut module = self.module;
+        let header = module.header.get_or_insert(ModuleHeader::new(0));
+        header.bound = self.next_id;
+        module
+    }
+
+    /// The module so far.
+    pub fn module_ref(&self) -> &Module {
+        &self.module
+    }
+
+    /// The module so far, to change.
+    pub fn module_mut(&mut self) -> &mut Module {
+        &mut self.module
+    }
+
+    /// Sets the SPIR-V version of the header.
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.module
+            .header
+            .get_or_insert(ModuleHeader::new(0))
+            .set_version(major, minor);
+    }
+
+    /// The index of the selected function.
+    pub fn selected_function(&self) -> Option<usize> {
+        self.selected_function
+    }
+
+    /// The index of the selected block in the selected function.
+    pub fn selected_block(&self) -> Option<usize> {
+        self.selected_block
+    }
+
+    /// Selects a block of the selected function (or none).
+    pub fn select_block(&mut self, index: Option<usize>) -> BuildResult<()> {
+        if let Some(index) = index {
+            let f = self.selected_function.ok_or(BuildError::DetachedBlock)?;
+            if index >= self.module.functions[f].blocks.len() {
+                return Err(BuildError::BlockNotFound);
+            }
+        }
+        self.selected_block = index;
+        Ok(())
+    }
+
+    /// Appends an instruction to the selected block.
+    pub fn append(&mut self, inst: Instruction) -> BuildResult<()> {
+        let (Some(f), Some(b)) = (self.selected_function, self.selected_block) else {
+            return Err(BuildError::DetachedInstruction);
+        };
+        self.module.functions[f].blocks[b].instructions.push(inst);
+        Ok(())
+    }
+
+    /// Appends an instruction with a result of type `ty` (id `result_id` or a fresh one)
+    /// and returns the id.
+    fn result(
+        &mut self,
+        op: Op,
+        ty: Word,
+        result_id: Option<Word>,
+        operands: Operands,
+    ) -> BuildResult<Word> {
+        if self.selected_block.is_none() {
+            return Err(BuildError::DetachedInstruction);
+        }
+        let id = result_id.unwrap_or_else(|| self.id());
+        self.append(Instruction::new(op, Some(ty), Some(id), operands))?;
+        Ok(id)
+    }
+
+    /// Appends an instruction without a result.
+    fn no_result(&mut self, op: Op, operands: Operands) -> BuildResult<()> {
+        self.append(Instruction::new(op, None, None, operands))
+    }
+
+    /// Appends a block terminator and deselects the block.
+    pub fn terminate(&mut self, inst: Instruction) -> BuildResult<()> {
+        if self.selected_block.is_none() {
+            return Err(BuildError::MismatchedTerminator);
+        }
+        self.append(inst)?;
+        self.selected_block = None;
+        Ok(())
+    }
+
+    /// Begins a function and selects it.
+    pub fn begin_function(
+        &mut self,
+        return_type: Word,
+        function_id: Option<Word>,
+        control: spirv::FunctionControl,
+        function_type: Word,
+    ) -> BuildResult<Word> {
+        if self.selected_function.is_some() {
+            return Err(BuildError::NestedFunction);
+        }
+        let id = function_id.unwrap_or_else(|| self.id());
+        self.module.functions.push(Function {
+            def: Some(Instruction::new(
+                Op::Function,
+                Some(return_type),
+                Some(id),
+                smallvec![
+                    Operand::FunctionControl(control),
+                    Operand::IdRef(function_type)
+                ],
+            )),
+            ..Function::default()
+        });
+        self.selected_function = Some(self.module.functions.len() - 1);
+        Ok(id)
+    }
+
+    /// Ends the selected function and deselects it.
+    pub fn end_function(&mut self) -> BuildResult<()> {
+        let f = self
+            .selected_function
+            .ok_or(BuildError::MismatchedFunctionEnd)?;
+        self.module.functions[f].end = Some(Instruction::new(
+            Op::FunctionEnd,
+            None,
+            None,
+            Operands::new(),
+        ));
+        self.selected_function = None;
+        self.selected_block = None;
+        Ok(())
+    }
+
+    /// Declares a parameter of the selected function.
+    pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
+        let f = self
+            .selected_function
+            .ok_or(BuildError::DetachedFunctionParameter)?;
+        let id = self.id();
+        self.module.functions[f].parameters.push(Instruction::new(
+            Op::FunctionParameter,
+            Some(ty),
+            Some(id),
+            Operands::new(),
+        ));
+        Ok(id)
+    }
+
+    /// Begins a block labelled `label` (a fresh id without one) in the selected function
+    /// and selects it.
+    pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
+        let f = self.selected_function.ok_or(BuildError::DetachedBlock)?;
+        if self.selected_block.is_some() {
+            return Err(BuildError::NestedBlock);
+        }
+        let id = label.unwrap_or_else(|| self.id());
+        let blocks = &mut self.module.functions[f].blocks;
+        blocks.push(Block {
+            label: Some(Instruction::new(Op::Label, None, Some(id), Operands::new())),
+            // Room for a typical block, so that its list does not grow from empty.
+            instructions: Vec::with_capacity(32),
+        });
+        self.selected_block = Some(blocks.len() - 1);
+        Ok(id)
+    }
+
+    /// Declares a capability.
+    pub fn capability(&mut self, capability: spirv::Capability) {
+        self.module.capabilities.push(Instruction::new(
+            Op::Capability,
+            None,
+            None,
+            smallvec![Operand::Capability(capability)],
+        ));
+    }
+
+    /// Declares an extension.
+    pub fn extension(&mut self, name: impl Into<String>) {
+        self.module.extensions.push(Instruction::new(
+            Op::Extension,
+            None,
+            None,
+            smallvec![Operand::LiteralString(name.into())],
+        ));
+    }
+
+    /// Imports an extended instruction set.
+    pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
+        let id = self.id();
+        self.module.ext_inst_imports.push(Instruction::new(
+            Op::ExtInstImport,
+            None,
+            Some(id),
+            smallvec![Operand::LiteralString(name.into())],
+        ));
+        id
+    }
+
+    /// Sets the memory model.
+    pub fn memory_model(&mut self, addressing: spirv::AddressingModel, memory: spirv::MemoryModel) {
+        self.module.memory_model = Some(Instruction::new(
+            Op::MemoryModel,
+            None,
+            None,
+            smallvec![
+                Operand::AddressingModel(addressing),
+                Operand::MemoryModel(memory)
+            ],
+        ));
+    }
+
+    /// Declares an entry point.
+    pub fn entry_point(
+        &mut self,
+        model: spirv::ExecutionModel,
+        function: Word,
+        name: impl Into<String>,
+        interface: impl AsRef<[Word]>,
+    ) {
+        let interface = interface.as_ref();
+        let mut operands = Operands::with_capacity(3 + interface.len());
+        operands.push(Operand::ExecutionModel(model));
+        operands.push(Operand::IdRef(function));
+        operands.push(Operand::LiteralString(name.into()));
+        operands.extend(interface.iter().map(|&v| Operand::IdRef(v)));
+        self.module
+            .entry_points
+            .push(Instruction::new(Op::EntryPoint, None, None, operands));
+    }
+
+    /// Declares an execution mode with literal parameters.
+    pub fn execution_mode(
+        &mut self,
+        function: Word,
+        mode: spirv::ExecutionMode,
+        params: impl AsRef<[u32]>,
+    ) {
+        let mut operands: Operands =
+            smallvec![Operand::IdRef(function), Operand::ExecutionMode(mode)];
+        operands.extend(params.as_ref().iter().map(|&v| Operand::LiteralBit32(v)));
+        self.module
+            .execution_modes
+            .push(Instruction::new(Op::ExecutionMode, None, None, operands));
+    }
+
+    /// Names an id (debug information).
+    pub fn name(&mut self, target: Word, name: impl Into<String>) {
+        self.module.debug_names.push(Instruction::new(
+            Op::Name,
+            None,
+            None,
+            smallvec![Operand::IdRef(target), Operand::LiteralString(name.into())],
+        ));
+    }
+
+    /// A type declaration: with `result_id`, declared under that id; without, the id of an
+    /// identical declaration already made, or a new one.
+    fn type_decl(&mut self, op: Op, result_id: Option<Word>, operands: Operands) -> Word {
+        let mut inst = Instruction::new(op, None, result_id, operands);
+        if let Some(id) = result_id {
+            self.module.types_global_values.push(inst);
+            return id;
+        }
+        let existing = self
+            .module
+            .types_global_values
+            .iter()
+            .find(|t| t.is_type_identical(&inst))
+            .and_then(|t| t.result_id);
+        if let Some(id) = existing {
+            return id;
+        }
+        let id = self.id();
+        inst.result_id = Some(id);
+        self.module.types_global_values.push(inst);
+        id
+    }
+
+    /// A global value of type `ty` (constants), always new.
+    fn global_value(&mut self, op: Op, ty: Word, operands: Operands) -> Word {
+        let id = self.id();
+        self.module
+            .types_global_values
+            .push(Instruction::new(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    /// `OpTypeVoid`.
+    pub fn type_void(&mut self) -> Word {
+        self.type_decl(Op::TypeVoid, None, Operands::new())
+    }
+
+    /// `OpTypeBool`.
+    pub fn type_bool(&mut self) -> Word {
+        self.type_decl(Op::TypeBool, None, Operands::new())
+    }
+
+    /// `OpTypeInt`.
+    pub fn type_int(&mut self, width: u32, signedness: u32) -> Word {
+        let operands = smallvec![
+            Operand::LiteralBit32(width),
+            Operand::LiteralBit32(signedness)
+        ];
+        self.type_decl(Op::TypeInt, None, operands)
+    }
+
+    /// `OpTypeFloat` (no encoding).
+    pub fn type_float(&mut self, width: u32) -> Word {
+        self.type_decl(Op::TypeFloat, None, smallvec![Operand::LiteralBit32(width)])
+    }
+
+    /// `OpTypeVector`.
+    pub fn type_vector_id(&mut self, result_id: Option<Word>, component: Word, count: u32) -> Word {
+        let operands = smallvec![Operand::IdRef(component), Operand::LiteralBit32(count)];
+        self.type_decl(Op::TypeVector, result_id, operands)
+    }
+
+    /// `OpTypeVector`, shared with an identical declaration.
+    pub fn type_vector(&mut self, component: Word, count: u32) -> Word {
+        self.type_vector_id(None, component, count)
+    }
+
+    /// `OpTypePointer`.
+    pub fn type_pointer(
+        &mut self,
+        result_id: Option<Word>,
+        class: spirv::StorageClass,
+        pointee: Word,
+    ) -> Word {
+        let operands = smallvec![Operand::StorageClass(class), Operand::IdRef(pointee)];
+        self.type_decl(Op::TypePointer, result_id, operands)
+    }
+
+    /// `OpTypeFunction`.
+    pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
+        let mut operands: Operands = smallvec![Operand::IdRef(ret)];
+        operands.extend(params.into_iter().map(Operand::IdRef));
+        self.type_decl(Op::TypeFunction, None, operands)
+    }
+
+    /// `OpTypeArray` of `length` (a constant id) elements.
+    pub fn type_array(&mut self, element: Word, length: Word) -> Word {
+        let operands = smallvec![Operand::IdRef(element), Operand::IdRef(length)];
+        self.type_decl(Op::TypeArray, None, operands)
+    }
+
+    /// `OpTypeRuntimeArray`.
+    pub fn type_runtime_array(&mut self, element: Word) -> Word {
+        self.type_decl(
+            Op::TypeRuntimeArray,
+            None,
+            smallvec![Operand::IdRef(element)],
+        )
+    }
+
+    /// `OpTypeStruct` under `result_id`, or shared with an identical declaration.
+    pub fn type_struct_id(
+        &mut self,
+        result_id: Option<Word>,
+        members: impl IntoIterator<Item = Word>,
+    ) -> Word {
+        let operands = members.into_iter().map(Operand::IdRef).collect();
+        self.type_decl(Op::TypeStruct, result_id, operands)
+    }
+
+    /// `OpTypeStruct`, shared with an identical declaration.
+    pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
+        self.type_struct_id(None, members)
+    }
+
+    /// `OpTypeImage`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn type_image(
+        &mut self,
+        sampled_type: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled: u32,
+        format: spirv::ImageFormat,
+        access: Option<spirv::AccessQualifier>,
+    ) -> Word {
+        let mut operands: Operands = smallvec![
+            Operand::IdRef(sampled_type),
+            Operand::Dim(dim),
+            Operand::LiteralBit32(depth),
+            Operand::LiteralBit32(arrayed),
+            Operand::LiteralBit32(ms),
+            Operand::LiteralBit32(sampled),
+            Operand::ImageFormat(format),
+        ];
+        operands.extend(access.map(Operand::AccessQualifier));
+        self.type_decl(Op::TypeImage, None, operands)
+    }
+
+    /// `OpTypeSampler`.
+    pub fn type_sampler(&mut self) -> Word {
+        self.type_decl(Op::TypeSampler, None, Operands::new())
+    }
+
+    /// `OpTypeSampledImage`.
+    pub fn type_sampled_image(&mut self, image: Word) -> Word {
+        self.type_decl(Op::TypeSampledImage, None, smallvec![Operand::IdRef(image)])
+    }
+
+    /// `OpConstant` of a 32-bit value.
+    pub fn constant_bit32(&mut self, ty: Word, value: u32) -> Word {
+        self.global_value(Op::Constant, ty, smallvec![Operand::LiteralBit32(value)])
+    }
+
+    /// `OpConstant` of a 64-bit value.
+    pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
+        self.global_value(Op::Constant, ty, smallvec![Operand::LiteralBit64(value)])
+    }
+
+    /// `OpSpecConstant` of a 32-bit default value.
+    pub fn spec_constant_bit32(&mut self, ty: Word, value: u32) -> Word {
+        self.global_value(
+            Op::SpecConstant,
+            ty,
+            smallvec![Operand::LiteralBit32(value)],
+        )
+    }
+
+    /// `OpConstantTrue`.
+    pub fn constant_true(&mut self, ty: Word) -> Word {
+        self.global_value(Op::ConstantTrue, ty, Operands::new())
+    }
+
+    /// `OpConstantFalse`.
+    pub fn constant_false(&mut self, ty: Word) -> Word {
+        self.global_value(Op::ConstantFalse, ty, Operands::new())
+    }
+
+    /// `OpConstantComposite`.
+    pub fn constant_composite(&mut self, ty: Word, parts: impl IntoIterator<Item = Word>) -> Word {
+        let operands = parts.into_iter().map(Operand::IdRef).collect();
+        self.global_value(Op::ConstantComposite, ty, operands)
+    }
+
+    /// `OpAccessChain`.
+    pub fn access_chain(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        base: Word,
+        indexes: impl IntoIterator<Item = Word>,
+    ) -> BuildResult<Word> {
+        let mut operands: Operands = smallvec![Operand::IdRef(base)];
+        operands.extend(indexes.into_iter().map(Operand::IdRef));
+        self.result(Op::AccessChain, ty, result_id, operands)
+    }
+
+    /// `OpCompositeConstruct`.
+    pub fn composite_construct(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        parts: impl IntoIterator<Item = Word>,
+    ) -> BuildResult<Word> {
+        let operands = parts.into_iter().map(Operand::IdRef).collect();
+        self.result(Op::CompositeConstruct, ty, result_id, operands)
+    }
+
+    /// `OpCompositeExtract`.
+    pub fn composite_extract(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        composite: Word,
+        indexes: impl IntoIterator<Item = u32>,
+    ) -> BuildResult<Word> {
+        let mut operands: Operands = smallvec![Operand::IdRef(composite)];
+        operands.extend(indexes.into_iter().map(Operand::LiteralBit32));
+        self.result(Op::CompositeExtract, ty, result_id, operands)
+    }
+
+    /// `OpExtInst` of instruction `instruction` of the set `set`.
+    pub fn ext_inst(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        set: Word,
+        instruction: u32,
+        operands: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<Word> {
+        let mut all: Operands = smallvec![
+            Operand::IdRef(set),
+            Operand::LiteralExtInstInteger(instruction)
+        ];
+        all.extend(operands);
+        self.result(Op::ExtInst, ty, result_id, all)
+    }
+
+    /// `OpPhi` of (value, parent block) pairs.
+    pub fn phi(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        incoming: impl IntoIterator<Item = (Word, Word)>,
+    ) -> BuildResult<Word> {
+        let mut operands = Operands::new();
+        for (value, parent) in incoming {
+            operands.push(Operand::IdRef(value));
+            operands.push(Operand::IdRef(parent));
+        }
+        self.result(Op::Phi, ty, result_id, operands)
+    }
+
+    /// `OpFunctionCall`.
+    pub fn function_call(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        function: Word,
+        arguments: impl IntoIterator<Item = Word>,
+    ) -> BuildResult<Word> {
+        let mut operands: Operands = smallvec![Operand::IdRef(function)];
+        operands.extend(arguments.into_iter().map(Operand::IdRef));
+        self.result(Op::FunctionCall, ty, result_id, operands)
+    }
+
+    /// `OpArrayLength` of member `member` of the struct `structure` points to.
+    pub fn array_length(
+        &mut self,
+        ty: Word,
+        result_id: Option<Word>,
+        structure: Word,
+        member: u32,
+    ) -> BuildResult<Word> {
+        let operands = smallvec![Operand::IdRef(structure), Operand::LiteralBit32(member)];
+        self.result(Op::ArrayLength, ty, result_id, operands)
+    }
+
+    /// `OpLoopMerge` naming the merge and continue blocks.
+    pub fn loop_merge(
+        &mut self,
+        merge: Word,
+        continue_target: Word,
+        control: spirv::LoopControl,
+        params: impl IntoIterator<Item = Operand>,
+    ) -> BuildResult<()> {
+        let mut operands: Operands = smallvec![
+            Operand::IdRef(merge),
+            Operand::IdRef(continue_target),
+            Operand::LoopControl(control)
+        ];
+        operands.extend(params);
+        self.no_result(Op::LoopMerge, operands)
+    }
+
+    /// `OpBranch`, ending the block.
+    pub fn branch(&mut self, target: Word) -> BuildResult<()> {
+        self.terminate(Instruction::new(
+            Op::Branch,
+            None,
+            None,
+            smallvec![Operand::IdRef(target)],
+        ))
+    }
+
+    /// `OpBranchConditional`, ending the block.
+    pub fn branch_conditional(
+        &mut self,
+        condition: Word,
+        true_label: Word,
+        false_label: Word,
+        weights: impl IntoIterator<Item = u32>,
+    ) -> BuildResult<()> {
+        let mut operands: Operands = smallvec![
+            Operand::IdRef(condition),
+            Operand::IdRef(true_label),
+            Operand::IdRef(false_label)
+        ];
+        operands.extend(weights.into_iter().map(Operand::LiteralBit32));
+        self.terminate(Instruction::new(
+            Op::BranchConditional,
+            None,
+            None,
+            operands,
+        ))
+    }
+
+    /// `OpSwitch` on `selector` with (literal, label) targets, ending the block.
+    pub fn switch(
+        &mut self,
+        selector: Word,
+        default: Word,
+        targets: impl IntoIterator<Item = (Operand, Word)>,
+    ) -> BuildResult<()> {
+        let mut operands: Operands = smallvec![Operand::IdRef(selector), Operand::IdRef(default)];
+        for (literal, label) in targets {
+            operands.push(literal);
+            operands.push(Operand::IdRef(label));
+        }
+        self.terminate(Instruction::new(Op::Switch, None, None, operands))
+    }
+
+    /// `OpReturn`, ending the block.
+    pub fn ret(&mut self) -> BuildResult<()> {
+        self.terminate(Instruction::new(Op::Return, None, None, Operands::new()))
+    }
+
+    /// `OpReturnValue`, ending the block.
+    pub fn ret_value(&mut self, value: Word) -> BuildResult<()> {
+        self.terminate(Instruction::new(
+            Op::ReturnValue,
+            None,
+            None,
+            smallvec![Operand::IdRef(value)],
+        ))
+    }
+}
+
+/// Methods for instructions with a result type and id and only id operands, one line per
+/// instruction: `name(arity) => opcode`.
+macro_rules! value_instructions {
+    ($($name:ident($($arg:ident),*) => $op:ident;)*) => {
+        impl Builder {
+            $(
+                #[doc = concat!("`Op", stringify!($op), "`.")]
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(
+                    &mut self,
+                    ty: Word,
+                    result_id: Option<Word>,
+                    $($arg: Word),*
+                ) -> BuildResult<Word> {
+                    self.result(Op::$op, ty, result_id, smallvec![$(Operand::IdRef($arg)),*])
+                }
+            )*
+        }
+    };
+}
+
+/// Methods for instructions without a result and with only id operands.
+macro_rules! effect_instructions {
+    ($($name:ident($($arg:ident),*) => $op:ident;)*) => {
+        impl Builder {
+            $(
+                #[doc = concat!("`Op", stringify!($op), "`.")]
+                pub fn $name(&mut self, $($arg: Word),*) -> BuildResult<()> {
+                    self.no_result(Op::$op, smallvec![$(Operand::IdRef($arg)),*])
+                }
+            )*
+        }
+    };
+}
+
+value_instructions! {
+    load(pointer) => Load;
+    bitcast(value) => Bitcast;
+    all(vector) => All;
+    bit_count(base) => BitCount;
+    bit_reverse(base) => BitReverse;
+    convert_f_to_s(value) => ConvertFToS;
+    convert_f_to_u(value) => ConvertFToU;
+    convert_s_to_f(value) => ConvertSToF;
+    convert_u_to_f(value) => ConvertUToF;
+    f_convert(value) => FConvert;
+    u_convert(value) => UConvert;
+    s_convert(value) => SConvert;
+    f_negate(value) => FNegate;
+    s_negate(value) => SNegate;
+    is_nan(value) => IsNan;
+    logical_not(value) => LogicalNot;
+    not(value) => Not;
+    d_pdx(value) => DPdx;
+    d_pdy(value) => DPdy;
+    d_pdx_coarse(value) => DPdxCoarse;
+    d_pdy_coarse(value) => DPdyCoarse;
+    d_pdx_fine(value) => DPdxFine;
+    d_pdy_fine(value) => DPdyFine;
+    sampled_image(image, sampler) => SampledImage;
+    bitwise_and(a, b) => BitwiseAnd;
+    bitwise_or(a, b) => BitwiseOr;
+    bitwise_xor(a, b) => BitwiseXor;
+    dot(a, b) => Dot;
+    f_add(a, b) => FAdd;
+    f_mul(a, b) => FMul;
+    f_div(a, b) => FDiv;
+    f_ord_equal(a, b) => FOrdEqual;
+    f_ord_greater_than(a, b) => FOrdGreaterThan;
+    f_ord_greater_than_equal(a, b) => FOrdGreaterThanEqual;
+    f_ord_less_than(a, b) => FOrdLessThan;
+    f_unord_not_equal(a, b) => FUnordNotEqual;
+    i_add(a, b) => IAdd;
+    i_sub(a, b) => ISub;
+    i_mul(a, b) => IMul;
+    i_add_carry(a, b) => IAddCarry;
+    i_sub_borrow(a, b) => ISubBorrow;
+    i_equal(a, b) => IEqual;
+    i_not_equal(a, b) => INotEqual;
+    logical_and(a, b) => LogicalAnd;
+    logical_or(a, b) => LogicalOr;
+    s_less_than(a, b) => SLessThan;
+    s_greater_than_equal(a, b) => SGreaterThanEqual;
+    u_less_than(a, b) => ULessThan;
+    u_less_than_equal(a, b) => ULessThanEqual;
+    u_greater_than(a, b) => UGreaterThan;
+    u_greater_than_equal(a, b) => UGreaterThanEqual;
+    u_div(a, b) => UDiv;
+    u_mod(a, b) => UMod;
+    s_mul_extended(a, b) => SMulExtended;
+    u_mul_extended(a, b) => UMulExtended;
+    shift_left_logical(base, shift) => ShiftLeftLogical;
+    shift_right_logical(base, shift) => ShiftRightLogical;
+    shift_right_arithmetic(base, shift) => ShiftRightArithmetic;
+    vector_times_scalar(vector, scalar) => VectorTimesScalar;
+    image_texel_pointer(image, coordinate, sample) => ImageTexelPointer;
+    select(condition, a, b) => Select;
+    bit_field_s_extract(base, offset, count) => BitFieldSExtract;
+    bit_field_u_extract(base, offset, count) => BitFieldUExtract;
+    atomic_i_increment(pointer, scope, semantics) => AtomicIIncrement;
+    atomic_i_decrement(pointer, scope, semantics) => AtomicIDecrement;
+    atomic_exchange(pointer, scope, semantics, value) => AtomicExchange;
+    atomic_i_add(pointer, scope, semantics, value) => AtomicIAdd;
+    atomic_and(pointer, scope, semantics, value) => AtomicAnd;
+    atomic_or(pointer, scope, semantics, value) => AtomicOr;
+    atomic_xor(pointer, scope, semantics, value) => AtomicXor;
+    atomic_s_min(pointer, scope, semantics, value) => AtomicSMin;
+    atomic_s_max(pointer, scope, semantics, value) => AtomicSMax;
+    atomic_u_min(pointer, scope, semantics, value) => AtomicUMin;
+    atomic_u_max(pointer, scope, semantics, value) => AtomicUMax;
+    atomic_compare_exchange(
+        pointer, scope, equal, unequal, value, comparator
+    ) => AtomicCompareExchange;
+}
+
+effect_instructions! {
+    store(pointer, object) => Store;
+    control_barrier(execution, memory, semantics) => ControlBarrier;
+    memory_barrier(memory, semantics) => MemoryBarrier;
+    emit_vertex() => EmitVertex;
+    end_primitive() => EndPrimitive;
+    emit_stream_vertex(stream) => EmitStreamVertex;
+    end_stream_primitive(stream) => EndStreamPrimitive;
+    begin_invocation_interlock_ext() => BeginInvocationInterlockEXT;
+    end_invocation_interlock_ext() => EndInvocationInterlockEXT;
+}

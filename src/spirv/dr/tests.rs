@@ -1,0 +1,137 @@
+//! Tests of the in-memory module: what the builder appends and refuses, and that the
+//! assembled words are what rspirv reads back.
+
+use super::{BuildError, Builder, Instruction, Operand};
+use spirv::{Op, StorageClass};
+
+/// An instruction's parts, to compare ours with rspirv's.
+type Parts = (Op, Option<u32>, Option<u32>, Vec<Operand>);
+
+/// A builder with a function and its first block open.
+fn open_block() -> Builder {
+    let mut b = Builder::new();
+    let void = b.type_void();
+    let fn_type = b.type_function(void, []);
+    b.begin_function(void, None, spirv::FunctionControl::NONE, fn_type)
+        .expect("begin function");
+    b.begin_block(None).expect("begin block");
+    b
+}
+
+#[test]
+fn identical_types_are_declared_once_unless_an_id_is_given() {
+    let mut b = Builder::new();
+    let float = b.type_float(32);
+    assert_eq!(b.type_float(32), float);
+    let uint = b.type_int(32, 0);
+    assert_ne!(uint, float);
+    assert_eq!(b.type_vector(float, 4), b.type_vector(float, 4));
+    let id = b.id();
+    assert_eq!(b.type_vector_id(Some(id), float, 4), id);
+    let types = &b.module_ref().types_global_values;
+    assert_eq!(types.len(), 4, "{types:?}");
+}
+
+#[test]
+fn instructions_outside_a_block_are_refused() {
+    let mut b = Builder::new();
+    let float = b.type_float(32);
+    assert_eq!(
+        b.f_add(float, None, 1, 2),
+        Err(BuildError::DetachedInstruction)
+    );
+    assert_eq!(b.branch(1), Err(BuildError::MismatchedTerminator));
+    assert_eq!(b.begin_block(None), Err(BuildError::DetachedBlock));
+    assert_eq!(b.end_function(), Err(BuildError::MismatchedFunctionEnd));
+    let mut b = open_block();
+    assert_eq!(b.begin_block(None), Err(BuildError::NestedBlock));
+    b.ret().expect("return");
+    // The terminator closed the block.
+    assert_eq!(b.store(1, 2), Err(BuildError::DetachedInstruction));
+    assert_eq!(b.select_block(Some(1)), Err(BuildError::BlockNotFound));
+}
+
+#[test]
+fn short_operand_lists_stay_inline_and_long_ones_are_kept() {
+    let inst = Instruction::of_ids(Op::CompositeConstruct, Some(1), Some(2), &[3, 4, 5, 6]);
+    assert!(!inst.operands.spilled());
+    let long = Instruction::of_ids(Op::CompositeConstruct, Some(1), Some(2), &[3, 4, 5, 6, 7]);
+    assert!(long.operands.spilled());
+    assert_eq!(long.operands.len(), 5);
+    assert_eq!(long.operands[4], Operand::IdRef(7));
+}
+
+#[test]
+fn assembled_words_read_back_as_the_same_module() {
+    let mut b = open_block();
+    b.set_version(1, 3);
+    b.capability(spirv::Capability::Shader);
+    b.capability(spirv::Capability::Float64);
+    b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+    let glsl = b.ext_inst_import("GLSL.std.450");
+    let float = b.type_float(32);
+    let double = b.type_float(64);
+    let pointer = b.type_pointer(None, StorageClass::Output, float);
+    let one = b.constant_bit32(float, 1.0f32.to_bits());
+    let big = b.constant_bit64(double, 0x4000_0000_0000_0001);
+    let var = b.id();
+    b.module_mut().types_global_values.push(Instruction::new(
+        Op::Variable,
+        Some(pointer),
+        Some(var),
+        [Operand::StorageClass(StorageClass::Output)]
+            .as_slice()
+            .to_vec(),
+    ));
+    b.module_mut().annotations.push(Instruction::new(
+        Op::Decorate,
+        None,
+        None,
+        vec![
+            Operand::IdRef(var),
+            Operand::Decoration(spirv::Decoration::Location),
+            Operand::LiteralBit32(0),
+        ],
+    ));
+    let sum = b.f_add(float, None, one, one).expect("add");
+    let root = b
+        .ext_inst(float, None, glsl, 31, [Operand::IdRef(sum)])
+        .expect("sqrt");
+    b.store(var, root).expect("store");
+    b.ret().expect("return");
+    b.end_function().expect("end");
+    let function = b.module_ref().functions[0].def_id().expect("function id");
+    b.entry_point(spirv::ExecutionModel::Fragment, function, "main", [var]);
+    b.execution_mode(function, spirv::ExecutionMode::OriginUpperLeft, []);
+    let module = b.module();
+    let words = module.assemble();
+    assert_eq!(words[1], 0x0001_0300, "version word");
+    assert_eq!(words[3], module.header.expect("header").bound, "bound");
+    let read = rspirv::dr::load_words(&words).expect("rspirv reads the words");
+    let ours: Vec<Parts> = module
+        .all_inst_iter()
+        .map(|i| {
+            (
+                i.class.opcode,
+                i.result_type,
+                i.result_id,
+                i.operands.to_vec(),
+            )
+        })
+        .collect();
+    let theirs: Vec<Parts> = read
+        .all_inst_iter()
+        .map(|i| {
+            (
+                i.class.opcode,
+                i.result_type,
+                i.result_id,
+                i.operands.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(ours, theirs);
+    assert!(theirs.iter().any(|(_, _, id, ops)| *id == Some(big)
+        && ops == &[Operand::LiteralBit64(0x4000_0000_0000_0001)]));
+    crate::spirv::test_support::validate(&words);
+}
