@@ -70,6 +70,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 impl Error {
     /// An error with a location.
+    #[cold]
+    #[inline(never)]
     pub fn new(location: Location, message: impl Into<String>) -> Self {
         Error {
             location,
@@ -85,6 +87,8 @@ impl Error {
     }
 
     /// An error for a valid input that uses a feature the translator does not handle.
+    #[cold]
+    #[inline(never)]
     pub fn unsupported(location: Location, message: impl Into<String>) -> Self {
         Error {
             location,
@@ -94,21 +98,29 @@ impl Error {
     }
 
     /// An error at a byte offset of the container.
+    #[cold]
+    #[inline(never)]
     pub fn container(byte: usize, message: impl Into<String>) -> Self {
         Self::new(Location::Container { byte }, message)
     }
 
     /// An error at a byte offset inside a chunk.
+    #[cold]
+    #[inline(never)]
     pub fn chunk(fourcc: [u8; 4], byte: usize, message: impl Into<String>) -> Self {
         Self::new(Location::Chunk { fourcc, byte }, message)
     }
 
     /// An error in an instruction of the program.
+    #[cold]
+    #[inline(never)]
     pub fn instruction(index: u32, dword: u32, message: impl Into<String>) -> Self {
         Self::new(Location::Instruction { index, dword }, message)
     }
 
     /// An error at a line and column of assembly text.
+    #[cold]
+    #[inline(never)]
     pub fn text(line: u32, column: u32, message: impl Into<String>) -> Self {
         Self::new(Location::Text { line, column }, message)
     }

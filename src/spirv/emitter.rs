@@ -116,7 +116,7 @@ impl<'a> Emitter<'a> {
             flow: Vec::new(),
             block_open: false,
             modes: Vec::new(),
-            io: Default::default(),
+            io: super::io::IoState::new(),
             res: Default::default(),
             bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
             fma64: None,
@@ -133,22 +133,28 @@ impl<'a> Emitter<'a> {
         e.fma64_finish()?;
         e.entry_point(entry)?;
         e.m.finish_header();
-        let mut module = std::mem::take(&mut e.m).b.module();
-        // The emitter's tables are done with: freed before the optimiser's are made, so that
-        // the two are never in memory together.
-        drop(e);
+        // The module moves out and the emitter's other tables are freed before the
+        // optimiser's are made, so that the two are never in memory together.
+        let Emitter { m, .. } = e;
+        let mut module = m.b.module();
         if !options.no_optimize {
             super::opt::optimize(&mut module);
         }
-        Ok(module.assemble())
+        let words = module.assemble();
+        module.recycle();
+        Ok(words)
     }
 
     /// An error at the current instruction.
+    #[cold]
+    #[inline(never)]
     pub fn err(&self, message: impl Into<String>) -> Error {
         Error::instruction(self.at.0, self.at.1, message)
     }
 
     /// An "unsupported" error at the current instruction.
+    #[cold]
+    #[inline(never)]
     pub fn unsupported(&self, message: impl Into<String>) -> Error {
         Error::unsupported(
             Location::Instruction {

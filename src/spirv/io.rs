@@ -91,6 +91,18 @@ pub struct IoState {
     pub stage: super::stage_io::StageState,
 }
 
+impl IoState {
+    /// Empty state, its tables sized for a typical shader's registers so that they do not
+    /// grow (and rehash) as the declarations fill them.
+    pub fn new() -> IoState {
+        IoState {
+            slots: HashMap::with_capacity_and_hasher(32, Default::default()),
+            vectors: HashMap::with_capacity_and_hasher(8, Default::default()),
+            ..IoState::default()
+        }
+    }
+}
+
 /// The component type of a signature's element at a register, if the signature has one.
 fn signature_scalar(signature: Option<&Signature>, register: u32, mask: u8) -> Option<Scalar> {
     let elements = &signature?.elements;

@@ -57,25 +57,26 @@ pub struct Module {
 }
 
 /// Converts a builder error into an internal error.
+#[inline]
 pub fn built<T>(result: std::result::Result<T, BuildError>) -> Result<T> {
-    result.map_err(|e| {
-        Error::new(
-            Location::None,
-            format!("internal SPIR-V builder error: {e}"),
-        )
-    })
+    result.map_err(build_error)
+}
+
+/// The internal error of a builder error (out of line: it never happens on a valid path).
+#[cold]
+#[inline(never)]
+fn build_error(e: BuildError) -> Error {
+    Error::new(
+        Location::None,
+        format!("internal SPIR-V builder error: {e}"),
+    )
 }
 
 impl Module {
     /// An empty module.
     pub fn new() -> Self {
-        let mut b = Builder::new();
-        // Room for a typical shader's declarations, so that the lists do not grow from empty.
-        let module = b.module_mut();
-        module.types_global_values.reserve(64);
-        module.annotations.reserve(16);
         Module {
-            b,
+            b: Builder::new(),
             // Sized for a typical shader's types and constants, so that the tables do not
             // grow (and rehash) three or four times during each translation.
             types: HashMap::with_capacity_and_hasher(16, Default::default()),

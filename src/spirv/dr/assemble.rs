@@ -1,6 +1,6 @@
 //! Writing a module as SPIR-V words.
 
-use super::{Instruction, Module};
+use super::{Function, Instruction, Module, Operand};
 use rspirv::binary::Assemble as _;
 
 /// The generator word of the header: rspirv's tool id (what the builder wrote before the
@@ -15,7 +15,12 @@ impl Instruction {
         words.extend(self.result_type);
         words.extend(self.result_id);
         for operand in &self.operands {
-            operand.assemble_into(words);
+            match *operand {
+                // The operands of nearly every instruction, written without rspirv's
+                // general match.
+                Operand::IdRef(v) | Operand::LiteralBit32(v) => words.push(v),
+                _ => operand.assemble_into(words),
+            }
         }
         let count = (words.len() - start) as u32;
         words[start] |= count << 16;
@@ -27,6 +32,24 @@ impl Instruction {
         1 + self.result_type.is_some() as usize
             + self.result_id.is_some() as usize
             + self.operands.len()
+    }
+}
+
+impl Function {
+    /// Appends the function's words.
+    fn assemble_into(&self, words: &mut Vec<u32>) {
+        let parts = self.def.iter().chain(&self.parameters);
+        for inst in parts {
+            inst.assemble_into(words);
+        }
+        for block in &self.blocks {
+            for inst in block.label.iter().chain(&block.instructions) {
+                inst.assemble_into(words);
+            }
+        }
+        if let Some(end) = &self.end {
+            end.assemble_into(words);
+        }
     }
 }
 
@@ -43,8 +66,11 @@ impl Module {
             header.bound,
             0,
         ]);
-        for inst in self.all_inst_iter() {
+        for inst in self.global_inst_iter() {
             inst.assemble_into(&mut words);
+        }
+        for function in &self.functions {
+            function.assemble_into(&mut words);
         }
         words
     }

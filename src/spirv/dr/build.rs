@@ -60,8 +60,19 @@ pub struct Builder {
 impl Builder {
     /// An empty module; ids start at 1.
     pub fn new() -> Builder {
+        use super::spare::list;
         Builder {
-            module: Module::new(),
+            // Lists kept from the thread's last module, with room for a typical shader's
+            // declarations.
+            module: Module {
+                capabilities: list(4),
+                entry_points: list(1),
+                execution_modes: list(2),
+                debug_names: list(0),
+                annotations: list(16),
+                types_global_values: list(64),
+                ..Module::default()
+            },
             next_id: 1,
             selected_function: None,
             selected_block: None,
@@ -235,7 +246,7 @@ impl Builder {
         blocks.push(Block {
             label: Some(Instruction::new(Op::Label, None, Some(id), Operands::new())),
             // Room for a typical block, so that its list does not grow from empty.
-            instructions: Vec::with_capacity(32),
+            instructions: super::spare::list(32),
         });
         self.selected_block = Some(blocks.len() - 1);
         Ok(id)

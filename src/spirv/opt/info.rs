@@ -73,12 +73,15 @@ impl Info {
         // they fill.
         let globals = module.types_global_values.len();
         let mut info = Info {
-            slots: vec![Slot::default(); bound.max(1)],
+            slots: Vec::with_capacity(bound + bound / 4 + 16),
             constant_ids: HashMap::with_capacity_and_hasher(globals / 2, Default::default()),
             composite_ids: HashMap::with_capacity_and_hasher(globals / 8, Default::default()),
             pointer_ids: HashMap::with_capacity_and_hasher(globals / 4, Default::default()),
             variables: Vec::with_capacity(globals / 4),
         };
+        // Room past the bound for the ids the passes make, so that the table is not copied
+        // to grow.
+        info.slots.resize(bound.max(1), Slot::default());
         for annotation in &module.annotations {
             let Some(Operand::IdRef(target)) = annotation.operands.first() else {
                 continue;
@@ -386,8 +389,8 @@ pub fn uses(inst: &Instruction) -> impl Iterator<Item = Word> + '_ {
 #[derive(Debug, Clone, Default)]
 pub struct IdMap<T> {
     values: Vec<T>,
-    /// The ids set, when tracked.
-    touched: Option<Vec<Word>>,
+    /// The ids set, when tracked (a typical pass sets few: kept inline up to 16).
+    touched: Option<smallvec::SmallVec<[Word; 16]>>,
 }
 
 impl<T: Copy + Default + PartialEq> IdMap<T> {
@@ -396,8 +399,7 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
     pub fn with_bound(bound: Word) -> Self {
         IdMap {
             values: vec![T::default(); bound as usize],
-            // Room for what a typical pass sets, so that the list does not grow from empty.
-            touched: Some(Vec::with_capacity(64)),
+            touched: Some(smallvec::SmallVec::new()),
         }
     }
 

@@ -4,7 +4,7 @@
 //! vector (where the last component store was). [`super::simplify`] then reduces the
 //! construct (to the vector itself, a shuffle or a constant) where it can.
 
-use crate::spirv::dr::{Instruction, Module, Operand, Operands};
+use crate::spirv::dr::{spare, Instruction, Module, Operand, Operands};
 use smallvec::smallvec;
 use spirv::{Op, StorageClass, Word};
 
@@ -19,6 +19,37 @@ struct Group {
     values: [Word; 4],
     /// Where the stores are in the block.
     stores: [usize; 4],
+}
+
+/// The groups being collected in a block, by output variable (a block writes few outputs,
+/// so a short list beats a table by id).
+#[derive(Default)]
+struct Groups(smallvec::SmallVec<[(Word, Group); 8]>);
+
+impl Groups {
+    fn get(&self, var: Word) -> Group {
+        self.0
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map_or(Group::default(), |(_, g)| *g)
+    }
+
+    /// Sets a variable's group; the empty group removes it.
+    fn set(&mut self, var: Word, group: Group) {
+        let at = self.0.iter().position(|(v, _)| *v == var);
+        match (at, group == Group::default()) {
+            (Some(at), true) => {
+                self.0.swap_remove(at);
+            }
+            (Some(at), false) => self.0[at].1 = group,
+            (None, false) => self.0.push((var, group)),
+            (None, true) => {}
+        }
+    }
+
+    fn clear(&mut self) {
+        self.0.clear();
+    }
 }
 
 /// A merge: the store it replaces, the variable and the stored values.
@@ -45,7 +76,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
     }
     // Access chains with one constant index into such outputs: (variable, component).
     let mut chains: IdMap<(Word, u32)> = IdMap::with_bound(info.bound());
-    let mut groups: IdMap<Group> = IdMap::with_bound(info.bound());
+    let mut groups = Groups::default();
     let mut merges: Vec<Merge> = Vec::new();
     let mut dead: Vec<bool> = Vec::new();
     let mut functions = std::mem::take(&mut module.functions);
@@ -112,10 +143,10 @@ pub fn run(module: &mut Module, info: &mut Info) {
                 continue;
             }
             // Merges are found in block order: each replaces the store that completed it.
-            let old = std::mem::take(&mut block.instructions);
-            block.instructions.reserve(old.len() + merges.len());
+            let room = block.instructions.len() + merges.len();
+            let mut old = std::mem::replace(&mut block.instructions, spare::list(room));
             let mut next = merges.iter().peekable();
-            for (at, inst) in old.into_iter().enumerate() {
+            for (at, inst) in old.drain(..).enumerate() {
                 if dead[at] {
                     continue;
                 }
@@ -142,6 +173,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     smallvec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
                 ));
             }
+            spare::keep(old);
         }
     }
     module.functions = functions;

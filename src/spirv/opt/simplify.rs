@@ -15,7 +15,7 @@
 
 use crate::fast_hash::HashMap;
 use crate::spirv::dr::{Instruction, Module, Operand};
-use smallvec::smallvec;
+use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 
 use super::info::{is_pure, IdMap, Info, Subst};
@@ -75,10 +75,9 @@ pub fn run(module: &mut Module, info: &mut Info) {
         subst: Subst::with_bound(bound),
         defs: IdMap::dense(bound),
         read_only_roots,
-        // Sized for a typical block's pure values, so that the tables do not grow (and
-        // rehash) three or four times in every translation.
-        entry: HashMap::with_capacity_and_hasher(64, Default::default()),
-        block: HashMap::with_capacity_and_hasher(64, Default::default()),
+        // Sized for a small block's pure values; larger blocks grow them.
+        entry: HashMap::with_capacity_and_hasher(16, Default::default()),
+        block: HashMap::with_capacity_and_hasher(16, Default::default()),
     };
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {
@@ -275,15 +274,15 @@ impl Simplifier<'_> {
         ty: Word,
     ) -> Option<Word> {
         let (component, count) = self.info.vector(ty)?;
-        let parts: Vec<Word> = super::info::ids(&inst.operands).collect();
+        let parts: SmallVec<[Word; 4]> = super::info::ids(&inst.operands).collect();
         if parts.len() != count as usize || parts.len() != inst.operands.len() {
             return None;
         }
         if parts.iter().all(|&p| self.info.constant_bits(p).is_some()) {
-            return Some(self.info.make_composite(module, ty, parts));
+            return Some(self.info.make_composite(module, ty, parts.to_vec()));
         }
         // Components of vectors, each given by (source, index, through a bitcast).
-        let mut pieces = Vec::with_capacity(parts.len());
+        let mut pieces: SmallVec<[(Word, u32, bool); 4]> = SmallVec::new();
         for &part in &parts {
             let (value, bitcast) = match self.def(part) {
                 Some(Def::Bitcast(inner)) => (inner, true),
@@ -323,8 +322,8 @@ impl Simplifier<'_> {
         if pieces.iter().any(|&(_, _, b)| b) {
             return None;
         }
-        let mut sources: Vec<(Word, u32)> = Vec::with_capacity(2);
-        let mut components = Vec::with_capacity(parts.len());
+        let mut sources: SmallVec<[(Word, u32); 2]> = SmallVec::new();
+        let mut components: SmallVec<[u32; 4]> = SmallVec::new();
         for &(s, index, _) in &pieces {
             let offset = match sources.iter().position(|&(v, _)| v == s) {
                 Some(0) => 0,

@@ -4,8 +4,8 @@
 //! The vector loads of one block are then one load (see [`super::simplify`]), and a
 //! register read whole comes out as the vector itself.
 
-use crate::spirv::dr::{Instruction, Module, Operand};
-use smallvec::smallvec;
+use crate::spirv::dr::{spare, Instruction, Module, Operand};
+use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 
 use super::info::{IdMap, Info, Type};
@@ -62,7 +62,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
             if !candidate {
                 continue;
             }
-            let mut out = Vec::with_capacity(block.instructions.len() + 8);
+            let mut out = spare::list(block.instructions.len() + 8);
             for inst in block.instructions.drain(..) {
                 // A decorated load or pointer (`NonUniform`) keeps its exact form.
                 let plain = !inst.result_id.is_some_and(|id| info.is_decorated(id))
@@ -78,7 +78,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     None => out.push(inst),
                 }
             }
-            block.instructions = out;
+            spare::keep(std::mem::replace(&mut block.instructions, out));
         }
     }
     module.functions = functions;
@@ -90,7 +90,7 @@ fn widened(
     info: &mut Info,
     chain: &Chain,
     inst: &Instruction,
-) -> Option<Vec<Instruction>> {
+) -> Option<SmallVec<[Instruction; 3]>> {
     let (Op::Load, [Operand::IdRef(_)], Some(ty), Some(result)) = (
         inst.class.opcode,
         &inst.operands[..],
@@ -116,7 +116,7 @@ fn widened(
     if element != ty || component >= count {
         return None;
     }
-    let mut replacement = Vec::with_capacity(3);
+    let mut replacement = SmallVec::new();
     let vector_pointer = if prefix.is_empty() {
         chain.base
     } else {
