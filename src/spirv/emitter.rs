@@ -249,6 +249,9 @@ impl<'a> Emitter<'a> {
             }
         }
         let main = self.begin_void_function(None)?;
+        // Returns from the entry function end the invocation: temps written there and not
+        // read again in their block are never stored.
+        self.m.b.set_entry_function(self.m.b.selected_function());
         self.io_prologue()?;
         let mut dead = super::flow::DeadCode::default();
         for (index, instruction) in self.program.instructions.iter().enumerate() {

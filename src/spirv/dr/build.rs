@@ -3,7 +3,7 @@
 //! argument orders, so that the emitter reads as SPIR-V's own instruction names).
 
 use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands};
-use smallvec::smallvec;
+use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 use std::fmt;
 
@@ -55,6 +55,19 @@ pub struct Builder {
     next_id: Word,
     selected_function: Option<usize>,
     selected_block: Option<usize>,
+    /// Stores held back until their block ends (see [`Builder::defer_store`]).
+    deferred: Vec<Deferred>,
+    /// The function whose returns end the invocation (see [`Builder::set_entry_function`]).
+    entry_function: Option<usize>,
+}
+
+/// A store held back: the block it belongs to, the pointer and the value.
+#[derive(Debug, Clone, Copy)]
+struct Deferred {
+    function: usize,
+    block: usize,
+    pointer: Word,
+    value: Word,
 }
 
 impl Builder {
@@ -76,6 +89,8 @@ impl Builder {
             next_id: 1,
             selected_function: None,
             selected_block: None,
+            deferred: Vec::new(),
+            entry_function: None,
         }
     }
 
@@ -165,14 +180,81 @@ impl Builder {
         self.append(Instruction::new(op, None, None, operands))
     }
 
-    /// Appends a block terminator and deselects the block.
+    /// Appends a block terminator and deselects the block. The block's deferred stores go
+    /// before the terminator, or, when it returns from the entry function, nowhere: nothing
+    /// can read them once the invocation ends.
     pub fn terminate(&mut self, inst: Instruction) -> BuildResult<()> {
         if self.selected_block.is_none() {
             return Err(BuildError::MismatchedTerminator);
         }
+        let op = inst.class.opcode;
+        let ends_invocation = matches!(op, Op::Return | Op::ReturnValue)
+            && self.entry_function.is_some()
+            && self.selected_function == self.entry_function;
+        if ends_invocation {
+            self.take_deferred(|_| {});
+        } else {
+            self.flush_deferred()?;
+        }
         self.append(inst)?;
         self.selected_block = None;
         Ok(())
+    }
+
+    /// Stores `value` through `pointer` when the selected block ends (before its terminator
+    /// or a function call, whichever comes first), replacing a store through the same
+    /// pointer still held back in the block. For private memory only this invocation reads
+    /// (temps): the emitter reads such a value back within the block without a load, so the
+    /// store is needed only where another block or a called function may load it.
+    pub fn defer_store(&mut self, pointer: Word, value: Word) -> BuildResult<()> {
+        let (Some(function), Some(block)) = (self.selected_function, self.selected_block) else {
+            return Err(BuildError::DetachedInstruction);
+        };
+        let held = self
+            .deferred
+            .iter_mut()
+            .find(|d| d.function == function && d.block == block && d.pointer == pointer);
+        match held {
+            Some(d) => d.value = value,
+            None => self.deferred.push(Deferred {
+                function,
+                block,
+                pointer,
+                value,
+            }),
+        }
+        Ok(())
+    }
+
+    /// Names the function whose returns end the invocation (whose deferred stores are
+    /// dropped at a return).
+    pub fn set_entry_function(&mut self, function: Option<usize>) {
+        self.entry_function = function;
+    }
+
+    /// Appends the selected block's deferred stores, in the order they were made.
+    fn flush_deferred(&mut self) -> BuildResult<()> {
+        let mut stores: SmallVec<[(Word, Word); 8]> = SmallVec::new();
+        self.take_deferred(|d| stores.push((d.pointer, d.value)));
+        for (pointer, value) in stores {
+            self.store(pointer, value)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the selected block's deferred stores, giving each to `each`.
+    fn take_deferred(&mut self, mut each: impl FnMut(&Deferred)) {
+        if self.deferred.is_empty() {
+            return;
+        }
+        let here = (self.selected_function, self.selected_block);
+        self.deferred.retain(|d| {
+            let in_block = (Some(d.function), Some(d.block)) == here;
+            if in_block {
+                each(d);
+            }
+            !in_block
+        });
     }
 
     /// Begins a function and selects it.
@@ -606,6 +688,8 @@ impl Builder {
     ) -> BuildResult<Word> {
         let mut operands: Operands = smallvec![Operand::IdRef(function)];
         operands.extend(arguments.into_iter().map(Operand::IdRef));
+        // The callee may read what the block's deferred stores write.
+        self.flush_deferred()?;
         self.result(Op::FunctionCall, ty, result_id, operands)
     }
 

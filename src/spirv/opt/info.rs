@@ -62,6 +62,8 @@ pub struct Info {
     composite_ids: HashMap<(Word, Vec<Word>), Word>,
     pointer_ids: HashMap<(StorageClass, Word), Word>,
     variables: Vec<Word>,
+    /// See [`Info::has_variable_memory`].
+    variable_memory: bool,
 }
 
 impl Info {
@@ -78,6 +80,7 @@ impl Info {
             composite_ids: HashMap::with_capacity_and_hasher(globals / 8, Default::default()),
             pointer_ids: HashMap::with_capacity_and_hasher(globals / 4, Default::default()),
             variables: Vec::with_capacity(globals / 4),
+            variable_memory: false,
         };
         // Room past the bound for the ids the passes make, so that the table is not copied
         // to grow.
@@ -111,10 +114,30 @@ impl Info {
             for block in &function.blocks {
                 for inst in &block.instructions {
                     info.record_result(inst);
+                    info.note_variable_use(inst);
                 }
             }
         }
         info
+    }
+
+    /// Notes a function-scope variable, or a whole load or store of a private variable.
+    fn note_variable_use(&mut self, inst: &Instruction) {
+        match (inst.class.opcode, inst.operands.first()) {
+            (Op::Variable, _) => self.variable_memory = true,
+            (Op::Load | Op::Store, Some(Operand::IdRef(pointer))) => {
+                if matches!(self.variable(*pointer), Some((StorageClass::Private, _))) {
+                    self.variable_memory = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the code has function-scope variables or loads or stores private variables
+    /// (when not, no variable holds a value the passes could track).
+    pub fn has_variable_memory(&self) -> bool {
+        self.variable_memory
     }
 
     fn slot_mut(&mut self, id: Word) -> &mut Slot {

@@ -41,11 +41,19 @@ use crate::spirv::dr::Module;
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
     let mut info = info::Info::of(module);
-    let plain = info::plain_variables(module, &info);
+    // Without variable memory (straight-line code keeps its temps in values), the passes
+    // that track variables have nothing to do.
+    let plain = info
+        .has_variable_memory()
+        .then(|| info::plain_variables(module, &info));
     widen::run(module, &mut info);
-    forward::run(module, &info, &plain);
+    if let Some(plain) = &plain {
+        forward::run(module, &info, plain);
+    }
     merge_stores::run(module, &mut info);
     simplify::run(module, &mut info);
-    dead_stores::run(module, &plain);
+    if let Some(plain) = &plain {
+        dead_stores::run(module, plain);
+    }
     dce::run(module);
 }
