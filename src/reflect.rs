@@ -130,6 +130,39 @@ pub fn scan(
     reflection: &Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
+    let mut scanned = scan_program(program, reflection, mapper)?;
+    scanned.inputs = reflection.input.clone();
+    scanned.outputs = reflection.output.clone();
+    scanned.patch_constants = reflection.patch_constant.clone();
+    if let Some(linkage) = &mut scanned.class_linkage {
+        linkage.classes = reflection.interfaces.clone();
+    }
+    Ok(scanned)
+}
+
+/// [`scan`] for a caller that is done with the container's reflection: its signatures and
+/// class-linkage record move into the result instead of being copied.
+pub fn scan_owned(
+    program: &Program,
+    mut reflection: Reflection,
+    mapper: &dyn BindingMapper,
+) -> Result<ShaderReflection> {
+    let mut scanned = scan_program(program, &reflection, mapper)?;
+    scanned.inputs = reflection.input.take();
+    scanned.outputs = reflection.output.take();
+    scanned.patch_constants = reflection.patch_constant.take();
+    if let Some(linkage) = &mut scanned.class_linkage {
+        linkage.classes = reflection.interfaces.take();
+    }
+    Ok(scanned)
+}
+
+/// Everything [`scan`] finds but the signatures and the IFCE record (left `None`).
+fn scan_program(
+    program: &Program,
+    reflection: &Reflection,
+    mapper: &dyn BindingMapper,
+) -> Result<ShaderReflection> {
     let plan = BindingPlan::build(program, mapper)?;
     let mut ranges = Vec::new();
     let mut stage = StageParameters::default();
@@ -304,7 +337,7 @@ pub fn scan(
                 slots,
                 interfaces,
                 function_tables,
-                classes: reflection.interfaces.clone(),
+                classes: None,
             })
         }
         _ => None,
@@ -314,9 +347,9 @@ pub fn scan(
         plan,
         model: format!("{}_{}_{}", model.stage.prefix(), model.major, model.minor),
         ranges,
-        inputs: reflection.input.clone(),
-        outputs: reflection.output.clone(),
-        patch_constants: reflection.patch_constant.clone(),
+        inputs: None,
+        outputs: None,
+        patch_constants: None,
         thread_group,
         stage,
         class_linkage,

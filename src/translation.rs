@@ -101,13 +101,19 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
     )?;
     let mapper = options.mapper();
     let words = crate::translate_with_bindings(&dxbc, &options.backend(), mapper)?;
-    let program = dxbc.program.as_ref().ok_or_else(|| {
+    let crate::Dxbc {
+        program,
+        reflection,
+        ..
+    } = dxbc;
+    let program = program.ok_or_else(|| {
         Error::new(
             Location::None,
             "the container holds no shader program (no SHDR or SHEX chunk)",
         )
     })?;
-    let reflection = crate::reflect::scan(program, &dxbc.reflection, mapper)?;
+    // The container's signatures move into the result (no copies).
+    let reflection = crate::reflect::scan_owned(&program, reflection, mapper)?;
     if options.validate {
         crate::spirv::spirv_val(&words, options.target)?;
     }

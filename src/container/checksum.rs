@@ -20,11 +20,9 @@ const INIT: [u32; 4] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476];
 pub fn checksum(bytes: &[u8]) -> [u8; 16] {
     let data = bytes.get(20..).unwrap_or(&[]);
     let mut state = INIT;
-    let mut blocks = data.chunks_exact(64);
-    for block in blocks.by_ref() {
-        compress(&mut state, block);
-    }
-    let tail = blocks.remainder();
+    // The full blocks go to the compression function in one call, without copies.
+    let (blocks, tail) = data.as_chunks::<64>();
+    md5::block_api::compress(&mut state, blocks);
     // DXBC sizes are 32-bit; the bit count wraps like the reference implementation's u32.
     let bits = (data.len() as u32).wrapping_mul(8);
     let bits_bytes = bits.to_le_bytes();

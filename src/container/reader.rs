@@ -75,46 +75,64 @@ impl<'a> ChunkReader<'a> {
     }
 
     /// `len` bytes at `offset`.
+    #[inline]
     pub fn bytes(&self, offset: usize, len: usize, what: impl Display) -> Result<&'a [u8]> {
-        offset
+        match offset
             .checked_add(len)
             .and_then(|end| self.data.get(offset..end))
-            .ok_or_else(|| {
-                self.error(
-                    offset,
-                    format!(
-                        "{what} at 0x{offset:x} (0x{len:x} bytes) runs past the end of the chunk \
-                         (0x{:x} bytes)",
-                        self.data.len()
-                    ),
-                )
-            })
+        {
+            Some(bytes) => Ok(bytes),
+            None => Err(self.past_end(offset, len, &what)),
+        }
+    }
+
+    /// The error of a read of `len` bytes at `offset` that runs past the end (kept out of
+    /// line so that the inlined reads stay small).
+    #[cold]
+    #[inline(never)]
+    fn past_end(&self, offset: usize, len: usize, what: &dyn Display) -> Error {
+        self.error(
+            offset,
+            format!(
+                "{what} at 0x{offset:x} (0x{len:x} bytes) runs past the end of the chunk \
+                 (0x{:x} bytes)",
+                self.data.len()
+            ),
+        )
     }
 
     /// The byte at `offset`.
+    #[inline]
     pub fn u8(&self, offset: usize, what: impl Display) -> Result<u8> {
         self.array(offset, what).map(|[b]: [u8; 1]| b)
     }
 
     /// The little-endian `u16` at `offset`.
+    #[inline]
     pub fn u16(&self, offset: usize, what: impl Display) -> Result<u16> {
         self.array(offset, what).map(u16::from_le_bytes)
     }
 
     /// The little-endian `u32` at `offset`.
+    #[inline]
     pub fn u32(&self, offset: usize, what: impl Display) -> Result<u32> {
         self.array(offset, what).map(u32::from_le_bytes)
     }
 
     /// The little-endian `u64` at `offset`.
+    #[inline]
     pub fn u64(&self, offset: usize, what: impl Display) -> Result<u64> {
         self.array(offset, what).map(u64::from_le_bytes)
     }
 
     /// `N` bytes at `offset` as an array.
+    #[inline]
     fn array<const N: usize>(&self, offset: usize, what: impl Display) -> Result<[u8; N]> {
         let bytes = self.bytes(offset, N, &what)?;
-        <[u8; N]>::try_from(bytes).map_err(|_| self.error(offset, format!("{what}: bad read")))
+        match <[u8; N]>::try_from(bytes) {
+            Ok(array) => Ok(array),
+            Err(_) => Err(self.past_end(offset, N, &what)),
+        }
     }
 
     /// Checks that `count` records of `size` bytes fit at `offset` and returns the offset.
@@ -171,7 +189,12 @@ impl<'a> ChunkReader<'a> {
         })?;
         self.charge(len.saturating_add(1), start)?;
         let text = rest.get(..len).unwrap_or_default();
-        Ok(String::from_utf8_lossy(text).into_owned())
+        // Names are ASCII in practice: check them once and copy, and only replace invalid
+        // UTF-8 when there is some.
+        Ok(match std::str::from_utf8(text) {
+            Ok(name) => name.to_owned(),
+            Err(_) => String::from_utf8_lossy(text).into_owned(),
+        })
     }
 }
 

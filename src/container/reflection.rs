@@ -1,6 +1,8 @@
 //! Gathering the reflection chunks of a container into one structure.
 
-use super::{Container, FeatureFlags, Interfaces, ResourceDefinitions, Signature, Statistics};
+use super::{
+    Chunk, Container, FeatureFlags, Interfaces, ResourceDefinitions, Signature, Statistics,
+};
 use crate::error::Result;
 
 /// Everything the container says about the shader besides its program.
@@ -27,22 +29,71 @@ impl Reflection {
     ///
     /// A malformed reflection chunk is an error (located inside that chunk).
     pub fn parse(container: &Container<'_>) -> Result<Self> {
-        let signature = |codes: &[[u8; 4]]| -> Result<Option<Signature>> {
-            match codes.iter().find_map(|c| container.find(*c)) {
-                Some(chunk) => Signature::parse(chunk.fourcc, chunk.data).map(Some),
-                None => Ok(None),
-            }
+        let found = Found::scan(container);
+        let signature = |chunks: &[Option<&Chunk<'_>>]| -> Result<Option<Signature>> {
+            chunks
+                .iter()
+                .find_map(|c| *c)
+                .map(|c| Signature::parse(c.fourcc, c.data))
+                .transpose()
         };
-        let data = |code: [u8; 4]| container.find(code).map(|c| c.data);
+        fn data<'a>(chunk: Option<&Chunk<'a>>) -> Option<&'a [u8]> {
+            chunk.map(|c| c.data)
+        }
         Ok(Reflection {
-            input: signature(&[*b"ISG1", *b"ISGN"])?,
-            output: signature(&[*b"OSG1", *b"OSG5", *b"OSGN"])?,
-            patch_constant: signature(&[*b"PSG1", *b"PCSG"])?,
-            resources: data(*b"RDEF").map(ResourceDefinitions::parse).transpose()?,
-            features: data(*b"SFI0").map(FeatureFlags::parse).transpose()?,
-            interfaces: data(*b"IFCE").map(Interfaces::parse).transpose()?,
-            statistics: data(*b"STAT").map(Statistics::parse).transpose()?,
+            input: signature(&[found.isg1, found.isgn])?,
+            output: signature(&[found.osg1, found.osg5, found.osgn])?,
+            patch_constant: signature(&[found.psg1, found.pcsg])?,
+            resources: data(found.rdef)
+                .map(ResourceDefinitions::parse)
+                .transpose()?,
+            features: data(found.sfi0).map(FeatureFlags::parse).transpose()?,
+            interfaces: data(found.ifce).map(Interfaces::parse).transpose()?,
+            statistics: data(found.stat).map(Statistics::parse).transpose()?,
         })
+    }
+}
+
+/// The reflection chunks of a container, found in one pass over its directory: the first
+/// chunk of each code, as [`Container::find`] gives.
+#[derive(Default)]
+struct Found<'c, 'a> {
+    isg1: Option<&'c Chunk<'a>>,
+    isgn: Option<&'c Chunk<'a>>,
+    osg1: Option<&'c Chunk<'a>>,
+    osg5: Option<&'c Chunk<'a>>,
+    osgn: Option<&'c Chunk<'a>>,
+    psg1: Option<&'c Chunk<'a>>,
+    pcsg: Option<&'c Chunk<'a>>,
+    rdef: Option<&'c Chunk<'a>>,
+    sfi0: Option<&'c Chunk<'a>>,
+    ifce: Option<&'c Chunk<'a>>,
+    stat: Option<&'c Chunk<'a>>,
+}
+
+impl<'c, 'a> Found<'c, 'a> {
+    fn scan(container: &'c Container<'a>) -> Self {
+        let mut found = Found::default();
+        for chunk in &container.chunks {
+            let slot = match &chunk.fourcc {
+                b"ISG1" => &mut found.isg1,
+                b"ISGN" => &mut found.isgn,
+                b"OSG1" => &mut found.osg1,
+                b"OSG5" => &mut found.osg5,
+                b"OSGN" => &mut found.osgn,
+                b"PSG1" => &mut found.psg1,
+                b"PCSG" => &mut found.pcsg,
+                b"RDEF" => &mut found.rdef,
+                b"SFI0" => &mut found.sfi0,
+                b"IFCE" => &mut found.ifce,
+                b"STAT" => &mut found.stat,
+                _ => continue,
+            };
+            if slot.is_none() {
+                *slot = Some(chunk);
+            }
+        }
+        found
     }
 }
 

@@ -227,19 +227,21 @@ fn check_stage_declaration(
     Ok(())
 }
 
-/// What the declarations of a program declare.
+/// What the declarations of a program declare. The sets are sorted vectors (searched by
+/// bisection): programs declare few registers, and building them costs no hashing.
 struct DeclaredRegisters {
     temps: u32,
-    indexable: HashSet<u32>,
-    ranges: HashSet<(RegisterKind, u32)>,
+    indexable: Vec<u32>,
+    /// `(register file code, range id)`.
+    ranges: Vec<(u8, u32)>,
 }
 
 impl DeclaredRegisters {
     fn collect(program: &Program) -> Self {
         let mut declared = DeclaredRegisters {
             temps: 0,
-            indexable: HashSet::default(),
-            ranges: HashSet::default(),
+            indexable: Vec::new(),
+            ranges: Vec::new(),
         };
         for instruction in &program.instructions {
             let Some(declaration) = &instruction.declaration else {
@@ -248,32 +250,48 @@ impl DeclaredRegisters {
             match declaration {
                 Declaration::Temps(n) => declared.temps = declared.temps.max(*n),
                 Declaration::IndexableTemp { register, .. } => {
-                    declared.indexable.insert(*register);
+                    declared.indexable.push(*register);
                 }
                 Declaration::Resource { range, .. }
                 | Declaration::ResourceRaw { range, .. }
                 | Declaration::ResourceStructured { range, .. } => {
-                    declared.ranges.insert((RegisterKind::Resource, range.id));
+                    declared
+                        .ranges
+                        .push((RegisterKind::Resource as u8, range.id));
                 }
                 Declaration::UavTyped { range, .. }
                 | Declaration::UavRaw { range, .. }
                 | Declaration::UavStructured { range, .. } => {
                     declared
                         .ranges
-                        .insert((RegisterKind::UnorderedAccessView, range.id));
+                        .push((RegisterKind::UnorderedAccessView as u8, range.id));
                 }
                 Declaration::ConstantBuffer { range, .. } => {
                     declared
                         .ranges
-                        .insert((RegisterKind::ConstantBuffer, range.id));
+                        .push((RegisterKind::ConstantBuffer as u8, range.id));
                 }
                 Declaration::Sampler { range, .. } => {
-                    declared.ranges.insert((RegisterKind::Sampler, range.id));
+                    declared
+                        .ranges
+                        .push((RegisterKind::Sampler as u8, range.id));
                 }
                 _ => {}
             }
         }
+        declared.indexable.sort_unstable();
+        declared.ranges.sort_unstable();
         declared
+    }
+
+    /// Whether indexable temp `x#register` is declared.
+    fn has_indexable(&self, register: u32) -> bool {
+        self.indexable.binary_search(&register).is_ok()
+    }
+
+    /// Whether range `id` of register file `kind` is declared.
+    fn has_range(&self, kind: RegisterKind, id: u32) -> bool {
+        self.ranges.binary_search(&(kind as u8, id)).is_ok()
     }
 }
 
@@ -462,13 +480,13 @@ fn check_operand(
         }
         RegisterKind::IndexableTemp => {
             if let Some(register) = operand.indices[0].as_imm32() {
-                if !declared.indexable.contains(&register) {
+                if !declared.has_indexable(register) {
                     return Err(format!("x{register} is used but not declared"));
                 }
             }
         }
         kind if kind.is_resource_range() => match operand.indices[0].as_imm32() {
-            Some(id) if declared.ranges.contains(&(kind, id)) => {}
+            Some(id) if declared.has_range(kind, id) => {}
             Some(id) => return Err(format!("{name}{id} is used but not declared")),
             None => return Err(format!("{name} operand has no immediate range id")),
         },

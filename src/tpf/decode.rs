@@ -62,6 +62,7 @@ pub fn decode(code: &[u8]) -> Result<Program> {
         start: 0,
         end: 0,
         pos: 2,
+        top: [Operand::NULL; MAX_OPERANDS],
     };
     decoder.run()?;
     Ok(decoder.program)
@@ -139,6 +140,9 @@ struct Decoder<'a> {
     end: usize,
     /// The next dword to read.
     pos: usize,
+    /// The operands of the instruction being decoded (kept here so that no instruction
+    /// initialises a fresh array).
+    top: [Operand; MAX_OPERANDS],
 }
 
 impl Decoder<'_> {
@@ -330,16 +334,26 @@ impl Decoder<'_> {
         if info.layout == Layout::InterfaceCall {
             instruction.call_index = Some(self.next()?);
         }
-        let mut operands = [Operand::NULL; MAX_OPERANDS];
+        // The operands are gathered in `self.top` (relative addresses go to the arena as they
+        // are read) and then appended together, so that the instruction's are contiguous.
         let mut count = 0;
         for &value_type in info.dsts.iter().chain(info.srcs) {
             let mut operand = self.operand(value_type, 0)?;
             self.normalise_resource_operand(&mut operand)?;
-            operands[count] = operand;
+            let slot = self.top.get_mut(count).ok_or_else(|| {
+                Error::instruction(self.index, self.start as u32, "too many operands")
+            })?;
+            *slot = operand;
             count += 1;
         }
         instruction.dst_count = info.dsts.len() as u8;
-        instruction.operands = self.push_operands(&operands[..count]);
+        let start = self.program.operands.len() as u32;
+        let top = self.top.get(..count).unwrap_or_default();
+        self.program.operands.extend_from_slice(top);
+        instruction.operands = OperandRange {
+            start,
+            len: count as u32,
+        };
         Ok(())
     }
 

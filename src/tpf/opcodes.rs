@@ -66,8 +66,8 @@ macro_rules! opcode_table {
             )*
         }
 
-        /// The table: one row per opcode, in code order.
-        pub static OPCODES: &[OpcodeInfo] = &[
+        /// The table's rows as a constant, so that [`LOOKUP`] is built at compile time.
+        const ROWS: &[OpcodeInfo] = &[
             $(OpcodeInfo {
                 opcode: Opcode::$variant,
                 name: $name,
@@ -77,6 +77,9 @@ macro_rules! opcode_table {
                 srcs: &[$(ValueType::$s),*],
             },)*
         ];
+
+        /// The table: one row per opcode, in code order.
+        pub static OPCODES: &[OpcodeInfo] = ROWS;
     };
 }
 
@@ -319,15 +322,20 @@ opcode_table! {
 /// Lookup from opcode code to table row, built once from [`OPCODES`].
 const LOOKUP_SIZE: usize = 235;
 
-fn build_lookup() -> [u8; LOOKUP_SIZE] {
+/// Row of each opcode code in the table (`u8::MAX` for reserved codes), built at compile
+/// time: a lazily built table costs an atomic check on every lookup.
+const fn build_lookup() -> [u8; LOOKUP_SIZE] {
     let mut lookup = [u8::MAX; LOOKUP_SIZE];
-    for (row, info) in OPCODES.iter().enumerate() {
-        lookup[info.opcode as usize] = row as u8;
+    let mut row = 0;
+    while row < ROWS.len() {
+        lookup[ROWS[row].opcode as usize] = row as u8;
+        row += 1;
     }
     lookup
 }
 
-static LOOKUP: std::sync::LazyLock<[u8; LOOKUP_SIZE]> = std::sync::LazyLock::new(build_lookup);
+/// The opcode code → table row map.
+static LOOKUP: [u8; LOOKUP_SIZE] = build_lookup();
 
 impl Opcode {
     /// The opcode for a code, or `None` for an unknown or reserved code.
