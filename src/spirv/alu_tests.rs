@@ -357,15 +357,28 @@ fn sources_are_read_before_either_destination_is_written() {
     // udiv r0.x, r0.y, r0.y, r0.x: the remainder must use the old r0.x and r0.y.
     let m = module(&cs("mov r0.xy, l(7, 2, 0, 0)
 udiv r0.x, r0.y, r0.y, r0.x"));
-    let ops: Vec<Op> = body(&m).iter().map(|i| i.class.opcode).collect();
-    let first_store = ops
-        .iter()
-        .rposition(|&op| op == Op::UMod)
-        .expect("a remainder");
-    let stores_before = ops[..first_store]
-        .iter()
-        .filter(|&&op| op == Op::Store)
-        .count();
-    // Only the initial mov's two stores come before the division's results.
-    assert_eq!(stores_before, 2);
+    let code = body(&m);
+    // A divisor goes through `select(divisor == 0, 1, divisor)`: its last operand is the
+    // register value.
+    let source = |operand: &Operand| {
+        let Operand::IdRef(id) = *operand else {
+            return operand.clone();
+        };
+        code.iter()
+            .find(|i| i.result_id == Some(id) && i.class.opcode == Op::Select)
+            .and_then(|select| select.operands.last().cloned())
+            .unwrap_or(Operand::IdRef(id))
+    };
+    let sources_of = |op: Op| -> Vec<Operand> {
+        code.iter()
+            .find(|i| i.class.opcode == op)
+            .unwrap_or_else(|| panic!("no {op:?} in {code:#?}"))
+            .operands
+            .iter()
+            .map(source)
+            .collect()
+    };
+    // Both results come from the same (old) register values: had the quotient been written
+    // to r0.x first, the remainder would divide by it.
+    assert_eq!(sources_of(Op::UDiv), sources_of(Op::UMod), "{code:#?}");
 }

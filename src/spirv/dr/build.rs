@@ -232,13 +232,30 @@ impl Builder {
         self.entry_function = function;
     }
 
-    /// Appends the selected block's deferred stores, in the order they were made.
+    /// Appends the selected block's deferred stores, in the order they were made, before a
+    /// merge instruction that ends the block (which must directly precede the terminator).
     fn flush_deferred(&mut self) -> BuildResult<()> {
-        let mut stores: SmallVec<[(Word, Word); 8]> = SmallVec::new();
-        self.take_deferred(|d| stores.push((d.pointer, d.value)));
-        for (pointer, value) in stores {
-            self.store(pointer, value)?;
+        let mut stores: SmallVec<[Instruction; 8]> = SmallVec::new();
+        self.take_deferred(|d| {
+            stores.push(Instruction::of_ids(
+                Op::Store,
+                None,
+                None,
+                &[d.pointer, d.value],
+            ))
+        });
+        if stores.is_empty() {
+            return Ok(());
         }
+        let (Some(f), Some(b)) = (self.selected_function, self.selected_block) else {
+            return Err(BuildError::DetachedInstruction);
+        };
+        let block = &mut self.module.functions[f].blocks[b].instructions;
+        let merge = block
+            .last()
+            .is_some_and(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
+        let at = block.len() - usize::from(merge);
+        block.splice(at..at, stores);
         Ok(())
     }
 

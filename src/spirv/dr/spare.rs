@@ -11,6 +11,10 @@ use std::cell::RefCell;
 /// The most memory of spare lists a thread keeps, in bytes of list capacity.
 const KEPT_BYTES: usize = 256 * 1024;
 
+/// The most spare lists a thread keeps (a translation of a typical shader uses about ten;
+/// [`list`] searches them).
+const KEPT_LISTS: usize = 16;
+
 /// The spare lists of one thread, and the bytes of capacity they hold.
 #[derive(Default)]
 struct Spares {
@@ -66,7 +70,7 @@ pub fn keep(mut list: Vec<Instruction>) {
     SPARES.with(|s| {
         let mut s = s.borrow_mut();
         let bytes = capacity_bytes(&list);
-        if s.bytes + bytes <= KEPT_BYTES {
+        if s.bytes + bytes <= KEPT_BYTES && s.lists.len() < KEPT_LISTS {
             s.bytes += bytes;
             s.lists.push(list);
         }

@@ -179,3 +179,88 @@ fn a_recycled_module_gives_its_lists_to_the_next() {
         .collect();
     assert!(lists.contains(&block_list), "{lists:?} vs {block_list:?}");
 }
+
+/// The opcodes of a function's first block.
+fn first_block_ops(b: &Builder, function: usize) -> Vec<Op> {
+    b.module_ref().functions[function].blocks[0]
+        .instructions
+        .iter()
+        .map(|i| i.class.opcode)
+        .collect()
+}
+
+#[test]
+fn deferred_stores_go_before_the_merge_and_terminator_once_per_pointer() {
+    let mut b = open_block();
+    let float = b.type_float(32);
+    let (var, other) = (b.id(), b.id());
+    b.defer_store(var, 10).expect("defer");
+    b.defer_store(other, 11).expect("defer");
+    b.defer_store(var, 12).expect("defer");
+    // Nothing is stored yet: the block is still open.
+    assert_eq!(first_block_ops(&b, 0), Vec::<Op>::new());
+    let merge = b.id();
+    b.module_mut().functions[0].blocks[0]
+        .instructions
+        .push(Instruction::new(
+            Op::SelectionMerge,
+            None,
+            None,
+            vec![
+                Operand::IdRef(merge),
+                Operand::SelectionControl(spirv::SelectionControl::NONE),
+            ],
+        ));
+    let condition = b.constant_true(float);
+    b.branch_conditional(condition, merge, merge, [])
+        .expect("branch");
+    assert_eq!(
+        first_block_ops(&b, 0),
+        [
+            Op::Store,
+            Op::Store,
+            Op::SelectionMerge,
+            Op::BranchConditional
+        ]
+    );
+    let stores: Vec<&[Operand]> = b.module_ref().functions[0].blocks[0]
+        .instructions
+        .iter()
+        .filter(|i| i.class.opcode == Op::Store)
+        .map(|i| &i.operands[..])
+        .collect();
+    // The later value replaced the earlier one, in the first store's place.
+    assert_eq!(
+        stores,
+        [
+            &[Operand::IdRef(var), Operand::IdRef(12)][..],
+            &[Operand::IdRef(other), Operand::IdRef(11)][..]
+        ]
+    );
+}
+
+#[test]
+fn deferred_stores_are_dropped_only_at_the_entry_functions_return() {
+    // Not the entry function: the return keeps the store (a caller may read it).
+    let mut b = open_block();
+    b.defer_store(7, 8).expect("defer");
+    b.ret().expect("return");
+    assert_eq!(first_block_ops(&b, 0), [Op::Store, Op::Return]);
+    // The entry function: nothing can read the value after the return.
+    let mut b = open_block();
+    b.set_entry_function(b.selected_function());
+    b.defer_store(7, 8).expect("defer");
+    b.ret().expect("return");
+    assert_eq!(first_block_ops(&b, 0), [Op::Return]);
+    // A call flushes first: the callee may read the value.
+    let mut b = open_block();
+    b.set_entry_function(b.selected_function());
+    let void = b.type_void();
+    b.defer_store(7, 8).expect("defer");
+    b.function_call(void, None, 99, []).expect("call");
+    b.ret().expect("return");
+    assert_eq!(
+        first_block_ops(&b, 0),
+        [Op::Store, Op::FunctionCall, Op::Return]
+    );
+}
