@@ -23,6 +23,7 @@
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
 
+use super::dr::deferred::ComponentTarget;
 use super::dr::Operand as SpvOperand;
 use crate::fast_hash::HashMap;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
@@ -1256,7 +1257,11 @@ impl Emitter<'_> {
             }
             self.compose(slot.scalar, &parts[..count as usize])?
         };
-        built(self.m.store(slot.var, value.id))?;
+        if self.outputs_held(slot) {
+            built(self.m.b.defer_output_store(slot.var, value.id))?;
+        } else {
+            built(self.m.store(slot.var, value.id))?;
+        }
         Ok(true)
     }
 
@@ -1293,7 +1298,33 @@ impl Emitter<'_> {
             }
         }
         let value = self.cast(value, slot.scalar)?;
+        if let (Some(index), true) = (slot.index, self.outputs_held(slot)) {
+            // Held to the end of the block: components written there become one store.
+            let element = self.m.scalar(slot.scalar);
+            let target = ComponentTarget {
+                vector_type: self.m.vector(slot.scalar, slot.count),
+                count: slot.count,
+                pointer_type: self.m.pointer(slot.class, element),
+                index: self.m.constant_u32(index),
+            };
+            return built(
+                self.m
+                    .b
+                    .defer_component_store(slot.var, index, value.id, target),
+            );
+        }
         let pointer = self.slot_pointer(slot)?;
         built(self.m.store(pointer, value.id))
+    }
+
+    /// Whether stores to an output vector are held to the end of their block: in vertex and
+    /// pixel shaders, which never read their outputs back (unless stream output captures
+    /// them), for vector variables outside an index range.
+    fn outputs_held(&self, slot: Slot) -> bool {
+        matches!(self.program.model.stage, Stage::Vertex | Stage::Pixel)
+            && slot.class == StorageClass::Output
+            && slot.count >= 2
+            && !self.io.stage.xfb.captures_any()
+            && !self.io.ranged.contains(&(RegisterKind::Output as u8))
     }
 }

@@ -597,3 +597,61 @@ ret",
         "{temp_loads:?}\n{text}"
     );
 }
+
+#[test]
+fn held_stores_write_temps_only_across_blocks_and_outputs_whole() {
+    let m = emitted(
+        "ps_4_0
+dcl_input_ps linear v0.xy
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+dcl_temps 2
+mov r0.x, v0.x
+mul r1.x, v0.y, v0.y
+mov o0.xy, v0.xyxx
+mov o0.zw, l(0, 0, 0, 1.0)
+if_nz r0.x
+  mov o1.x, r1.x
+endif
+mov o1.yzw, v0.xxyy
+ret",
+    );
+    let text = {
+        use rspirv::binary::Disassemble;
+        m.disassemble()
+    };
+    let stores: Vec<Vec<&SpvInstruction>> = m.functions[0]
+        .blocks
+        .iter()
+        .map(|b| {
+            b.instructions
+                .iter()
+                .filter(|i| i.class.opcode == Op::Store)
+                .collect()
+        })
+        .collect();
+    // The first block ends in a branch, so its temps (r0.x, r1.x) are stored before it;
+    // o0 is written whole, once. The `if` block writes o1.x alone (an access chain), the
+    // empty `else` block nothing, and the last block the rest of o1, component by
+    // component, and no temp (its return ends the invocation).
+    assert_eq!(
+        stores.iter().map(Vec::len).collect::<Vec<_>>(),
+        [3, 1, 0, 3],
+        "{text}"
+    );
+    let outputs: Vec<u32> = m
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first()
+                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Output))
+        })
+        .filter_map(|i| i.result_id)
+        .collect();
+    let whole_output_stores = stores[0]
+        .iter()
+        .filter(|s| matches!(s.operands.first(), Some(SpvOperand::IdRef(p)) if outputs.contains(p)))
+        .count();
+    assert_eq!(whole_output_stores, 1, "o0 in one store:\n{text}");
+}

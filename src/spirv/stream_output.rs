@@ -229,6 +229,13 @@ pub struct StreamOutputState {
     shadows: HashMap<(u32, u8), Slot>,
 }
 
+impl StreamOutputState {
+    /// Whether stream output captures anything (it then reads the outputs back).
+    pub fn captures_any(&self) -> bool {
+        !self.captures.is_empty()
+    }
+}
+
 impl Emitter<'_> {
     /// Resolves the stream-output layout against the output signature and declares the
     /// capture variables (after the declarations, before any code).

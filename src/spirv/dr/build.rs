@@ -2,8 +2,9 @@
 //! and one method per instruction the translator makes (rspirv's builder names and
 //! argument orders, so that the emitter reads as SPIR-V's own instruction names).
 
+use super::deferred::{self, ComponentTarget, Held};
 use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands};
-use smallvec::{smallvec, SmallVec};
+use smallvec::smallvec;
 use spirv::{Op, Word};
 use std::fmt;
 
@@ -55,19 +56,11 @@ pub struct Builder {
     next_id: Word,
     selected_function: Option<usize>,
     selected_block: Option<usize>,
-    /// Stores held back until their block ends (see [`Builder::defer_store`]).
-    deferred: Vec<Deferred>,
+    /// Stores held back until their block ends, by (function, block) (see
+    /// [`super::deferred`]).
+    deferred: Vec<((usize, usize), Vec<Held>)>,
     /// The function whose returns end the invocation (see [`Builder::set_entry_function`]).
     entry_function: Option<usize>,
-}
-
-/// A store held back: the block it belongs to, the pointer and the value.
-#[derive(Debug, Clone, Copy)]
-struct Deferred {
-    function: usize,
-    block: usize,
-    pointer: Word,
-    value: Word,
 }
 
 impl Builder {
@@ -177,6 +170,18 @@ impl Builder {
 
     /// Appends an instruction without a result.
     fn no_result(&mut self, op: Op, operands: Operands) -> BuildResult<()> {
+        if matches!(
+            op,
+            Op::EmitVertex
+                | Op::EmitStreamVertex
+                | Op::EndPrimitive
+                | Op::EndStreamPrimitive
+                | Op::ControlBarrier
+                | Op::MemoryBarrier
+        ) {
+            // What the held stores write must be in place for the vertex or the barrier.
+            self.flush_deferred(false)?;
+        }
         self.append(Instruction::new(op, None, None, operands))
     }
 
@@ -191,37 +196,60 @@ impl Builder {
         let ends_invocation = matches!(op, Op::Return | Op::ReturnValue)
             && self.entry_function.is_some()
             && self.selected_function == self.entry_function;
-        if ends_invocation {
-            self.take_deferred(|_| {});
-        } else {
-            self.flush_deferred()?;
-        }
+        self.flush_deferred(ends_invocation)?;
         self.append(inst)?;
         self.selected_block = None;
         Ok(())
     }
 
-    /// Stores `value` through `pointer` when the selected block ends (before its terminator
-    /// or a function call, whichever comes first), replacing a store through the same
-    /// pointer still held back in the block. For private memory only this invocation reads
-    /// (temps): the emitter reads such a value back within the block without a load, so the
-    /// store is needed only where another block or a called function may load it.
+    /// Stores `value` through the temp variable `pointer` when the selected block ends
+    /// (before its terminator or a function call, whichever comes first), or not at all when
+    /// the block returns from the entry function. For private memory only this invocation
+    /// reads (temps): the emitter reads such a value back within the block without a load.
     pub fn defer_store(&mut self, pointer: Word, value: Word) -> BuildResult<()> {
+        self.hold(Held::Whole {
+            pointer,
+            value,
+            temp: true,
+        })
+    }
+
+    /// Stores a whole output vector when the selected block ends. Only for outputs the
+    /// shader never reads back.
+    pub fn defer_output_store(&mut self, var: Word, value: Word) -> BuildResult<()> {
+        self.hold(Held::Whole {
+            pointer: var,
+            value,
+            temp: false,
+        })
+    }
+
+    /// Stores one component of an output vector when the selected block ends: one store of
+    /// the vector when the block writes all its components. Only for outputs the shader
+    /// never reads back.
+    pub fn defer_component_store(
+        &mut self,
+        var: Word,
+        component: u32,
+        value: Word,
+        target: ComponentTarget,
+    ) -> BuildResult<()> {
+        self.hold(Held::Component {
+            var,
+            component,
+            value,
+            target,
+        })
+    }
+
+    fn hold(&mut self, store: Held) -> BuildResult<()> {
         let (Some(function), Some(block)) = (self.selected_function, self.selected_block) else {
             return Err(BuildError::DetachedInstruction);
         };
-        let held = self
-            .deferred
-            .iter_mut()
-            .find(|d| d.function == function && d.block == block && d.pointer == pointer);
-        match held {
-            Some(d) => d.value = value,
-            None => self.deferred.push(Deferred {
-                function,
-                block,
-                pointer,
-                value,
-            }),
+        let here = (function, block);
+        match self.deferred.iter_mut().find(|(at, _)| *at == here) {
+            Some((_, list)) => deferred::hold(list, store),
+            None => self.deferred.push((here, vec![store])),
         }
         Ok(())
     }
@@ -232,24 +260,23 @@ impl Builder {
         self.entry_function = function;
     }
 
-    /// Appends the selected block's deferred stores, in the order they were made, before a
-    /// merge instruction that ends the block (which must directly precede the terminator).
-    fn flush_deferred(&mut self) -> BuildResult<()> {
-        let mut stores: SmallVec<[Instruction; 8]> = SmallVec::new();
-        self.take_deferred(|d| {
-            stores.push(Instruction::of_ids(
-                Op::Store,
-                None,
-                None,
-                &[d.pointer, d.value],
-            ))
-        });
-        if stores.is_empty() {
-            return Ok(());
-        }
+    /// Carries out the selected block's held stores (leaving out temp stores when
+    /// `ending_invocation`), before a merge instruction that ends the block (which must
+    /// directly precede the terminator).
+    fn flush_deferred(&mut self, ending_invocation: bool) -> BuildResult<()> {
         let (Some(f), Some(b)) = (self.selected_function, self.selected_block) else {
             return Err(BuildError::DetachedInstruction);
         };
+        let Some(at) = self.deferred.iter().position(|(at, _)| *at == (f, b)) else {
+            return Ok(());
+        };
+        let (_, held) = self.deferred.swap_remove(at);
+        let mut next_id = self.next_id;
+        let stores = deferred::carry_out(&held, ending_invocation, || {
+            next_id += 1;
+            next_id - 1
+        });
+        self.next_id = next_id;
         let block = &mut self.module.functions[f].blocks[b].instructions;
         let merge = block
             .last()
@@ -257,21 +284,6 @@ impl Builder {
         let at = block.len() - usize::from(merge);
         block.splice(at..at, stores);
         Ok(())
-    }
-
-    /// Removes the selected block's deferred stores, giving each to `each`.
-    fn take_deferred(&mut self, mut each: impl FnMut(&Deferred)) {
-        if self.deferred.is_empty() {
-            return;
-        }
-        let here = (self.selected_function, self.selected_block);
-        self.deferred.retain(|d| {
-            let in_block = (Some(d.function), Some(d.block)) == here;
-            if in_block {
-                each(d);
-            }
-            !in_block
-        });
     }
 
     /// Begins a function and selects it.
@@ -705,8 +717,8 @@ impl Builder {
     ) -> BuildResult<Word> {
         let mut operands: Operands = smallvec![Operand::IdRef(function)];
         operands.extend(arguments.into_iter().map(Operand::IdRef));
-        // The callee may read what the block's deferred stores write.
-        self.flush_deferred()?;
+        // The callee may read what the block's held stores write.
+        self.flush_deferred(false)?;
         self.result(Op::FunctionCall, ty, result_id, operands)
     }
 

@@ -9,6 +9,7 @@
 
 mod assemble;
 mod build;
+pub mod deferred;
 pub mod spare;
 #[cfg(test)]
 mod tests;

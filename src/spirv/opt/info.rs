@@ -64,6 +64,8 @@ pub struct Info {
     variables: Vec<Word>,
     /// See [`Info::has_variable_memory`].
     variable_memory: bool,
+    /// See [`Info::has_output_chains`].
+    output_chains: bool,
 }
 
 impl Info {
@@ -81,6 +83,7 @@ impl Info {
             pointer_ids: HashMap::with_capacity_and_hasher(globals / 4, Default::default()),
             variables: Vec::with_capacity(globals / 4),
             variable_memory: false,
+            output_chains: false,
         };
         // Room past the bound for the ids the passes make, so that the table is not copied
         // to grow.
@@ -121,7 +124,8 @@ impl Info {
         info
     }
 
-    /// Notes a function-scope variable, or a whole load or store of a private variable.
+    /// Notes a function-scope variable, a whole load or store of a private variable, and an
+    /// access chain into an output variable.
     fn note_variable_use(&mut self, inst: &Instruction) {
         match (inst.class.opcode, inst.operands.first()) {
             (Op::Variable, _) => self.variable_memory = true,
@@ -130,8 +134,19 @@ impl Info {
                     self.variable_memory = true;
                 }
             }
+            (Op::AccessChain, Some(Operand::IdRef(base))) => {
+                if matches!(self.variable(*base), Some((StorageClass::Output, _))) {
+                    self.output_chains = true;
+                }
+            }
             _ => {}
         }
+    }
+
+    /// Whether the code has access chains into output variables (when not, no output is
+    /// written component by component).
+    pub fn has_output_chains(&self) -> bool {
+        self.output_chains
     }
 
     /// Whether the code has function-scope variables or loads or stores private variables

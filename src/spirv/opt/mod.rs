@@ -50,7 +50,9 @@ pub fn optimize(module: &mut Module) {
     if let Some(plain) = &plain {
         forward::run(module, &info, plain);
     }
-    merge_stores::run(module, &mut info);
+    if info.has_output_chains() {
+        merge_stores::run(module, &mut info);
+    }
     simplify::run(module, &mut info);
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
