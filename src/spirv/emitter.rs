@@ -337,7 +337,8 @@ impl<'a> Emitter<'a> {
         if self.flow_instruction(instruction)? {
             return Ok(());
         }
-        if self.double_instruction(instruction)? {
+        // Checked here so that the double path's frame is set up only for doubles.
+        if crate::passes::doubles::is_double(instruction) && self.double_instruction(instruction)? {
             return Ok(());
         }
         if self.alu_instruction(instruction)? {

@@ -12,9 +12,13 @@ impl Instruction {
     pub fn assemble_into(&self, words: &mut Vec<u32>) {
         let start = words.len();
         words.push(self.class.opcode as u32);
-        words.extend(self.result_type);
-        words.extend(self.result_id);
-        for operand in &self.operands {
+        if let Some(ty) = self.result_type {
+            words.push(ty);
+        }
+        if let Some(id) = self.result_id {
+            words.push(id);
+        }
+        for operand in self.operands.as_slice() {
             match *operand {
                 // The operands of nearly every instruction, written without rspirv's
                 // general match.
@@ -56,7 +60,18 @@ impl Function {
 impl Module {
     /// The module's words, in one buffer sized up front.
     pub fn assemble(&self) -> Vec<u32> {
-        let count: usize = self.all_inst_iter().map(Instruction::word_estimate).sum();
+        let estimate =
+            |list: &[Instruction]| -> usize { list.iter().map(Instruction::word_estimate).sum() };
+        let mut count = 0;
+        for list in self.global_lists() {
+            count += estimate(list);
+        }
+        for function in &self.functions {
+            count += 4 + estimate(&function.parameters);
+            for block in &function.blocks {
+                count += 2 + estimate(&block.instructions);
+            }
+        }
         let mut words = Vec::with_capacity(5 + count + count / 8);
         let header = self.header.unwrap_or(super::ModuleHeader::new(0));
         words.extend([
@@ -66,8 +81,10 @@ impl Module {
             header.bound,
             0,
         ]);
-        for inst in self.global_inst_iter() {
-            inst.assemble_into(&mut words);
+        for list in self.global_lists() {
+            for inst in list {
+                inst.assemble_into(&mut words);
+            }
         }
         for function in &self.functions {
             function.assemble_into(&mut words);

@@ -66,17 +66,17 @@ pub struct Builder {
 impl Builder {
     /// An empty module; ids start at 1.
     pub fn new() -> Builder {
-        use super::spare::list;
+        // Lists kept from the thread's last module, with room for a typical shader's
+        // declarations.
+        let [capabilities, entry_points, execution_modes, annotations, types_global_values] =
+            super::spare::lists([4, 1, 2, 16, 64]);
         Builder {
-            // Lists kept from the thread's last module, with room for a typical shader's
-            // declarations.
             module: Module {
-                capabilities: list(4),
-                entry_points: list(1),
-                execution_modes: list(2),
-                debug_names: list(0),
-                annotations: list(16),
-                types_global_values: list(64),
+                capabilities,
+                entry_points,
+                execution_modes,
+                annotations,
+                types_global_values,
                 ..Module::default()
             },
             next_id: 1,

@@ -174,18 +174,24 @@ impl Module {
             .chain(self.functions.iter().flat_map(|f| f.all_inst_iter()))
     }
 
+    /// The sections before the first function, in layout order.
+    pub fn global_lists(&self) -> [&[Instruction]; 9] {
+        [
+            &self.capabilities,
+            &self.extensions,
+            &self.ext_inst_imports,
+            self.memory_model.as_slice(),
+            &self.entry_points,
+            &self.execution_modes,
+            &self.debug_names,
+            &self.annotations,
+            &self.types_global_values,
+        ]
+    }
+
     /// The instructions before the first function, in layout order.
     pub fn global_inst_iter(&self) -> impl Iterator<Item = &Instruction> {
-        self.capabilities
-            .iter()
-            .chain(&self.extensions)
-            .chain(&self.ext_inst_imports)
-            .chain(&self.memory_model)
-            .chain(&self.entry_points)
-            .chain(&self.execution_modes)
-            .chain(&self.debug_names)
-            .chain(&self.annotations)
-            .chain(&self.types_global_values)
+        self.global_lists().into_iter().flatten()
     }
 }
 

@@ -34,47 +34,71 @@ fn capacity_bytes(list: &Vec<Instruction>) -> usize {
 /// An empty list with room for at least `capacity` instructions: a spare one when the thread
 /// has one, else a new one.
 pub fn list(capacity: usize) -> Vec<Instruction> {
-    if capacity == 0 {
-        return Vec::new();
-    }
-    let spare = SPARES.with(|s| {
+    let [list] = lists([capacity]);
+    list
+}
+
+/// Empty lists with room for at least these numbers of instructions (one look-up of the
+/// thread's spares for all of them).
+pub fn lists<const N: usize>(capacities: [usize; N]) -> [Vec<Instruction>; N] {
+    SPARES.with(|s| {
         let mut s = s.borrow_mut();
-        // The smallest list big enough, else the largest (which grows).
-        let fits = |l: &&Vec<Instruction>| l.capacity() >= capacity;
-        let at = match s.lists.iter().filter(fits).map(Vec::capacity).min() {
-            Some(best) => s.lists.iter().position(|l| l.capacity() == best),
-            None => {
-                let largest = s.lists.iter().map(Vec::capacity).max()?;
-                s.lists.iter().position(|l| l.capacity() == largest)
-            }
-        }?;
-        let list = s.lists.swap_remove(at);
-        s.bytes -= capacity_bytes(&list);
-        Some(list)
-    });
-    match spare {
-        Some(mut list) => {
-            list.reserve(capacity);
-            list
+        capacities.map(|capacity| s.take(capacity))
+    })
+}
+
+impl Spares {
+    /// The smallest spare list with room for `capacity` instructions, else the largest
+    /// (grown), else a new one.
+    fn take(&mut self, capacity: usize) -> Vec<Instruction> {
+        if capacity == 0 {
+            return Vec::new();
         }
-        None => Vec::with_capacity(capacity),
+        let mut best: Option<usize> = None;
+        for (at, list) in self.lists.iter().enumerate() {
+            let better = match best {
+                None => true,
+                Some(b) => {
+                    let (cap, best_cap) = (list.capacity(), self.lists[b].capacity());
+                    if best_cap >= capacity {
+                        cap >= capacity && cap < best_cap
+                    } else {
+                        cap > best_cap
+                    }
+                }
+            };
+            if better {
+                best = Some(at);
+            }
+        }
+        match best {
+            Some(at) => {
+                let mut list = self.lists.swap_remove(at);
+                self.bytes -= capacity_bytes(&list);
+                list.reserve(capacity);
+                list
+            }
+            None => Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Keeps a list (emptied), unless the thread keeps enough already.
+    fn keep(&mut self, mut list: Vec<Instruction>) {
+        if list.capacity() == 0 {
+            return;
+        }
+        let bytes = capacity_bytes(&list);
+        if self.bytes + bytes <= KEPT_BYTES && self.lists.len() < KEPT_LISTS {
+            list.clear();
+            self.bytes += bytes;
+            self.lists.push(list);
+        }
     }
 }
 
 /// Keeps a list (emptied) for a later [`list`], unless the thread keeps enough already.
-pub fn keep(mut list: Vec<Instruction>) {
-    if list.capacity() == 0 {
-        return;
-    }
-    list.clear();
-    SPARES.with(|s| {
-        let mut s = s.borrow_mut();
-        let bytes = capacity_bytes(&list);
-        if s.bytes + bytes <= KEPT_BYTES && s.lists.len() < KEPT_LISTS {
-            s.bytes += bytes;
-            s.lists.push(list);
-        }
-    });
+pub fn keep(list: Vec<Instruction>) {
+    SPARES.with(|s| s.borrow_mut().keep(list));
 }
 
 /// The bytes of list capacity the thread keeps.
@@ -98,26 +122,29 @@ impl Module {
             functions,
             ..
         } = self;
-        for list in [
-            types_global_values,
-            annotations,
-            debug_names,
-            entry_points,
-            execution_modes,
-            capabilities,
-            extensions,
-            ext_inst_imports,
-        ] {
-            keep(list);
-        }
-        for Function {
-            parameters, blocks, ..
-        } in functions
-        {
-            keep(parameters);
-            for block in blocks {
-                keep(block.instructions);
+        SPARES.with(|s| {
+            let mut s = s.borrow_mut();
+            for list in [
+                types_global_values,
+                annotations,
+                debug_names,
+                entry_points,
+                execution_modes,
+                capabilities,
+                extensions,
+                ext_inst_imports,
+            ] {
+                s.keep(list);
             }
-        }
+            for Function {
+                parameters, blocks, ..
+            } in functions
+            {
+                s.keep(parameters);
+                for block in blocks {
+                    s.keep(block.instructions);
+                }
+            }
+        });
     }
 }

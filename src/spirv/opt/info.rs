@@ -87,7 +87,7 @@ impl Info {
         };
         // Room past the bound for the ids the passes make, so that the table is not copied
         // to grow.
-        info.slots.resize(bound.max(1), Slot::default());
+        info.slots.resize_with(bound.max(1), Slot::default);
         for annotation in &module.annotations {
             let Some(Operand::IdRef(target)) = annotation.operands.first() else {
                 continue;
@@ -158,7 +158,7 @@ impl Info {
     fn slot_mut(&mut self, id: Word) -> &mut Slot {
         let index = id as usize;
         if index >= self.slots.len() {
-            self.slots.resize(index + 1, Slot::default());
+            self.slots.resize_with(index + 1, Slot::default);
         }
         &mut self.slots[index]
     }
