@@ -1,4 +1,4 @@
-//! The optimiser: passes over the emitted module (rspirv's `dr::Module`, before it is
+//! The optimiser: passes over the emitted module (`super::dr::Module`, before it is
 //! assembled) that make it smaller without changing what it computes.
 //!
 //! The emitter keeps every temp component in its own private variable and reads registers
@@ -16,6 +16,11 @@
 //! 5. `dead_stores`: stores that no load can observe, and temp variables never loaded;
 //! 6. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
+//!
+//! `forward` and `dead_stores` run only when the code has function-scope variables or loads
+//! or stores private ones, and `merge_stores` only when it has access chains into outputs
+//! (the emitter holds temp and output stores to the end of their block, so straight-line
+//! vertex and pixel shaders have neither).
 //!
 //! Every pass keeps the module valid; `TranslateOptions::no_optimize` turns them all off,
 //! and the project's execution tests run both ways.
