@@ -130,14 +130,35 @@ pub fn scan(
     reflection: &Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
-    let mut scanned = scan_program(program, reflection, mapper)?;
-    scanned.inputs = reflection.input.clone();
-    scanned.outputs = reflection.output.clone();
-    scanned.patch_constants = reflection.patch_constant.clone();
+    let scanned = scan_program(program, reflection, mapper)?;
+    Ok(with_interface(
+        scanned,
+        Interface {
+            inputs: reflection.input.clone(),
+            outputs: reflection.output.clone(),
+            patch_constants: reflection.patch_constant.clone(),
+            classes: reflection.interfaces.clone(),
+        },
+    ))
+}
+
+/// The container's signatures and class-linkage record, as a scan reports them.
+struct Interface {
+    inputs: Option<crate::container::Signature>,
+    outputs: Option<crate::container::Signature>,
+    patch_constants: Option<crate::container::Signature>,
+    classes: Option<crate::container::Interfaces>,
+}
+
+/// A scan's result with the container's interface filled in.
+fn with_interface(mut scanned: ShaderReflection, interface: Interface) -> ShaderReflection {
+    scanned.inputs = interface.inputs;
+    scanned.outputs = interface.outputs;
+    scanned.patch_constants = interface.patch_constants;
     if let Some(linkage) = &mut scanned.class_linkage {
-        linkage.classes = reflection.interfaces.clone();
+        linkage.classes = interface.classes;
     }
-    Ok(scanned)
+    scanned
 }
 
 /// [`scan`] for a caller that is done with the container's reflection: its signatures and
@@ -147,14 +168,16 @@ pub fn scan_owned(
     mut reflection: Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
-    let mut scanned = scan_program(program, &reflection, mapper)?;
-    scanned.inputs = reflection.input.take();
-    scanned.outputs = reflection.output.take();
-    scanned.patch_constants = reflection.patch_constant.take();
-    if let Some(linkage) = &mut scanned.class_linkage {
-        linkage.classes = reflection.interfaces.take();
-    }
-    Ok(scanned)
+    let scanned = scan_program(program, &reflection, mapper)?;
+    Ok(with_interface(
+        scanned,
+        Interface {
+            inputs: reflection.input.take(),
+            outputs: reflection.output.take(),
+            patch_constants: reflection.patch_constant.take(),
+            classes: reflection.interfaces.take(),
+        },
+    ))
 }
 
 /// Everything [`scan`] finds but the signatures and the IFCE record (left `None`).

@@ -562,16 +562,7 @@ endif
 mov o0.w, r0.y
 ret",
     );
-    let private: Vec<u32> = m
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first()
-                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Private))
-        })
-        .filter_map(|i| i.result_id)
-        .collect();
+    let private = variables_of(&m, spirv::StorageClass::Private);
     let temp_loads: Vec<usize> = m.functions[0]
         .blocks
         .iter()
@@ -639,19 +630,22 @@ ret",
         [3, 1, 0, 3],
         "{text}"
     );
-    let outputs: Vec<u32> = m
-        .types_global_values
-        .iter()
-        .filter(|i| {
-            i.class.opcode == Op::Variable
-                && i.operands.first()
-                    == Some(&SpvOperand::StorageClass(spirv::StorageClass::Output))
-        })
-        .filter_map(|i| i.result_id)
-        .collect();
+    let outputs = variables_of(&m, spirv::StorageClass::Output);
     let whole_output_stores = stores[0]
         .iter()
         .filter(|s| matches!(s.operands.first(), Some(SpvOperand::IdRef(p)) if outputs.contains(p)))
         .count();
     assert_eq!(whole_output_stores, 1, "o0 in one store:\n{text}");
+}
+
+/// The ids of the module-scope variables of a storage class.
+fn variables_of(m: &SpvModule, class: spirv::StorageClass) -> Vec<u32> {
+    m.types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == Op::Variable
+                && i.operands.first() == Some(&SpvOperand::StorageClass(class))
+        })
+        .filter_map(|i| i.result_id)
+        .collect()
 }
