@@ -368,7 +368,7 @@ fn scan_program(
     let model = program.model;
     Ok(ShaderReflection {
         plan,
-        model: format!("{}_{}_{}", model.stage.prefix(), model.major, model.minor),
+        model: model.name(),
         ranges,
         inputs: None,
         outputs: None,

@@ -114,6 +114,7 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
     })?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned(&program, reflection, mapper)?;
+    crate::tpf::spare::keep(program);
     if options.validate {
         crate::spirv::spirv_val(&words, options.target)?;
     }

@@ -95,11 +95,26 @@ impl ShaderModel {
     pub fn is_sm5(self) -> bool {
         self.major >= 5
     }
+
+    /// The model's name (`ps_5_0`), written without the formatting machinery (a translation
+    /// reports it every time).
+    pub fn name(self) -> String {
+        let mut name = String::with_capacity(8);
+        name.push_str(self.stage.prefix());
+        for number in [self.major, self.minor] {
+            name.push('_');
+            if number >= 10 {
+                name.push(char::from(b'0' + number / 10 % 10));
+            }
+            name.push(char::from(b'0' + number % 10));
+        }
+        name
+    }
 }
 
 impl std::fmt::Display for ShaderModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}_{}_{}", self.stage.prefix(), self.major, self.minor)
+        f.write_str(&self.name())
     }
 }
 
@@ -287,3 +302,30 @@ impl Instruction {
 mod stage_rules_tests;
 #[cfg(test)]
 mod validate_tests;
+
+#[cfg(test)]
+mod model_name_tests {
+    use super::*;
+
+    #[test]
+    fn model_names_are_prefix_major_minor() {
+        let name = |stage, major, minor| {
+            ShaderModel {
+                stage,
+                major,
+                minor,
+            }
+            .name()
+        };
+        assert_eq!(name(Stage::Pixel, 5, 0), "ps_5_0");
+        assert_eq!(name(Stage::Hull, 5, 1), "hs_5_1");
+        assert_eq!(name(Stage::Compute, 4, 1), "cs_4_1");
+        assert_eq!(name(Stage::Vertex, 15, 12), "vs_15_12");
+        let model = ShaderModel {
+            stage: Stage::Geometry,
+            major: 4,
+            minor: 0,
+        };
+        assert_eq!(model.to_string(), model.name());
+    }
+}

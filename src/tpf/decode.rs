@@ -52,9 +52,7 @@ pub fn decode(code: &[u8]) -> Result<Program> {
     }
     // Sized from the program's length (fxc's instructions average 4-6 dwords, with 2-3
     // operands) so that decoding seldom grows and copies these arrays.
-    let mut program = Program::new(model);
-    program.instructions.reserve(declared / 5 + 4);
-    program.operands.reserve(declared / 3 + 4);
+    let program = super::spare::program(model, declared / 5 + 4, declared / 3 + 4);
     let mut decoder = Decoder {
         words: Words(&code[..declared * 4]),
         program,

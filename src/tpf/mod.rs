@@ -4,6 +4,7 @@
 mod decode;
 mod encode;
 pub mod opcodes;
+pub mod spare;
 pub mod tokens;
 
 pub use decode::decode;

@@ -2,9 +2,9 @@
 //! and one method per instruction the translator makes (rspirv's builder names and
 //! argument orders, so that the emitter reads as SPIR-V's own instruction names).
 
-use super::deferred::{self, ComponentTarget, Held};
+use super::deferred::{self, ComponentTarget, Held, HeldList};
 use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands};
-use smallvec::smallvec;
+use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 use std::fmt;
 
@@ -58,7 +58,7 @@ pub struct Builder {
     selected_block: Option<usize>,
     /// Stores held back until their block ends, by (function, block) (see
     /// [`super::deferred`]).
-    deferred: Vec<((usize, usize), Vec<Held>)>,
+    deferred: SmallVec<[((usize, usize), HeldList); 2]>,
     /// The function whose returns end the invocation (see [`Builder::set_entry_function`]).
     entry_function: Option<usize>,
 }
@@ -82,7 +82,7 @@ impl Builder {
             next_id: 1,
             selected_function: None,
             selected_block: None,
-            deferred: Vec::new(),
+            deferred: SmallVec::new(),
             entry_function: None,
         }
     }
@@ -249,7 +249,11 @@ impl Builder {
         let here = (function, block);
         match self.deferred.iter_mut().find(|(at, _)| *at == here) {
             Some((_, list)) => deferred::hold(list, store),
-            None => self.deferred.push((here, vec![store])),
+            None => {
+                let mut list = HeldList::new();
+                list.push(store);
+                self.deferred.push((here, list));
+            }
         }
         Ok(())
     }

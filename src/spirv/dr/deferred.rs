@@ -61,9 +61,12 @@ impl Held {
     }
 }
 
+/// A block's held stores (a block holds few: kept inline).
+pub type HeldList = SmallVec<[Held; 8]>;
+
 /// Adds a held store to a block's list: a later whole store through a pointer replaces the
 /// earlier stores through it, and a later store of a component replaces the earlier one.
-pub fn hold(list: &mut Vec<Held>, store: Held) {
+pub fn hold(list: &mut HeldList, store: Held) {
     match store {
         Held::Whole { pointer, .. } => match list.iter().position(|h| h.pointer() == pointer) {
             Some(first) => {
@@ -224,7 +227,7 @@ mod tests {
 
     #[test]
     fn every_component_makes_one_vector_store() {
-        let mut list = Vec::new();
+        let mut list = HeldList::new();
         for (c, value) in [(2, 12), (0, 10), (3, 13), (1, 11), (0, 20)] {
             hold(&mut list, component(7, c, value));
         }
@@ -254,7 +257,7 @@ mod tests {
 
     #[test]
     fn a_whole_store_replaces_earlier_components_and_keeps_later_ones() {
-        let mut list = Vec::new();
+        let mut list = HeldList::new();
         hold(&mut list, component(7, 0, 10));
         hold(
             &mut list,

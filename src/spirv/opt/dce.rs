@@ -44,7 +44,14 @@ impl Uses {
 pub fn run(module: &mut Module) {
     let mut u = use_counts(module);
     // Which instructions of the list being walked go (reused from list to list).
-    let mut dead: Vec<bool> = Vec::new();
+    let longest = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().map(|b| b.instructions.len()))
+        .chain([module.types_global_values.len()])
+        .max()
+        .unwrap_or(0);
+    let mut dead: Vec<bool> = Vec::with_capacity(longest);
     for function in module.functions.iter_mut() {
         for block in function.blocks.iter_mut().rev() {
             // Walked backwards, so that a use goes before the definition it keeps alive.

@@ -436,7 +436,8 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
     /// ids it sets.
     pub fn with_bound(bound: Word) -> Self {
         IdMap {
-            values: vec![T::default(); bound as usize],
+            // Room for the ids the passes make, so that the table is not copied to grow.
+            values: vec![T::default(); bound as usize + 16],
             touched: Some(smallvec::SmallVec::new()),
         }
     }
