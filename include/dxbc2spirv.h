@@ -65,6 +65,10 @@ extern "C" {
 // pointer stays valid until the next call on the same thread.
 const char *dxbc2spirv_last_error(void);
 
+// Frees the memory this thread keeps from one translation for the next (see
+// `release_thread_buffers` in the Rust library); for a thread that is done translating.
+void dxbc2spirv_release_thread_buffers(void);
+
 // Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
 // allowed. Does nothing when `options` is null.
 //

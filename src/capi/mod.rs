@@ -87,6 +87,13 @@ pub extern "C" fn dxbc2spirv_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
+/// Frees the memory this thread keeps from one translation for the next (see
+/// `release_thread_buffers` in the Rust library); for a thread that is done translating.
+#[no_mangle]
+pub extern "C" fn dxbc2spirv_release_thread_buffers() {
+    crate::release_thread_buffers();
+}
+
 /// Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
 /// allowed. Does nothing when `options` is null.
 ///

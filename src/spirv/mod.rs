@@ -181,6 +181,11 @@ pub fn translate(
     )
 }
 
+/// Frees the instruction lists the calling thread keeps between translations.
+pub fn release_thread_buffers() {
+    dr::spare::release();
+}
+
 /// Translates a program with descriptor bindings chosen by `mapper` (see
 /// [`crate::bindings`]); [`translate`] uses the default layout.
 pub fn translate_with_bindings(

@@ -46,6 +46,12 @@ pub fn keep(program: Program) {
     }
 }
 
+/// Frees the arrays the thread keeps.
+pub fn release() {
+    INSTRUCTIONS.with(|k| *k.borrow_mut() = Vec::new());
+    OPERANDS.with(|k| *k.borrow_mut() = Vec::new());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -67,6 +73,15 @@ mod tests {
         assert_eq!(second.operands.as_ptr(), operands);
         assert!(second.instructions.is_empty() && second.operands.is_empty());
         assert!(second.instructions.capacity() >= 10 && second.operands.capacity() >= 20);
+    }
+
+    #[test]
+    fn released_arrays_are_gone() {
+        keep(program(MODEL, 10, 20));
+        release();
+        let next = program(MODEL, 0, 0);
+        assert_eq!(next.instructions.capacity(), 0);
+        assert_eq!(next.operands.capacity(), 0);
     }
 
     #[test]

@@ -85,6 +85,13 @@ int main(int argc, char **argv) {
     check(status == DXBC2SPIRV_STATUS_ERROR_USAGE, "null out pointer is a usage error");
     dxbc2spirv_result_free(NULL);
 
+    /* A thread done translating frees what it kept; translating again still works. */
+    dxbc2spirv_release_thread_buffers();
+    dxbc2spirv_options_default(&options);
+    status = dxbc2spirv_translate(bytes, size, &options, &result);
+    check(status == DXBC2SPIRV_STATUS_OK, "translates after releasing the thread's buffers");
+    dxbc2spirv_result_free(result);
+
     free(bytes);
     if (failures) {
         fprintf(stderr, "%d C API check(s) failed\n", failures);

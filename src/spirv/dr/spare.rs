@@ -96,6 +96,11 @@ impl Spares {
     }
 }
 
+/// Frees the lists the thread keeps.
+pub fn release() {
+    SPARES.with(|s| *s.borrow_mut() = Spares::default());
+}
+
 /// Keeps a list (emptied) for a later [`list`], unless the thread keeps enough already.
 pub fn keep(list: Vec<Instruction>) {
     SPARES.with(|s| s.borrow_mut().keep(list));
