@@ -1,7 +1,7 @@
 //! The decoder's arrays kept from one translation for the next on the same thread, so that
 //! decoding a program reuses memory that is already mapped and in cache instead of asking
 //! the allocator for two sized arrays (and giving them back) every time. Only arrays of a
-//! typical program's size are kept ([`KEPT_INSTRUCTIONS`], [`KEPT_OPERANDS`]).
+//! typical program's size are kept (up to 1,024 instructions and 2,048 operands).
 
 use crate::ir::{Instruction, Operand, Program};
 use std::cell::RefCell;
