@@ -86,6 +86,7 @@ int main(int argc, char **argv) {
     dxbc2spirv_result_free(NULL);
 
     /* A thread done translating frees what it kept; translating again still works. */
+    bytes[size / 2] ^= 0xff; /* undamaged again */
     dxbc2spirv_release_thread_buffers();
     dxbc2spirv_options_default(&options);
     status = dxbc2spirv_translate(bytes, size, &options, &result);
