@@ -153,6 +153,10 @@ fn capi_test() -> Result<()> {
         let status = Command::new(program)
             .args(args)
             .current_dir(&root)
+            // `cargo run` puts the release directories on the library path, which would
+            // take precedence over the test's rpath and load a release build of the library
+            // that may be older than this debug one.
+            .env("LD_LIBRARY_PATH", &debug)
             .status()
             .with_context(|| format!("running {}", program.display()))?;
         if !status.success() {
