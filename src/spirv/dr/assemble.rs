@@ -22,15 +22,7 @@ impl Instruction {
             match *operand {
                 // The operands of nearly every instruction, written without rspirv's
                 // general match.
-                Operand::IdRef(v)
-                | Operand::LiteralBit32(v)
-                | Operand::LiteralExtInstInteger(v)
-                | Operand::IdScope(v)
-                | Operand::IdMemorySemantics(v) => words.push(v),
-                Operand::Decoration(v) => words.push(v as u32),
-                Operand::StorageClass(v) => words.push(v as u32),
-                Operand::BuiltIn(v) => words.push(v as u32),
-                Operand::Capability(v) => words.push(v as u32),
+                Operand::IdRef(v) | Operand::LiteralBit32(v) => words.push(v),
                 _ => operand.assemble_into(words),
             }
         }
