@@ -80,12 +80,15 @@ impl BlockValues {
         (value != 0).then_some(value)
     }
 
-    /// Records that a temp component holds `value` at `place` (it was stored or loaded).
-    pub fn set(&mut self, place: Place, register: u32, component: u8, value: Word) {
+    /// Records that a temp component holds `value` at `place` (it was stored or loaded);
+    /// false when the register is past what is remembered (a read then loads it).
+    pub fn set(&mut self, place: Place, register: u32, component: u8, value: Word) -> bool {
         self.enter(place);
-        if let Some(key) = key(register, component) {
-            self.values.set(key, value);
-        }
+        let Some(key) = key(register, component) else {
+            return false;
+        };
+        self.values.set(key, value);
+        true
     }
 }
 
@@ -154,11 +157,12 @@ mod tests {
     #[test]
     fn only_d3d_register_numbers_are_remembered() {
         let mut t = BlockValues::default();
-        t.set(BLOCK, 4095, 3, 9);
+        assert!(t.set(BLOCK, 4095, 3, 9));
         assert_eq!(t.get(BLOCK, 4095, 3), Some(9));
-        t.set(BLOCK, 4096, 3, 9);
+        // Not remembered, and `set` says so (the emitter then stores at once).
+        assert!(!t.set(BLOCK, 4096, 3, 9));
         assert_eq!(t.get(BLOCK, 4096, 3), None, "past 4096 temps: never known");
-        t.set(BLOCK, u32::MAX, 3, 9);
+        assert!(!t.set(BLOCK, u32::MAX, 3, 9));
         assert_eq!(t.get(BLOCK, u32::MAX, 3), None, "no key: never known");
     }
 }

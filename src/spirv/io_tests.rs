@@ -13,13 +13,19 @@ use crate::spirv::{translate, Options, TargetEnv};
 /// Assembles a program, derives its signatures, translates and validates it.
 fn compile_with(text: &str, options: &Options) -> SpvModule {
     let program = crate::asm::parse_program(text).expect("assembles");
-    let (input, output, _) = signatures_from_program(&program);
+    compile_program(&program, options)
+}
+
+/// Translates an assembled program (its signatures derived from its declarations),
+/// validated and read back.
+fn compile_program(program: &crate::ir::Program, options: &Options) -> SpvModule {
+    let (input, output, _) = signatures_from_program(program);
     let reflection = Reflection {
         input: Some(input),
         output: Some(output),
         ..Reflection::default()
     };
-    let words = translate(&program, &reflection, options).expect("translates");
+    let words = translate(program, &reflection, options).expect("translates");
     validate_for(&words, options.target.name());
     rspirv::dr::load_words(&words).expect("loads")
 }
@@ -648,4 +654,48 @@ fn variables_of(m: &SpvModule, class: spirv::StorageClass) -> Vec<u32> {
         })
         .filter_map(|i| i.result_id)
         .collect()
+}
+
+#[test]
+fn a_temp_past_the_remembered_registers_is_stored_before_it_is_read() {
+    // r4096 (past D3D's 4096, allowed by raised limits) is not kept in the block's known
+    // values, so its store cannot wait for the block's end: the read loads it.
+    let program = crate::asm::parse_program_unchecked(
+        "ps_5_0
+dcl_input_ps linear v0.x
+dcl_output o0.x
+dcl_temps 4097
+mov r4096.x, v0.x
+mov o0.x, r4096.x
+ret",
+    )
+    .expect("assembles");
+    let m = compile_program(
+        &program,
+        &Options {
+            no_optimize: true,
+            ..Options::default()
+        },
+    );
+    let text = {
+        use rspirv::binary::Disassemble;
+        m.disassemble()
+    };
+    let private = variables_of(&m, spirv::StorageClass::Private);
+    let code: Vec<&SpvInstruction> = m.functions[0]
+        .blocks
+        .iter()
+        .flat_map(|b| b.instructions.iter())
+        .collect();
+    let touches = |op: Op| {
+        code.iter().position(|i| {
+            i.class.opcode == op
+                && matches!(i.operands.first(), Some(SpvOperand::IdRef(p)) if private.contains(p))
+        })
+    };
+    let (store, load) = (touches(Op::Store), touches(Op::Load));
+    assert!(
+        matches!((store, load), (Some(s), Some(l)) if s < l),
+        "store {store:?}, load {load:?}:\n{text}"
+    );
 }

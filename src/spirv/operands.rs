@@ -360,12 +360,14 @@ impl Emitter<'_> {
                 let register = self.immediate_index(operand, 0)?;
                 let (var, scalar) = self.temp_variable(register, component);
                 let value = self.cast(value, scalar)?;
-                // Stored when the block ends, if it does not end the invocation; until then
-                // reads take the value from `known`.
-                built(self.m.b.defer_store(var, value.id))?;
                 let place = self.m.place();
-                self.known.set(place, register, component, value.id);
-                Ok(())
+                if self.known.set(place, register, component, value.id) {
+                    // Stored when the block ends, if it does not end the invocation; until
+                    // then reads take the value from `known`.
+                    built(self.m.b.defer_store(var, value.id))
+                } else {
+                    built(self.m.store(var, value.id))
+                }
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
             RegisterKind::Null => Ok(()),

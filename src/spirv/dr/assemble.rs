@@ -39,24 +39,6 @@ impl Instruction {
     }
 }
 
-impl Function {
-    /// Appends the function's words.
-    fn assemble_into(&self, words: &mut Vec<u32>) {
-        let parts = self.def.iter().chain(&self.parameters);
-        for inst in parts {
-            inst.assemble_into(words);
-        }
-        for block in &self.blocks {
-            for inst in block.label.iter().chain(&block.instructions) {
-                inst.assemble_into(words);
-            }
-        }
-        if let Some(end) = &self.end {
-            end.assemble_into(words);
-        }
-    }
-}
-
 impl Module {
     /// The module's words, in one buffer sized up front.
     pub fn assemble(&self) -> Vec<u32> {
@@ -86,8 +68,8 @@ impl Module {
                 inst.assemble_into(&mut words);
             }
         }
-        for function in &self.functions {
-            function.assemble_into(&mut words);
+        for inst in self.functions.iter().flat_map(Function::all_inst_iter) {
+            inst.assemble_into(&mut words);
         }
         words
     }

@@ -188,7 +188,7 @@ impl Builder {
     /// Appends a block terminator and deselects the block. The block's deferred stores go
     /// before the terminator, or, when it returns from the entry function, nowhere: nothing
     /// can read them once the invocation ends.
-    pub fn terminate(&mut self, inst: Instruction) -> BuildResult<()> {
+    fn terminate(&mut self, inst: Instruction) -> BuildResult<()> {
         if self.selected_block.is_none() {
             return Err(BuildError::MismatchedTerminator);
         }
@@ -275,12 +275,7 @@ impl Builder {
             return Ok(());
         };
         let (_, held) = self.deferred.swap_remove(at);
-        let mut next_id = self.next_id;
-        let stores = deferred::carry_out(&held, ending_invocation, || {
-            next_id += 1;
-            next_id - 1
-        });
-        self.next_id = next_id;
+        let stores = deferred::carry_out(&held, ending_invocation, || self.id());
         let block = &mut self.module.functions[f].blocks[b].instructions;
         let merge = block
             .last()

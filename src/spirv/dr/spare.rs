@@ -54,23 +54,14 @@ impl Spares {
         if capacity == 0 {
             return Vec::new();
         }
-        let mut best: Option<usize> = None;
-        for (at, list) in self.lists.iter().enumerate() {
-            let better = match best {
-                None => true,
-                Some(b) => {
-                    let (cap, best_cap) = (list.capacity(), self.lists[b].capacity());
-                    if best_cap >= capacity {
-                        cap >= capacity && cap < best_cap
-                    } else {
-                        cap > best_cap
-                    }
-                }
-            };
-            if better {
-                best = Some(at);
-            }
-        }
+        let capacities = self.lists.iter().map(Vec::capacity).enumerate();
+        let smallest_fit = capacities
+            .clone()
+            .filter(|&(_, c)| c >= capacity)
+            .min_by_key(|&(_, c)| c);
+        let best = smallest_fit
+            .or_else(|| capacities.max_by_key(|&(_, c)| c))
+            .map(|(at, _)| at);
         match best {
             Some(at) => {
                 let mut list = self.lists.swap_remove(at);
