@@ -34,7 +34,7 @@ pub struct BlockValues {
 impl Default for BlockValues {
     fn default() -> Self {
         BlockValues {
-            values: IdMap::with_bound(0),
+            values: IdMap::tracked(),
             vectors: HashMap::default(),
             place: (None, None, 0),
         }
@@ -50,6 +50,18 @@ fn key(register: u32, component: u8) -> Option<Word> {
 }
 
 impl BlockValues {
+    /// Forgets everything (for the next translation), keeping the memory.
+    pub fn forget(&mut self) {
+        self.values.clear();
+        self.vectors.clear();
+        self.place = (None, None, 0);
+    }
+
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        self.values.held_bytes() + self.vectors.capacity() * 13
+    }
+
     /// Forgets everything when `place` is not where the values were learnt.
     fn enter(&mut self, place: Place) {
         if self.place != place {

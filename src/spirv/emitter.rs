@@ -75,6 +75,40 @@ pub struct Emitter<'a> {
     pub link: super::linkage::LinkageState,
 }
 
+/// The emitter's tables, kept from one translation to the next on the same thread so that
+/// a translation reuses memory that is already mapped and in cache (bounded by
+/// [`KEPT_BYTES`]).
+#[derive(Default)]
+struct Kept {
+    module: super::module::ModuleTables,
+    temps: HashMap<(u32, u8), Word>,
+    known: super::block_values::BlockValues,
+    globals: Vec<(Word, StorageClass)>,
+    io: super::io::IoTables,
+}
+
+impl Kept {
+    fn held_bytes(&self) -> usize {
+        self.module.held_bytes()
+            + self.temps.capacity() * 13
+            + self.known.held_bytes()
+            + self.globals.capacity() * 8
+            + self.io.held_bytes()
+    }
+}
+
+/// The most memory of tables a thread keeps, in bytes.
+const KEPT_BYTES: usize = 128 * 1024;
+
+thread_local! {
+    static KEPT: std::cell::Cell<Option<Box<Kept>>> = const { std::cell::Cell::new(None) };
+}
+
+/// Frees the tables this thread keeps.
+pub fn release_thread_tables() {
+    KEPT.take();
+}
+
 /// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
 /// sized once instead of growing and rehashing as the temps are first used.
 fn declared_temp_components(program: &Program) -> usize {
@@ -98,25 +132,28 @@ impl<'a> Emitter<'a> {
         options: &'a Options,
         mapper: &dyn crate::bindings::BindingMapper,
     ) -> Result<Vec<u32>> {
+        let mut kept = KEPT.take().unwrap_or_default();
+        kept.temps.clear();
+        kept.temps.reserve(declared_temp_components(program));
+        kept.known.forget();
+        kept.globals.clear();
+        kept.globals.reserve(16);
         let mut e = Emitter {
-            m: Module::new(),
+            m: Module::with_tables(std::mem::take(&mut kept.module)),
             program,
             reflection,
             options,
             at: (0, 0),
             temp_types: infer_temp_types(program),
-            temps: HashMap::with_capacity_and_hasher(
-                declared_temp_components(program),
-                Default::default(),
-            ),
-            known: Default::default(),
+            temps: std::mem::take(&mut kept.temps),
+            known: std::mem::take(&mut kept.known),
             indexable: HashMap::default(),
-            globals: Vec::with_capacity(16),
+            globals: std::mem::take(&mut kept.globals),
             labels: HashMap::default(),
             flow: Vec::new(),
             block_open: false,
             modes: Vec::new(),
-            io: super::io::IoState::new(),
+            io: super::io::IoState::with_tables(std::mem::take(&mut kept.io)),
             res: Default::default(),
             bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
             fma64: None,
@@ -133,9 +170,28 @@ impl<'a> Emitter<'a> {
         e.fma64_finish()?;
         e.entry_point(entry)?;
         e.m.finish_header();
-        // The module moves out and the emitter's other tables are freed before the
-        // optimiser's are made, so that the two are never in memory together.
-        let Emitter { m, .. } = e;
+        // The module moves out and the emitter's other tables are freed (or kept for the
+        // next translation) before the optimiser's are made, so that the two are never in
+        // memory together.
+        let Emitter {
+            mut m,
+            temps,
+            known,
+            globals,
+            mut io,
+            ..
+        } = e;
+        *kept = Kept {
+            module: m.take_tables(),
+            temps,
+            known,
+            globals,
+            io: io.take_tables(),
+        };
+        drop(io);
+        if kept.held_bytes() <= KEPT_BYTES {
+            KEPT.set(Some(kept));
+        }
         let mut module = m.b.module();
         if !options.no_optimize {
             super::opt::optimize(&mut module);

@@ -92,14 +92,44 @@ pub struct IoState {
     pub stage: super::stage_io::StageState,
 }
 
+/// The tables of [`IoState`] kept for the next translation (see [`IoState::with_tables`]).
+#[derive(Default)]
+pub struct IoTables {
+    slots: HashMap<(u8, u32, u8), Slot>,
+    vectors: HashMap<(u8, u32), Word>,
+}
+
+impl IoTables {
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        self.slots.capacity() * (std::mem::size_of::<((u8, u32, u8), Slot)>() + 1)
+            + self.vectors.capacity() * (std::mem::size_of::<((u8, u32), Word)>() + 1)
+    }
+}
+
 impl IoState {
-    /// Empty state, its tables sized for a typical shader's registers so that they do not
-    /// grow (and rehash) as the declarations fill them.
-    pub fn new() -> IoState {
+    /// Empty state whose slot and vector tables reuse these (emptied).
+    pub fn with_tables(tables: IoTables) -> IoState {
+        let IoTables {
+            mut slots,
+            mut vectors,
+        } = tables;
+        slots.clear();
+        vectors.clear();
+        slots.reserve(32);
+        vectors.reserve(8);
         IoState {
-            slots: HashMap::with_capacity_and_hasher(32, Default::default()),
-            vectors: HashMap::with_capacity_and_hasher(8, Default::default()),
+            slots,
+            vectors,
             ..IoState::default()
+        }
+    }
+
+    /// Takes the slot and vector tables out, for the next translation.
+    pub fn take_tables(&mut self) -> IoTables {
+        IoTables {
+            slots: std::mem::take(&mut self.slots),
+            vectors: std::mem::take(&mut self.vectors),
         }
     }
 }

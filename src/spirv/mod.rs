@@ -184,6 +184,8 @@ pub fn translate(
 /// Frees the instruction lists the calling thread keeps between translations.
 pub fn release_thread_buffers() {
     dr::spare::release();
+    opt::release_thread_tables();
+    emitter::release_thread_tables();
 }
 
 /// Translates a program with descriptor bindings chosen by `mapper` (see

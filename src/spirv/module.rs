@@ -36,6 +36,22 @@ enum TypeKey {
     RuntimeArray(Word),
 }
 
+/// The type and constant tables of a module, kept for the next one (see
+/// [`Module::with_tables`]).
+#[derive(Default)]
+pub struct ModuleTables {
+    types: HashMap<TypeKey, Word>,
+    constants: HashMap<(Word, u64), Word>,
+}
+
+impl ModuleTables {
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        self.types.capacity() * (std::mem::size_of::<(TypeKey, Word)>() + 1)
+            + self.constants.capacity() * (std::mem::size_of::<((Word, u64), Word)>() + 1)
+    }
+}
+
 /// The module under construction.
 pub struct Module {
     /// The builder; instructions go into its selected block.
@@ -75,13 +91,26 @@ fn build_error(e: BuildError) -> Error {
 impl Module {
     /// An empty module.
     pub fn new() -> Self {
+        Module::with_tables(ModuleTables::default())
+    }
+
+    /// An empty module whose type and constant tables reuse these (emptied).
+    pub fn with_tables(tables: ModuleTables) -> Self {
+        let ModuleTables {
+            mut types,
+            mut constants,
+        } = tables;
+        types.clear();
+        constants.clear();
+        // Sized for a typical shader's types and constants, so that the tables do not grow
+        // (and rehash) three or four times during each translation.
+        types.reserve(16);
+        constants.reserve(32);
         Module {
             b: Builder::new(),
-            // Sized for a typical shader's types and constants, so that the tables do not
-            // grow (and rehash) three or four times during each translation.
-            types: HashMap::with_capacity_and_hasher(16, Default::default()),
+            types,
             scalars: [None; 5],
-            constants: HashMap::with_capacity_and_hasher(32, Default::default()),
+            constants,
             composites: HashMap::default(),
             capabilities: BTreeSet::new(),
             extensions: BTreeSet::new(),
@@ -89,6 +118,14 @@ impl Module {
             strided: BTreeSet::new(),
             blocks: HashMap::default(),
             calls: 0,
+        }
+    }
+
+    /// Takes the type and constant tables out, for the next module.
+    pub fn take_tables(&mut self) -> ModuleTables {
+        ModuleTables {
+            types: std::mem::take(&mut self.types),
+            constants: std::mem::take(&mut self.constants),
         }
     }
 

@@ -15,6 +15,21 @@ struct Uses {
     any_removed: bool,
 }
 
+/// The pass's tables, kept from one run to the next (see [`super::Kept`]).
+#[derive(Default)]
+pub struct Tables {
+    counts: IdMap<u32>,
+    removed: IdMap<bool>,
+    dead: Vec<bool>,
+}
+
+impl Tables {
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        self.counts.held_bytes() + self.removed.held_bytes() + self.dead.capacity()
+    }
+}
+
 impl Uses {
     fn count(&self, id: Word) -> u32 {
         self.counts.get(id)
@@ -33,16 +48,22 @@ impl Uses {
         self.removed.set(id, true);
         self.any_removed = true;
     }
-
-    fn is_removed(&self, id: Word) -> bool {
-        self.removed.get(id)
-    }
 }
 
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module) {
-    let mut u = use_counts(module);
+pub fn run(module: &mut Module, tables: &mut Tables) {
+    let bound = module.header.as_ref().map_or(0, |h| h.bound);
+    let mut counts = std::mem::take(&mut tables.counts);
+    let mut removed = std::mem::take(&mut tables.removed);
+    counts.reset(bound);
+    removed.reset(bound);
+    let mut u = Uses {
+        counts,
+        removed,
+        any_removed: false,
+    };
+    count_uses(module, &mut u);
     // Which instructions of the list being walked go (reused from list to list).
     let longest = module
         .functions
@@ -51,7 +72,8 @@ pub fn run(module: &mut Module) {
         .chain([module.types_global_values.len()])
         .max()
         .unwrap_or(0);
-    let mut dead: Vec<bool> = Vec::with_capacity(longest);
+    let mut dead = std::mem::take(&mut tables.dead);
+    dead.reserve(longest);
     for function in module.functions.iter_mut() {
         for block in function.blocks.iter_mut().rev() {
             // Walked backwards, so that a use goes before the definition it keeps alive.
@@ -85,17 +107,24 @@ pub fn run(module: &mut Module) {
         }
         !unused
     });
-    if !u.any_removed {
+    let any_removed = u.any_removed;
+    *tables = Tables {
+        counts: u.counts,
+        removed: u.removed,
+        dead,
+    };
+    if !any_removed {
         return;
     }
+    let u = &tables.removed;
     drop_type_capabilities(module);
-    let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if u.is_removed(*id));
+    let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if u.get(*id));
     module.debug_names.retain(|inst| !targets_removed(inst));
     module.annotations.retain(|inst| !targets_removed(inst));
     for entry in &mut module.entry_points {
         entry
             .operands
-            .retain(|o| !matches!(o, Operand::IdRef(id) if u.is_removed(*id)));
+            .retain(|o| !matches!(o, Operand::IdRef(id) if u.get(*id)));
     }
 }
 
@@ -111,15 +140,9 @@ pub fn drop_marked(instructions: &mut Vec<Instruction>, dead: &[bool]) {
     });
 }
 
-/// How many times each id is used, not counting names, decorations and entry-point
+/// Counts how many times each id is used, not counting names, decorations and entry-point
 /// interfaces (which go with the id).
-fn use_counts(module: &Module) -> Uses {
-    let bound = module.header.as_ref().map_or(0, |h| h.bound);
-    let mut u = Uses {
-        counts: IdMap::dense(bound),
-        removed: IdMap::dense(bound),
-        any_removed: false,
-    };
+fn count_uses(module: &Module, u: &mut Uses) {
     for entry in &module.entry_points {
         // The entry function (the interface variables do not count).
         if let Some(Operand::IdRef(function)) = entry.operands.get(1) {
@@ -148,7 +171,6 @@ fn use_counts(module: &Module) -> Uses {
             u.add(id);
         }
     }
-    u
 }
 
 /// Drops the capabilities that only allow a type (`Float64`, `Int64`, `Float16`, `Int16`)

@@ -70,23 +70,35 @@ pub struct Info {
 
 impl Info {
     /// Collects the information of a module.
-    #[inline(never)]
+    #[cfg(test)]
     pub fn of(module: &Module) -> Info {
+        let mut info = Info::default();
+        info.refill(module);
+        info
+    }
+
+    /// Collects the information of a module into this table, reusing its memory (what it
+    /// held before is forgotten).
+    #[inline(never)]
+    pub fn refill(&mut self, module: &Module) {
         let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
         // The look-up tables sized for the module's globals, so that they do not rehash as
-        // they fill.
+        // they fill, and room past the bound for the ids the passes make, so that the slots
+        // are not copied to grow.
         let globals = module.types_global_values.len();
-        let mut info = Info {
-            slots: Vec::with_capacity(bound + bound / 4 + 16),
-            constant_ids: HashMap::with_capacity_and_hasher(globals / 2, Default::default()),
-            composite_ids: HashMap::with_capacity_and_hasher(globals / 8, Default::default()),
-            pointer_ids: HashMap::with_capacity_and_hasher(globals / 4, Default::default()),
-            variables: Vec::with_capacity(globals / 4),
-            variable_memory: false,
-            output_chains: false,
-        };
-        // Room past the bound for the ids the passes make, so that the table is not copied
-        // to grow.
+        self.slots.clear();
+        self.slots.reserve(bound + bound / 4 + 16);
+        self.constant_ids.clear();
+        self.constant_ids.reserve(globals / 2);
+        self.composite_ids.clear();
+        self.composite_ids.reserve(globals / 8);
+        self.pointer_ids.clear();
+        self.pointer_ids.reserve(globals / 4);
+        self.variables.clear();
+        self.variables.reserve(globals / 4);
+        self.variable_memory = false;
+        self.output_chains = false;
+        let info = self;
         info.slots.resize_with(bound.max(1), Slot::default);
         for annotation in &module.annotations {
             let Some(Operand::IdRef(target)) = annotation.operands.first() else {
@@ -121,7 +133,15 @@ impl Info {
                 }
             }
         }
-        info
+    }
+
+    /// The bytes of memory the table holds (for bounding what a thread keeps).
+    pub fn held_bytes(&self) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.constant_ids.capacity() * 12
+            + self.composite_ids.capacity() * 32
+            + self.pointer_ids.capacity() * 12
+            + self.variables.capacity() * 4
     }
 
     /// Notes a function-scope variable, a whole load or store of a private variable, and an
@@ -421,9 +441,10 @@ pub fn uses(inst: &Instruction) -> impl Iterator<Item = Word> + '_ {
 }
 
 /// A table of values by id (ids are small and dense, so a vector beats a hash map), with
-/// the default value meaning "none". A table made by [`IdMap::with_bound`] remembers which
-/// ids it set, so that [`IdMap::clear`] and [`IdMap::iter`] cost what was set; one made by
-/// [`IdMap::dense`] does not (cheaper to fill; clearing and iterating scan the whole table).
+/// the default value meaning "none". A table made by [`IdMap::with_bound`] or
+/// [`IdMap::tracked`] remembers which ids it set, so that [`IdMap::clear`] and
+/// [`IdMap::iter`] cost what was set; the default table does not (cheaper to fill; clearing
+/// and iterating scan the whole table). [`IdMap::reset`] sizes either kind for a module.
 #[derive(Debug, Clone, Default)]
 pub struct IdMap<T> {
     values: Vec<T>,
@@ -442,11 +463,14 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
         }
     }
 
-    /// An empty table for ids below `bound` that does not track the ids it sets.
-    pub fn dense(bound: Word) -> Self {
+    /// An empty table that tracks the ids it sets, without memory until it is [`reset`]
+    /// or set.
+    ///
+    /// [`reset`]: IdMap::reset
+    pub fn tracked() -> Self {
         IdMap {
-            values: vec![T::default(); bound as usize],
-            touched: None,
+            values: Vec::new(),
+            touched: Some(smallvec::SmallVec::new()),
         }
     }
 
@@ -460,6 +484,26 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
     #[inline]
     pub fn contains(&self, id: Word) -> bool {
         self.get(id) != T::default()
+    }
+
+    /// Empties the table and sizes it for ids below `bound`, keeping its memory (and whether
+    /// it tracks the ids it sets).
+    pub fn reset(&mut self, bound: Word) {
+        self.values.clear();
+        let room = if self.touched.is_some() { 16 } else { 0 };
+        self.values.resize(bound as usize + room, T::default());
+        if let Some(touched) = &mut self.touched {
+            touched.clear();
+        }
+    }
+
+    /// The bytes of memory the table holds.
+    pub fn held_bytes(&self) -> usize {
+        self.values.capacity() * std::mem::size_of::<T>()
+            + self
+                .touched
+                .as_ref()
+                .map_or(0, |t| if t.spilled() { t.capacity() * 4 } else { 0 })
     }
 
     /// Sets the value of an id.
@@ -521,9 +565,18 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
 }
 
 /// Replacements of ids by other ids (values found equal to earlier ones).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Subst {
     map: IdMap<Word>,
+}
+
+impl Default for Subst {
+    /// No replacements, and no memory until [`Subst::reset`] or the first replacement.
+    fn default() -> Self {
+        Subst {
+            map: IdMap::tracked(),
+        }
+    }
 }
 
 impl Subst {
@@ -532,6 +585,16 @@ impl Subst {
         Subst {
             map: IdMap::with_bound(bound),
         }
+    }
+
+    /// Empties the table for ids below `bound`, keeping its memory.
+    pub fn reset(&mut self, bound: Word) {
+        self.map.reset(bound);
+    }
+
+    /// The bytes of memory the table holds.
+    pub fn held_bytes(&self) -> usize {
+        self.map.held_bytes()
     }
 
     /// Records that `from` is to be replaced by `to`.

@@ -42,25 +42,67 @@ mod test_support;
 mod widen;
 
 use crate::spirv::dr::Module;
+use std::cell::Cell;
+
+/// The tables the passes fill, kept from one run to the next on the same thread so that a
+/// translation reuses memory that is already mapped and in cache (bounded by [`KEPT_BYTES`]).
+#[derive(Default)]
+struct Kept {
+    info: info::Info,
+    widen: widen::Tables,
+    simplify: simplify::Tables,
+    dce: dce::Tables,
+}
+
+/// The most memory of tables a thread keeps, in bytes.
+const KEPT_BYTES: usize = 256 * 1024;
+
+thread_local! {
+    static KEPT: Cell<Option<Box<Kept>>> = const { Cell::new(None) };
+}
+
+impl Kept {
+    fn held_bytes(&self) -> usize {
+        self.info.held_bytes()
+            + self.widen.held_bytes()
+            + self.simplify.held_bytes()
+            + self.dce.held_bytes()
+    }
+}
+
+/// Frees the tables this thread keeps.
+pub fn release_thread_tables() {
+    KEPT.take();
+}
 
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
-    let mut info = info::Info::of(module);
+    let mut kept = KEPT.take().unwrap_or_default();
+    let Kept {
+        info,
+        widen: widen_tables,
+        simplify: simplify_tables,
+        dce: dce_tables,
+    } = &mut *kept;
+    info.refill(module);
     // Without variable memory (straight-line code keeps its temps in values), the passes
     // that track variables have nothing to do.
     let plain = info
         .has_variable_memory()
-        .then(|| info::plain_variables(module, &info));
-    widen::run(module, &mut info);
+        .then(|| info::plain_variables(module, info));
+    widen::run(module, info, widen_tables);
     if let Some(plain) = &plain {
-        forward::run(module, &info, plain);
+        forward::run(module, info, plain);
     }
     if info.has_output_chains() {
-        merge_stores::run(module, &mut info);
+        merge_stores::run(module, info);
     }
-    simplify::run(module, &mut info);
+    simplify::run(module, info, simplify_tables);
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
     }
-    dce::run(module);
+    dce::run(module, dce_tables);
+    if kept.held_bytes() <= KEPT_BYTES {
+        KEPT.set(Some(kept));
+    }
 }

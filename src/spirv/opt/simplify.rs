@@ -60,25 +60,69 @@ struct Simplifier<'a> {
     block: HashMap<Key, Word>,
 }
 
-/// Runs the pass.
-#[inline(never)]
-pub fn run(module: &mut Module, info: &mut Info) {
-    let bound = info.bound();
-    let mut read_only_roots = IdMap::with_bound(bound);
-    for &var in info.variables() {
-        if info.read_only(var) {
-            read_only_roots.set(var, true);
+/// The pass's tables, kept from one run to the next (see [`super::Kept`]).
+pub struct Tables {
+    subst: Subst,
+    defs: IdMap<Def>,
+    read_only_roots: IdMap<bool>,
+    entry: HashMap<Key, Word>,
+    block: HashMap<Key, Word>,
+}
+
+impl Default for Tables {
+    /// Empty tables without memory (a run sizes them).
+    fn default() -> Self {
+        Tables {
+            subst: Subst::default(),
+            defs: IdMap::default(),
+            read_only_roots: IdMap::tracked(),
+            entry: HashMap::default(),
+            block: HashMap::default(),
         }
     }
+}
+
+impl Tables {
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        let key_value = std::mem::size_of::<(Key, Word)>() + 1;
+        self.subst.held_bytes()
+            + self.defs.held_bytes()
+            + self.read_only_roots.held_bytes()
+            + (self.entry.capacity() + self.block.capacity()) * key_value
+    }
+}
+
+/// Runs the pass.
+#[inline(never)]
+pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
+    let bound = info.bound();
+    let Tables {
+        subst,
+        defs,
+        read_only_roots,
+        entry,
+        block,
+    } = std::mem::take(tables);
     let mut s = Simplifier {
         info,
-        subst: Subst::with_bound(bound),
-        defs: IdMap::dense(bound),
+        subst,
+        defs,
         read_only_roots,
-        // Sized for a small block's pure values; larger blocks grow them.
-        entry: HashMap::with_capacity_and_hasher(16, Default::default()),
-        block: HashMap::with_capacity_and_hasher(16, Default::default()),
+        entry,
+        block,
     };
+    s.subst.reset(bound);
+    s.defs.reset(bound);
+    s.read_only_roots.reset(bound);
+    // Sized for a small block's pure values; larger blocks grow them.
+    s.entry.reserve(16);
+    s.block.reserve(16);
+    for &var in s.info.variables() {
+        if s.info.read_only(var) {
+            s.read_only_roots.set(var, true);
+        }
+    }
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {
         s.entry.clear();
@@ -95,6 +139,13 @@ pub fn run(module: &mut Module, info: &mut Info) {
         }
     }
     module.functions = functions;
+    *tables = Tables {
+        subst: s.subst,
+        defs: s.defs,
+        read_only_roots: s.read_only_roots,
+        entry: s.entry,
+        block: s.block,
+    };
 }
 
 impl Simplifier<'_> {

@@ -25,8 +25,10 @@ fn component_stores_of_a_whole_vector_become_one_store_of_it() {
     copy_components(&mut s, &[2, 0, 3, 1]);
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| merge_stores::run(m, i));
-    run_pass(&mut module, |m, i, _| simplify::run(m, i));
-    dce::run(&mut module);
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    dce::run(&mut module, &mut Default::default());
     super::test_support::assert_code(&module, &[Op::Load, Op::Store, Op::Return]);
     assert_valid(&module);
 }
@@ -59,9 +61,13 @@ fn component_reads_of_an_input_become_one_vector_read() {
     let out = s.m.b.composite_construct(vec4, None, parts).unwrap();
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
-    run_pass(&mut module, |m, i, _| widen::run(m, i));
-    run_pass(&mut module, |m, i, _| simplify::run(m, i));
-    dce::run(&mut module);
+    run_pass(&mut module, |m, i, _| {
+        widen::run(m, i, &mut Default::default())
+    });
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    dce::run(&mut module, &mut Default::default());
     super::test_support::assert_code(
         &module,
         &[Op::Load, Op::VectorShuffle, Op::Store, Op::Return],
@@ -87,8 +93,10 @@ fn bitcasts_there_and_back_and_constants_fold() {
             .unwrap();
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
-    run_pass(&mut module, |m, i, _| simplify::run(m, i));
-    dce::run(&mut module);
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    dce::run(&mut module, &mut Default::default());
     assert_eq!(count(&module, Op::Bitcast), 0, "{}", text(&module));
     assert_eq!(count(&module, Op::IAdd), 0, "{}", text(&module));
     let folded = module.types_global_values.iter().any(|i| {
@@ -117,7 +125,9 @@ fn equal_pure_instructions_are_one_unless_decorated() {
     let out = s.m.b.composite_construct(vec4, None, [a, b, c, x]).unwrap();
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
-    run_pass(&mut module, |m, i, _| simplify::run(m, i));
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
     assert_eq!(count(&module, Op::FAdd), 2, "{}", text(&module));
     assert_valid(&module);
 }
@@ -162,7 +172,9 @@ fn a_decorated_component_read_is_not_widened() {
     let out = s.m.b.composite_construct(vec4, None, [y, y, y, y]).unwrap();
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
-    run_pass(&mut module, |m, i, _| widen::run(m, i));
+    run_pass(&mut module, |m, i, _| {
+        widen::run(m, i, &mut Default::default())
+    });
     assert_eq!(count(&module, Op::AccessChain), 1, "{}", text(&module));
     assert_eq!(count(&module, Op::CompositeExtract), 0, "{}", text(&module));
     assert_valid(&module);

@@ -21,12 +21,35 @@ struct Chain {
     count: usize,
 }
 
+/// The pass's tables, kept from one run to the next (see [`super::Kept`]): chains into
+/// read-only memory, and each chain's index + 1 by its id.
+pub struct Tables {
+    chains: Vec<Chain>,
+    chain_of: IdMap<u32>,
+}
+
+impl Default for Tables {
+    fn default() -> Self {
+        Tables {
+            chains: Vec::new(),
+            chain_of: IdMap::tracked(),
+        }
+    }
+}
+
+impl Tables {
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        self.chains.capacity() * std::mem::size_of::<Chain>() + self.chain_of.held_bytes()
+    }
+}
+
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module, info: &mut Info) {
-    // Chains into read-only memory, and each chain's index + 1 by its id.
-    let mut chains: Vec<Chain> = Vec::new();
-    let mut chain_of: IdMap<u32> = IdMap::with_bound(info.bound());
+pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
+    let Tables { chains, chain_of } = tables;
+    chains.clear();
+    chain_of.reset(info.bound());
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {
         for block in &mut function.blocks {
