@@ -125,6 +125,15 @@ pub fn translate_with_bindings(
     options: &spirv::Options,
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
+    translate_and_plan(dxbc, options, mapper).map(|(words, _)| words)
+}
+
+/// [`translate_with_bindings`], also giving the program's binding plan.
+pub(crate) fn translate_and_plan(
+    dxbc: &Dxbc<'_>,
+    options: &spirv::Options,
+    mapper: &dyn bindings::BindingMapper,
+) -> Result<(Vec<u32>, passes::bindings::BindingPlan)> {
     let program = dxbc.program.as_ref().ok_or_else(|| {
         Error::new(
             Location::None,
@@ -136,5 +145,5 @@ pub fn translate_with_bindings(
         )
     })?;
     ir::validate_control_flow(program)?;
-    spirv::translate_with_bindings(program, &dxbc.reflection, options, mapper)
+    spirv::translate_and_plan(program, &dxbc.reflection, options, mapper)
 }

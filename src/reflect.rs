@@ -130,7 +130,7 @@ pub fn scan(
     reflection: &Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
-    let scanned = scan_program(program, reflection, mapper)?;
+    let scanned = scan_program(program, reflection, BindingPlan::build(program, mapper)?)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -165,10 +165,19 @@ fn with_interface(mut scanned: ShaderReflection, interface: Interface) -> Shader
 /// class-linkage record move into the result instead of being copied.
 pub fn scan_owned(
     program: &Program,
-    mut reflection: Reflection,
+    reflection: Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
-    let scanned = scan_program(program, &reflection, mapper)?;
+    scan_owned_with_plan(program, reflection, BindingPlan::build(program, mapper)?)
+}
+
+/// [`scan_owned`] with the program's binding plan already made (by the translation).
+pub(crate) fn scan_owned_with_plan(
+    program: &Program,
+    mut reflection: Reflection,
+    plan: BindingPlan,
+) -> Result<ShaderReflection> {
+    let scanned = scan_program(program, &reflection, plan)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -184,9 +193,8 @@ pub fn scan_owned(
 fn scan_program(
     program: &Program,
     reflection: &Reflection,
-    mapper: &dyn BindingMapper,
+    plan: BindingPlan,
 ) -> Result<ShaderReflection> {
-    let plan = BindingPlan::build(program, mapper)?;
     let mut ranges = Vec::new();
     let mut stage = StageParameters::default();
     let mut thread_group = None;

@@ -100,7 +100,7 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
         },
     )?;
     let mapper = options.mapper();
-    let words = crate::translate_with_bindings(&dxbc, &options.backend(), mapper)?;
+    let (words, plan) = crate::translate_and_plan(&dxbc, &options.backend(), mapper)?;
     let crate::Dxbc {
         program,
         reflection,
@@ -113,7 +113,7 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
         )
     })?;
     // The container's signatures move into the result (no copies).
-    let reflection = crate::reflect::scan_owned(&program, reflection, mapper)?;
+    let reflection = crate::reflect::scan_owned_with_plan(&program, reflection, plan)?;
     crate::tpf::spare::keep(program);
     if options.validate {
         crate::spirv::spirv_val(&words, options.target)?;

@@ -68,7 +68,7 @@ pub struct Emitter<'a> {
     /// State of the resource lowering.
     pub res: super::resources::ResourceState,
     /// The descriptor bindings of the program's ranges.
-    pub bindings: crate::passes::bindings::BindingPlan,
+    pub bindings: &'a crate::passes::bindings::BindingPlan,
     /// The `fma64` helper function, once a `dfma` calls it (see [`super::fma64`]).
     pub fma64: Option<Word>,
     /// State of the class-linkage lowering.
@@ -130,7 +130,7 @@ impl<'a> Emitter<'a> {
         program: &'a Program,
         reflection: &'a Reflection,
         options: &'a Options,
-        mapper: &dyn crate::bindings::BindingMapper,
+        bindings: &'a crate::passes::bindings::BindingPlan,
     ) -> Result<Vec<u32>> {
         let mut kept = KEPT.take().unwrap_or_default();
         kept.temps.clear();
@@ -155,7 +155,7 @@ impl<'a> Emitter<'a> {
             modes: Vec::new(),
             io: super::io::IoState::with_tables(std::mem::take(&mut kept.io)),
             res: Default::default(),
-            bindings: crate::passes::bindings::BindingPlan::build(program, mapper)?,
+            bindings,
             fma64: None,
             link: Default::default(),
         };
@@ -189,8 +189,10 @@ impl<'a> Emitter<'a> {
             io: io.take_tables(),
         };
         drop(io);
-        if kept.held_bytes() <= KEPT_BYTES {
+        if super::keeps_tables() && kept.held_bytes() <= KEPT_BYTES {
             KEPT.set(Some(kept));
+        } else {
+            drop(kept);
         }
         let mut module = m.b.module();
         if !options.no_optimize {
@@ -198,6 +200,7 @@ impl<'a> Emitter<'a> {
         }
         let words = module.assemble();
         module.recycle();
+        super::note_translated();
         Ok(words)
     }
 

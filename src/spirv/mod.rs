@@ -181,7 +181,25 @@ pub fn translate(
     )
 }
 
-/// Frees the instruction lists the calling thread keeps between translations.
+thread_local! {
+    /// Whether the thread has finished a translation before.
+    static TRANSLATED_BEFORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the emitter and the optimiser keep their tables for the thread's next
+/// translation: only on a thread that has translated before. A one-shot translation (the
+/// command line's `translate`) frees each stage's tables before the next stage makes its
+/// own, for the smallest peak memory; a thread that translates again and again reuses them.
+pub(crate) fn keeps_tables() -> bool {
+    TRANSLATED_BEFORE.get()
+}
+
+/// Notes that the thread finished a translation (see [`keeps_tables`]).
+pub(crate) fn note_translated() {
+    TRANSLATED_BEFORE.set(true);
+}
+
+/// Frees the instruction lists and tables the calling thread keeps between translations.
 pub fn release_thread_buffers() {
     dr::spare::release();
     opt::release_thread_tables();
@@ -196,6 +214,19 @@ pub fn translate_with_bindings(
     options: &Options,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
+    translate_and_plan(program, reflection, options, mapper).map(|(words, _)| words)
+}
+
+/// [`translate_with_bindings`], also giving the program's binding plan (for a caller that
+/// needs it too: one plan serves the translation and the reflection).
+pub(crate) fn translate_and_plan(
+    program: &Program,
+    reflection: &Reflection,
+    options: &Options,
+    mapper: &dyn crate::bindings::BindingMapper,
+) -> Result<(Vec<u32>, crate::passes::bindings::BindingPlan)> {
     crate::ir::validate_stage_rules(program)?;
-    emitter::Emitter::run(program, reflection, options, mapper)
+    let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
+    let words = emitter::Emitter::run(program, reflection, options, &plan)?;
+    Ok((words, plan))
 }

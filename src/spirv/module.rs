@@ -59,6 +59,9 @@ pub struct Module {
     types: HashMap<TypeKey, Word>,
     /// The scalar types already declared, by `Scalar as usize` (the most frequent look-up).
     scalars: [Option<Word>; 5],
+    /// The 2-, 3- and 4-component vector types already declared, by `Scalar as usize` and
+    /// count - 2 (the next most frequent look-up).
+    vectors: [[Option<Word>; 3]; 5],
     constants: HashMap<(Word, u64), Word>,
     composites: HashMap<(Word, Vec<Word>), Word>,
     capabilities: BTreeSet<u32>,
@@ -110,6 +113,7 @@ impl Module {
             b: Builder::new(),
             types,
             scalars: [None; 5],
+            vectors: [[None; 3]; 5],
             constants,
             composites: HashMap::default(),
             capabilities: BTreeSet::new(),
@@ -200,6 +204,10 @@ impl Module {
 
     /// A scalar (`count` = 1) or vector type.
     pub fn vector(&mut self, scalar: Scalar, count: u32) -> Word {
+        let slot = (count as usize).wrapping_sub(2);
+        if let Some(&Some(id)) = self.vectors[scalar as usize].get(slot) {
+            return id;
+        }
         let element = self.scalar(scalar);
         if count <= 1 {
             return element;
@@ -207,10 +215,14 @@ impl Module {
         // A cache miss means the type is new (only this module makes 32-bit vectors and
         // pointers), so the builder's scan of every global for a duplicate is skipped by
         // giving the id it would allocate.
-        self.cached(TypeKey::Vector(scalar, count), |b| {
+        let id = self.cached(TypeKey::Vector(scalar, count), |b| {
             let id = b.id();
             b.type_vector_id(Some(id), element, count)
-        })
+        });
+        if let Some(cached) = self.vectors[scalar as usize].get_mut(slot) {
+            *cached = Some(id);
+        }
+        id
     }
 
     /// A pointer type.

@@ -181,7 +181,7 @@ fn drop_type_capabilities(module: &mut Module) {
             i.class.opcode == op && i.operands.first() == Some(&Operand::LiteralBit32(width))
         })
     };
-    let unused: Vec<Capability> = [
+    let unused: smallvec::SmallVec<[Capability; 4]> = [
         (Capability::Float64, Op::TypeFloat, 64),
         (Capability::Int64, Op::TypeInt, 64),
         (Capability::Float16, Op::TypeFloat, 16),

@@ -25,6 +25,9 @@ pub enum Type {
     Other,
 }
 
+/// A composite constant's constituents (inline up to four: vectors).
+pub type Parts = smallvec::SmallVec<[Word; 4]>;
+
 /// What an id is, as far as the passes look.
 #[derive(Debug, Clone, Default)]
 enum Def {
@@ -34,7 +37,7 @@ enum Def {
     /// A 32-bit scalar constant's bits.
     Constant(u32),
     /// A composite constant's constituents.
-    Composite(Vec<Word>),
+    Composite(Parts),
     /// A module-scope variable: storage class and pointee type.
     Variable(StorageClass, Word),
 }
@@ -59,7 +62,7 @@ struct Slot {
 pub struct Info {
     slots: Vec<Slot>,
     constant_ids: HashMap<(Word, u32), Word>,
-    composite_ids: HashMap<(Word, Vec<Word>), Word>,
+    composite_ids: HashMap<(Word, Parts), Word>,
     pointer_ids: HashMap<(StorageClass, Word), Word>,
     variables: Vec<Word>,
     /// See [`Info::has_variable_memory`].
@@ -240,7 +243,7 @@ impl Info {
                 _ => return,
             },
             Op::ConstantComposite => {
-                let parts: Vec<Word> = ids(ops).collect();
+                let parts: Parts = ids(ops).collect();
                 if let Some(ty) = inst.result_type {
                     self.composite_ids.entry((ty, parts.clone())).or_insert(id);
                 }
@@ -364,12 +367,13 @@ impl Info {
     }
 
     /// The composite constant of a type with these constituents, made when missing.
-    pub fn make_composite(&mut self, module: &mut Module, ty: Word, parts: Vec<Word>) -> Word {
-        if let Some(&id) = self.composite_ids.get(&(ty, parts.clone())) {
+    pub fn make_composite(&mut self, module: &mut Module, ty: Word, parts: &[Word]) -> Word {
+        let key = (ty, Parts::from_slice(parts));
+        if let Some(&id) = self.composite_ids.get(&key) {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands: Operands = parts.into_iter().map(Operand::IdRef).collect();
+        let operands: Operands = parts.iter().map(|&p| Operand::IdRef(p)).collect();
         let inst = Instruction::new(Op::ConstantComposite, Some(ty), Some(id), operands);
         self.push_global(module, inst);
         id

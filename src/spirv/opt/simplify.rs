@@ -330,7 +330,7 @@ impl Simplifier<'_> {
             return None;
         }
         if parts.iter().all(|&p| self.info.constant_bits(p).is_some()) {
-            return Some(self.info.make_composite(module, ty, parts.to_vec()));
+            return Some(self.info.make_composite(module, ty, &parts));
         }
         // Components of vectors, each given by (source, index, through a bitcast).
         let mut pieces: SmallVec<[(Word, u32, bool); 4]> = SmallVec::new();
@@ -447,15 +447,17 @@ impl Simplifier<'_> {
         }
         if let (Some((component, count)), Some(parts)) = (
             self.info.vector(ty),
-            self.info.composite_parts(source).map(<[Word]>::to_vec),
+            self.info
+                .composite_parts(source)
+                .map(super::info::Parts::from_slice),
         ) {
             if self.info.is_scalar32(component) && parts.len() == count as usize {
-                let mut cast = Vec::with_capacity(parts.len());
+                let mut cast = super::info::Parts::new();
                 for part in parts {
                     let bits = self.info.constant_bits(part)?;
                     cast.push(self.info.make_constant(module, component, bits));
                 }
-                return Some(self.info.make_composite(module, ty, cast));
+                return Some(self.info.make_composite(module, ty, &cast));
             }
         }
         None
