@@ -248,7 +248,7 @@ ret
         let module = load_words(&words).unwrap();
         let has = |c: Capability| {
             module.capabilities.iter().any(|i| {
-                matches!(i.operands.first(), Some(crate::spirv::dr::Operand::Capability(x)) if *x == c)
+                matches!(i.operands.first(), Some(rspirv::dr::Operand::Capability(x)) if *x == c)
             })
         };
         let converts = module

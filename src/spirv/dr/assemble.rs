@@ -1,7 +1,6 @@
 //! Writing a module as SPIR-V words.
 
-use super::{Function, Instruction, Module, Operand};
-use rspirv::binary::Assemble as _;
+use super::{Function, Instruction, Module};
 
 /// The generator word of the header: rspirv's tool id (what the builder wrote before the
 /// translator had its own module type), version 0.
@@ -18,20 +17,12 @@ impl Instruction {
         if let Some(id) = self.result_id {
             words.push(id);
         }
-        for operand in self.operands.as_slice() {
-            match *operand {
-                // The operands of nearly every instruction, written without rspirv's
-                // general match.
-                Operand::IdRef(v) | Operand::LiteralBit32(v) => words.push(v),
-                _ => operand.assemble_into(words),
-            }
-        }
+        words.extend(self.operands.iter().map(|o| o.word()));
         let count = (words.len() - start) as u32;
         words[start] |= count << 16;
     }
 
-    /// The number of words the instruction takes, counting a string operand as one
-    /// (a lower bound, for sizing the output).
+    /// The number of words the instruction takes.
     fn word_estimate(&self) -> usize {
         1 + self.result_type.is_some() as usize
             + self.result_id.is_some() as usize

@@ -373,23 +373,23 @@ impl Builder {
     }
 
     /// Declares an extension.
-    pub fn extension(&mut self, name: impl Into<String>) {
+    pub fn extension(&mut self, name: impl AsRef<str>) {
         self.module.extensions.push(Instruction::new(
             Op::Extension,
             None,
             None,
-            smallvec![Operand::LiteralString(name.into())],
+            super::operand::string_operands(name.as_ref()).collect::<Operands>(),
         ));
     }
 
     /// Imports an extended instruction set.
-    pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
+    pub fn ext_inst_import(&mut self, name: impl AsRef<str>) -> Word {
         let id = self.id();
         self.module.ext_inst_imports.push(Instruction::new(
             Op::ExtInstImport,
             None,
             Some(id),
-            smallvec![Operand::LiteralString(name.into())],
+            super::operand::string_operands(name.as_ref()).collect::<Operands>(),
         ));
         id
     }
@@ -412,14 +412,14 @@ impl Builder {
         &mut self,
         model: spirv::ExecutionModel,
         function: Word,
-        name: impl Into<String>,
+        name: impl AsRef<str>,
         interface: impl AsRef<[Word]>,
     ) {
         let interface = interface.as_ref();
         let mut operands = Operands::with_capacity(3 + interface.len());
         operands.push(Operand::ExecutionModel(model));
         operands.push(Operand::IdRef(function));
-        operands.push(Operand::LiteralString(name.into()));
+        operands.extend(super::operand::string_operands(name.as_ref()));
         operands.extend(interface.iter().map(|&v| Operand::IdRef(v)));
         self.module
             .entry_points
@@ -442,12 +442,15 @@ impl Builder {
     }
 
     /// Names an id (debug information).
-    pub fn name(&mut self, target: Word, name: impl Into<String>) {
+    pub fn name(&mut self, target: Word, name: impl AsRef<str>) {
         self.module.debug_names.push(Instruction::new(
             Op::Name,
             None,
             None,
-            smallvec![Operand::IdRef(target), Operand::LiteralString(name.into())],
+            [Operand::IdRef(target)]
+                .into_iter()
+                .chain(super::operand::string_operands(name.as_ref()))
+                .collect::<Operands>(),
         ));
     }
 
@@ -609,7 +612,11 @@ impl Builder {
 
     /// `OpConstant` of a 64-bit value.
     pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
-        self.global_value(Op::Constant, ty, smallvec![Operand::LiteralBit64(value)])
+        let operands = smallvec![
+            Operand::LiteralBit32(value as u32),
+            Operand::LiteralBit32((value >> 32) as u32)
+        ];
+        self.global_value(Op::Constant, ty, operands)
     }
 
     /// `OpSpecConstant` of a 32-bit default value.

@@ -3,19 +3,21 @@
 //! operands stored inline, so that making, rewriting and dropping an instruction does not
 //! touch the heap.
 //!
-//! - [`Instruction`], [`Block`], [`Function`] and [`Module`] are the data;
+//! - [`Instruction`], [`Block`], [`Function`] and [`Module`] are the data, each operand one
+//!   word ([`operand`]);
 //! - [`Builder`](build::Builder) appends to a module, with rspirv's builder method names;
 //! - [`Module::assemble`] writes the binary.
 
 mod assemble;
 mod build;
 pub mod deferred;
+pub mod operand;
 pub mod spare;
 #[cfg(test)]
 mod tests;
 
 pub use build::{BuildError, Builder};
-pub use rspirv::dr::Operand;
+pub use operand::Operand;
 
 use spirv::{Op, Word};
 

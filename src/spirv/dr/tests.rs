@@ -4,8 +4,8 @@
 use super::{BuildError, Builder, Instruction, Operand};
 use spirv::{Op, StorageClass};
 
-/// An instruction's parts, to compare ours with rspirv's.
-type Parts = (Op, Option<u32>, Option<u32>, Vec<Operand>);
+/// An instruction's opcode, result type and id, and words.
+type Parts = (Op, Option<u32>, Option<u32>, Vec<u32>);
 
 /// A builder with a function and its first block open.
 fn open_block() -> Builder {
@@ -111,28 +111,28 @@ fn assembled_words_read_back_as_the_same_module() {
     let ours: Vec<Parts> = module
         .all_inst_iter()
         .map(|i| {
-            (
-                i.class.opcode,
-                i.result_type,
-                i.result_id,
-                i.operands.to_vec(),
-            )
+            let mut words = Vec::new();
+            i.assemble_into(&mut words);
+            (i.class.opcode, i.result_type, i.result_id, words)
         })
         .collect();
     let theirs: Vec<Parts> = read
         .all_inst_iter()
         .map(|i| {
-            (
-                i.class.opcode,
-                i.result_type,
-                i.result_id,
-                i.operands.clone(),
-            )
+            use rspirv::binary::Assemble as _;
+            let mut words = Vec::new();
+            i.assemble_into(&mut words);
+            (i.class.opcode, i.result_type, i.result_id, words)
         })
         .collect();
     assert_eq!(ours, theirs);
-    assert!(theirs.iter().any(|(_, _, id, ops)| *id == Some(big)
-        && ops == &[Operand::LiteralBit64(0x4000_0000_0000_0001)]));
+    use rspirv::dr::Operand as Read;
+    assert!(read
+        .all_inst_iter()
+        .any(|i| i.result_id == Some(big)
+            && i.operands == [Read::LiteralBit64(0x4000_0000_0000_0001)]));
+    assert!(read.entry_points[0].operands[2] == Read::LiteralString("main".into()));
+    assert!(read.ext_inst_imports[0].operands[0] == Read::LiteralString("GLSL.std.450".into()));
     crate::spirv::test_support::validate(&words);
 }
 
