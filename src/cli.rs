@@ -325,10 +325,9 @@ fn execute(command: Command, container: &mut Option<Vec<u8>>) -> Result<i32> {
             }
             let binary: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             if text {
-                let module = rspirv::dr::load_words(&words)
-                    .map_err(|e| anyhow::anyhow!("cannot parse the emitted module: {e}"))?;
-                use rspirv::binary::Disassemble;
-                write_output(output.as_deref(), module.disassemble().as_bytes())?;
+                let text = dxbc2spirv::spirv::text::disassemble(&words)
+                    .with_context(|| format!("{}", input.display()))?;
+                write_output(output.as_deref(), text.as_bytes())?;
             } else {
                 write_output(output.as_deref(), &binary)?;
             }

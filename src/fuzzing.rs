@@ -3,8 +3,9 @@
 //! the code the fuzzer ran.
 //!
 //! Each case returns `Err` with a description when it finds a bug (an error without a
-//! message, assembled bytes that do not read back); panics are bugs by themselves. A case
-//! that translates returns the module, which must pass spirv-val.
+//! message, assembled bytes that do not read back, a module the SPIR-V printer cannot print);
+//! panics are bugs by themselves. A case that translates returns the module, which must pass
+//! spirv-val.
 
 use crate::ir::{Declaration, Index, Modifier, OperandId, Program, RegisterKind, Selection};
 use crate::tpf::opcodes::{Layout, OPCODES};
@@ -25,7 +26,11 @@ fn translated(result: crate::Result<Vec<u32>>) -> Result<Option<Vec<u32>>, Findi
     // leak check after each run.
     crate::release_thread_buffers();
     match result {
-        Ok(words) => Ok(Some(words)),
+        // Every module the translator makes must print (`translate --text`).
+        Ok(words) => match crate::spirv::text::disassemble(&words) {
+            Ok(_) => Ok(Some(words)),
+            Err(e) => Err(format!("the module does not print: {e}")),
+        },
         Err(e) if e.message.is_empty() => Err(format!("an error without a message: {e:?}")),
         Err(_) => Ok(None),
     }

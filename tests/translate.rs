@@ -87,7 +87,18 @@ fn translate(input: &Path) -> Result<String, String> {
     dxbc2spirv::spirv::spirv_val(&words, TARGET_ENV).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;
-    Ok(module.disassemble() + "\n")
+    let reference = module.disassemble();
+    // The command's own printer (`translate --text`) must print what rspirv prints.
+    let ours = dxbc2spirv::spirv::text::disassemble(&words)
+        .map_err(|e| format!("spirv::text::disassemble: {e}"))?;
+    if ours != reference {
+        return Err(format!(
+            "spirv::text::disassemble differs from rspirv's disassembly \
+             (- rspirv, + ours):\n{}",
+            diff(&reference, &ours)
+        ));
+    }
+    Ok(reference + "\n")
 }
 
 /// A line-based diff of two texts: the differing hunks with one-based line numbers

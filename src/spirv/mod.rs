@@ -55,6 +55,7 @@ mod stream_output_tests;
 mod tessellation;
 #[cfg(test)]
 mod test_support;
+pub mod text;
 mod textures;
 #[cfg(test)]
 mod textures_tests;

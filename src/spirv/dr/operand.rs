@@ -5,8 +5,7 @@
 //! touches none of them). The two kinds that take several words are stored as their words:
 //!
 //! - a literal string is its UTF-8 bytes, nul-terminated and packed four to a word, as in
-//!   the binary ([`Operand::StringWord`]; [`string_operands`] makes them and
-//!   [`read_string`] reads one back);
+//!   the binary ([`Operand::StringWord`]; [`string_operands`] makes them);
 //! - a 64-bit literal is two [`Operand::LiteralBit32`] words, low-order first.
 
 use spirv::Word;
@@ -109,25 +108,6 @@ pub fn string_operands(text: &str) -> impl Iterator<Item = Operand> + '_ {
     })
 }
 
-/// The literal string whose words start at `operands[0]` (up to its terminating nul), and
-/// the number of operands it takes; `None` when they are not a whole string.
-#[cfg(test)]
-pub fn read_string(operands: &[Operand]) -> Option<(String, usize)> {
-    let mut bytes = Vec::new();
-    for (index, operand) in operands.iter().enumerate() {
-        let Operand::StringWord(word) = *operand else {
-            return None;
-        };
-        for byte in word.to_le_bytes() {
-            if byte == 0 {
-                return String::from_utf8(bytes).ok().map(|s| (s, index + 1));
-            }
-            bytes.push(byte);
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -145,11 +125,13 @@ mod tests {
 
     #[test]
     fn strings_pack_with_a_nul_and_read_back() {
+        use crate::spirv::text::read_string;
         for (text, words) in [("", 1), ("abc", 1), ("main", 2), ("GLSL.std.450", 4)] {
             let operands: Vec<Operand> = string_operands(text).collect();
+            assert!(operands.iter().all(|o| matches!(o, Operand::StringWord(_))));
             assert_eq!(operands.len(), words, "{text:?}: words");
-            let mut trailing = operands.clone();
-            trailing.push(Operand::IdRef(9));
+            let mut trailing: Vec<u32> = operands.iter().map(|o| o.word()).collect();
+            trailing.push(9);
             assert_eq!(
                 read_string(&trailing),
                 Some((text.to_string(), words)),
@@ -163,11 +145,6 @@ mod tests {
             [0x6e69_616d, 0],
             "little-endian bytes, then a word of nul padding"
         );
-        assert_eq!(
-            read_string(&[Operand::StringWord(0x6e69_616d)]),
-            None,
-            "no nul"
-        );
-        assert_eq!(read_string(&[Operand::IdRef(0)]), None, "not a string");
+        assert_eq!(read_string(&[0x6e69_616d]), None, "no nul");
     }
 }
