@@ -3,7 +3,7 @@
 //! would be relocated, and so written, at every start of the process.
 //!
 //! The printer knows the instructions the translator makes: an operand is an id unless
-//! [`layout`] says otherwise, enumerants print as the `spirv` crate names them, constants as
+//! its table of operand layouts says otherwise, enumerants print as the `spirv` crate names them, constants as
 //! numbers of their type, and `GLSL.std.450` instructions by name. An instruction or value it
 //! does not know is an error naming its word offset, never a guess.
 
