@@ -79,7 +79,8 @@ fn results(op: Op) -> Option<(bool, bool)> {
         | ImageWrite
         | BeginInvocationInterlockEXT
         | EndInvocationInterlockEXT
-        | DemoteToHelperInvocation => (false, false),
+        | DemoteToHelperInvocation
+        | TypeForwardPointer => (false, false),
         ExtInstImport | Label | TypeVoid | TypeBool | TypeInt | TypeFloat | TypeVector
         | TypeImage | TypeSampler | TypeSampledImage | TypeArray | TypeRuntimeArray
         | TypeStruct | TypePointer | TypeFunction => (false, true),
@@ -226,7 +227,8 @@ fn results(op: Op) -> Option<(bool, bool)> {
         | AtomicAnd
         | AtomicOr
         | AtomicXor
-        | IsHelperInvocationEXT => (true, true),
+        | IsHelperInvocationEXT
+        | VectorTimesScalar => (true, true),
         _ => return None,
     })
 }
@@ -264,6 +266,7 @@ fn layout(op: Op) -> (&'static [Kind], Kind) {
             K::Id,
         ),
         Op::TypePointer => (&[K::StorageClass], K::Id),
+        Op::TypeForwardPointer => (&[K::Id, K::StorageClass], K::Id),
         Op::Constant => (&[K::TypedLiteral], K::Id),
         Op::SpecConstant => (&[], K::Literal),
         Op::Variable => (&[K::StorageClass], K::Id),
@@ -695,6 +698,65 @@ mod tests {
             "; SPIR-V\n; Version: 1.6\n; Generator: rspirv\n; Bound: 10\nOpCapability Shader\n\
              %1 = OpTypeInt 32 1\n%2 = OpConstant  %1  -5\nOpName %2 \"main\""
         );
+    }
+
+    /// The source files of the back end (not its tests), with their paths.
+    fn back_end_sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).expect("src/spirv lists").flatten() {
+            let path = entry.path();
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                back_end_sources(&path, out);
+            } else if name.ends_with(".rs")
+                && !name.ends_with("tests.rs")
+                && name != "test_support.rs"
+                && name != "text.rs"
+            {
+                let text = std::fs::read_to_string(&path).expect("source reads");
+                out.push((path.display().to_string(), text));
+            }
+        }
+    }
+
+    #[test]
+    fn every_opcode_the_back_end_names_prints() {
+        // Opcode names: `Op::Name` anywhere in the back end, and `=> Name;` in the builder's
+        // instruction tables.
+        let names: HashMap<String, Op> = (0..=0xffff)
+            .filter_map(Op::from_u32)
+            .map(|op| (format!("{op:?}"), op))
+            .collect();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/spirv");
+        let mut sources = Vec::new();
+        back_end_sources(&dir, &mut sources);
+        assert!(
+            sources.len() > 20,
+            "only {} back-end files found",
+            sources.len()
+        );
+        let mut missing = Vec::new();
+        for (path, text) in &sources {
+            let qualified = text
+                .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+                .filter_map(|word| word.strip_prefix("Op::"));
+            let table_rows = text
+                .lines()
+                .filter_map(|line| line.trim().strip_suffix(';')?.rsplit_once("=> "))
+                .map(|(_, name)| name);
+            for name in qualified.chain(table_rows) {
+                if let Some(&op) = names.get(name) {
+                    if results(op).is_none() {
+                        missing.push(format!("Op{name} ({path})"));
+                    }
+                }
+            }
+        }
+        missing.sort();
+        missing.dedup();
+        assert!(missing.is_empty(), "the printer does not know: {missing:?}");
     }
 
     #[test]
