@@ -78,6 +78,17 @@ pub type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<Fast
 /// A `HashSet` with [`FastHasher`] (create with `HashSet::default()`).
 pub type HashSet<T> = std::collections::HashSet<T, BuildHasherDefault<FastHasher>>;
 
+/// The bytes of memory a map's table holds: its capacity in entries and their control
+/// bytes (for bounding what a thread keeps between translations).
+pub fn map_bytes<K, V>(map: &HashMap<K, V>) -> usize {
+    map.capacity() * (std::mem::size_of::<(K, V)>() + 1)
+}
+
+/// The bytes of memory a vector's buffer holds.
+pub fn vec_bytes<T>(list: &Vec<T>) -> usize {
+    list.capacity() * std::mem::size_of::<T>()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

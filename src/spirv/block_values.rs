@@ -59,7 +59,7 @@ impl BlockValues {
 
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.values.held_bytes() + self.vectors.capacity() * 13
+        self.values.held_bytes() + crate::fast_hash::map_bytes(&self.vectors)
     }
 
     /// Forgets everything when `place` is not where the values were learnt.

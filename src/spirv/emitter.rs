@@ -90,9 +90,9 @@ struct Kept {
 impl Kept {
     fn held_bytes(&self) -> usize {
         self.module.held_bytes()
-            + self.temps.capacity() * 13
+            + crate::fast_hash::map_bytes(&self.temps)
             + self.known.held_bytes()
-            + self.globals.capacity() * 8
+            + crate::fast_hash::vec_bytes(&self.globals)
             + self.io.held_bytes()
     }
 }
@@ -101,12 +101,21 @@ impl Kept {
 const KEPT_BYTES: usize = 128 * 1024;
 
 thread_local! {
-    static KEPT: std::cell::Cell<Option<Box<Kept>>> = const { std::cell::Cell::new(None) };
+    static KEPT: super::KeptTables<Kept> = const { std::cell::Cell::new(None) };
 }
 
 /// Frees the tables this thread keeps.
 pub fn release_thread_tables() {
     KEPT.take();
+}
+
+/// Whether this thread keeps tables.
+#[cfg(test)]
+pub fn holds_tables() -> bool {
+    let kept = KEPT.take();
+    let holds = kept.is_some();
+    KEPT.set(kept);
+    holds
 }
 
 /// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
@@ -132,7 +141,7 @@ impl<'a> Emitter<'a> {
         options: &'a Options,
         bindings: &'a crate::passes::bindings::BindingPlan,
     ) -> Result<Vec<u32>> {
-        let mut kept = KEPT.take().unwrap_or_default();
+        let mut kept = super::take_tables(&KEPT);
         kept.temps.clear();
         kept.temps.reserve(declared_temp_components(program));
         kept.known.forget();
@@ -189,11 +198,8 @@ impl<'a> Emitter<'a> {
             io: io.take_tables(),
         };
         drop(io);
-        if super::keeps_tables() && kept.held_bytes() <= KEPT_BYTES {
-            KEPT.set(Some(kept));
-        } else {
-            drop(kept);
-        }
+        let held = kept.held_bytes();
+        super::keep_tables(&KEPT, kept, held, KEPT_BYTES);
         let mut module = m.b.module();
         if !options.no_optimize {
             super::opt::optimize(&mut module);

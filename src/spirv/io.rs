@@ -102,8 +102,7 @@ pub struct IoTables {
 impl IoTables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.slots.capacity() * (std::mem::size_of::<((u8, u32, u8), Slot)>() + 1)
-            + self.vectors.capacity() * (std::mem::size_of::<((u8, u32), Word)>() + 1)
+        crate::fast_hash::map_bytes(&self.slots) + crate::fast_hash::map_bytes(&self.vectors)
     }
 }
 

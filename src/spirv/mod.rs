@@ -195,6 +195,29 @@ pub(crate) fn keeps_tables() -> bool {
     TRANSLATED_BEFORE.get()
 }
 
+/// One stage's tables kept for the thread's next translation.
+pub(crate) type KeptTables<T> = std::cell::Cell<Option<Box<T>>>;
+
+/// A stage's kept tables (emptied by the stage), or new ones.
+pub(crate) fn take_tables<T: Default>(
+    slot: &'static std::thread::LocalKey<KeptTables<T>>,
+) -> Box<T> {
+    slot.take().unwrap_or_default()
+}
+
+/// Keeps a stage's tables for the thread's next translation when the thread keeps tables
+/// (see [`keeps_tables`]) and they hold at most `limit` bytes; frees them otherwise.
+pub(crate) fn keep_tables<T>(
+    slot: &'static std::thread::LocalKey<KeptTables<T>>,
+    tables: Box<T>,
+    held_bytes: usize,
+    limit: usize,
+) {
+    if keeps_tables() && held_bytes <= limit {
+        slot.set(Some(tables));
+    }
+}
+
 /// Notes that the thread finished a translation (see [`keeps_tables`]).
 pub(crate) fn note_translated() {
     TRANSLATED_BEFORE.set(true);
@@ -230,4 +253,38 @@ pub(crate) fn translate_and_plan(
     let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
     let words = emitter::Emitter::run(program, reflection, options, &plan)?;
     Ok((words, plan))
+}
+
+#[cfg(test)]
+mod kept_tables_tests {
+    #[test]
+    fn a_thread_keeps_tables_from_its_second_translation_until_it_releases_them() {
+        let bytes =
+            crate::asm::assemble("ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n")
+                .expect("assembles");
+        let options = crate::TranslateOptions::default();
+        let held = || (super::emitter::holds_tables(), super::opt::holds_tables());
+        std::thread::spawn(move || {
+            crate::translate_bytes(&bytes, &options).expect("translates");
+            assert_eq!(
+                held(),
+                (false, false),
+                "after a first translation: nothing kept"
+            );
+            crate::translate_bytes(&bytes, &options).expect("translates");
+            assert_eq!(
+                held(),
+                (true, true),
+                "after a second: the emitter's and optimiser's"
+            );
+            crate::release_thread_buffers();
+            assert_eq!(
+                held(),
+                (false, false),
+                "after release_thread_buffers: nothing"
+            );
+        })
+        .join()
+        .expect("the checks passed");
+    }
 }

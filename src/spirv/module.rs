@@ -47,8 +47,7 @@ pub struct ModuleTables {
 impl ModuleTables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.types.capacity() * (std::mem::size_of::<(TypeKey, Word)>() + 1)
-            + self.constants.capacity() * (std::mem::size_of::<((Word, u64), Word)>() + 1)
+        crate::fast_hash::map_bytes(&self.types) + crate::fast_hash::map_bytes(&self.constants)
     }
 }
 

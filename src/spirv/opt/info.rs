@@ -140,11 +140,12 @@ impl Info {
 
     /// The bytes of memory the table holds (for bounding what a thread keeps).
     pub fn held_bytes(&self) -> usize {
-        self.slots.capacity() * std::mem::size_of::<Slot>()
-            + self.constant_ids.capacity() * 12
-            + self.composite_ids.capacity() * 32
-            + self.pointer_ids.capacity() * 12
-            + self.variables.capacity() * 4
+        use crate::fast_hash::{map_bytes, vec_bytes};
+        vec_bytes(&self.slots)
+            + map_bytes(&self.constant_ids)
+            + map_bytes(&self.composite_ids)
+            + map_bytes(&self.pointer_ids)
+            + vec_bytes(&self.variables)
     }
 
     /// Notes a function-scope variable, a whole load or store of a private variable, and an
@@ -503,7 +504,7 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
 
     /// The bytes of memory the table holds.
     pub fn held_bytes(&self) -> usize {
-        self.values.capacity() * std::mem::size_of::<T>()
+        crate::fast_hash::vec_bytes(&self.values)
             + self
                 .touched
                 .as_ref()

@@ -42,7 +42,7 @@ mod test_support;
 mod widen;
 
 use crate::spirv::dr::Module;
-use std::cell::Cell;
+use crate::spirv::{keep_tables, take_tables, KeptTables};
 
 /// The tables the passes fill, kept from one run to the next on the same thread so that a
 /// translation reuses memory that is already mapped and in cache (bounded by [`KEPT_BYTES`]).
@@ -58,7 +58,7 @@ struct Kept {
 const KEPT_BYTES: usize = 256 * 1024;
 
 thread_local! {
-    static KEPT: Cell<Option<Box<Kept>>> = const { Cell::new(None) };
+    static KEPT: KeptTables<Kept> = const { std::cell::Cell::new(None) };
 }
 
 impl Kept {
@@ -75,9 +75,18 @@ pub fn release_thread_tables() {
     KEPT.take();
 }
 
+/// Whether this thread keeps tables.
+#[cfg(test)]
+pub fn holds_tables() -> bool {
+    let kept = KEPT.take();
+    let holds = kept.is_some();
+    KEPT.set(kept);
+    holds
+}
+
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
-    let mut kept = KEPT.take().unwrap_or_default();
+    let mut kept = take_tables(&KEPT);
     let Kept {
         info,
         widen: widen_tables,
@@ -102,7 +111,6 @@ pub fn optimize(module: &mut Module) {
         dead_stores::run(module, plain);
     }
     dce::run(module, dce_tables);
-    if kept.held_bytes() <= KEPT_BYTES {
-        KEPT.set(Some(kept));
-    }
+    let held = kept.held_bytes();
+    keep_tables(&KEPT, kept, held, KEPT_BYTES);
 }

@@ -85,11 +85,12 @@ impl Default for Tables {
 impl Tables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        let key_value = std::mem::size_of::<(Key, Word)>() + 1;
+        use crate::fast_hash::map_bytes;
         self.subst.held_bytes()
             + self.defs.held_bytes()
             + self.read_only_roots.held_bytes()
-            + (self.entry.capacity() + self.block.capacity()) * key_value
+            + map_bytes(&self.entry)
+            + map_bytes(&self.block)
     }
 }
 

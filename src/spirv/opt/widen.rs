@@ -40,7 +40,7 @@ impl Default for Tables {
 impl Tables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.chains.capacity() * std::mem::size_of::<Chain>() + self.chain_of.held_bytes()
+        crate::fast_hash::vec_bytes(&self.chains) + self.chain_of.held_bytes()
     }
 }
 
