@@ -56,8 +56,9 @@ fn require_spirv_val() {
         .is_ok_and(|o| o.status.success());
     assert!(
         ok,
-        "spirv-val is missing: the snapshot tests validate every module with it. Install \
-         spirv-tools (`apt-get install spirv-tools`, or run `cargo xtask test`, which installs it)"
+        "spirv-val is missing: the snapshot tests validate every module with it (SPIRV-Tools \
+         2025.5). Run `cargo xtask test`, which installs it into target/spirv-tools, or put \
+         target/spirv-tools/cmeel.prefix/bin on PATH"
     );
 }
 

@@ -238,23 +238,34 @@ impl Module {
         self.cached(TypeKey::Function(void), |b| b.type_function(void, []))
     }
 
-    /// A fixed-size array type (`length` elements).
+    /// A fixed-size array type (`length` elements) without a layout, for the storage classes
+    /// that take none (Private, Function, Input, Output, Workgroup, descriptor arrays).
     pub fn array(&mut self, element: Word, length: u32) -> Word {
-        let length_id = self.constant_u32(length);
-        self.cached(TypeKey::Array(element, length), |b| {
-            b.type_array(element, length_id)
-        })
+        self.array_type(TypeKey::Array(element, length), element, length)
     }
 
     /// A fixed-size array type with an ArrayStride decoration (for buffer blocks).
     pub fn strided_array(&mut self, element: Word, length: u32, stride: u32) -> Word {
-        // Strided arrays get their own ids so that unstrided uses of the same shape
-        // (private arrays) stay undecorated.
-        let length_id = self.constant_u32(length);
-        let key = TypeKey::Array(element, length | 0x8000_0000);
-        let id = self.cached(key, |b| b.type_array(element, length_id));
+        let id = self.array_type(
+            TypeKey::Array(element, length | 0x8000_0000),
+            element,
+            length,
+        );
         self.decorate_stride(id, stride);
         id
+    }
+
+    /// The array type of `key`, declared under an id of its own: an array with an explicit
+    /// layout (ArrayStride) and one without are distinct types even when their element and
+    /// length agree, since Vulkan forbids explicit layouts in the Private, Function and
+    /// Workgroup storage classes (VUID-StandaloneSpirv-None-10684). Without the id, the
+    /// builder would share the first identical `OpTypeArray` it finds.
+    fn array_type(&mut self, key: TypeKey, element: Word, length: u32) -> Word {
+        let length_id = self.constant_u32(length);
+        self.cached(key, |b| {
+            let id = b.id();
+            b.type_array_id(Some(id), element, length_id)
+        })
     }
 
     /// A runtime array type with an ArrayStride decoration.
@@ -534,5 +545,55 @@ impl Module {
 impl Default for Module {
     fn default() -> Self {
         Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ids that carry an `ArrayStride` decoration.
+    fn strided_ids(m: &Module) -> Vec<Word> {
+        m.b.module_ref()
+            .annotations
+            .iter()
+            .filter(|i| {
+                i.operands.get(1) == Some(&SpvOperand::Decoration(spirv::Decoration::ArrayStride))
+            })
+            .filter_map(|i| match i.operands.first() {
+                Some(SpvOperand::IdRef(id)) => Some(*id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn laid_out_and_plain_arrays_of_one_shape_are_distinct_types() {
+        // In either order of first use: a plain array (for a Private variable) must never be
+        // the strided one of a buffer block, which Vulkan forbids in Private
+        // (VUID-StandaloneSpirv-None-10684).
+        for strided_first in [true, false] {
+            let mut m = Module::new();
+            let element = m.vector(Scalar::U32, 4);
+            let (strided, plain) = if strided_first {
+                let s = m.strided_array(element, 4, 16);
+                (s, m.array(element, 4))
+            } else {
+                let p = m.array(element, 4);
+                (m.strided_array(element, 4, 16), p)
+            };
+            assert_ne!(strided, plain, "strided first: {strided_first}");
+            assert_eq!(
+                strided_ids(&m),
+                vec![strided],
+                "strided first: {strided_first}"
+            );
+            assert_eq!(m.array(element, 4), plain, "the plain array is cached");
+            assert_eq!(
+                m.strided_array(element, 4, 16),
+                strided,
+                "the strided one too"
+            );
+        }
     }
 }

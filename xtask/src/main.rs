@@ -125,6 +125,8 @@ fn main() -> ExitCode {
 
 /// Runs one command.
 fn run(cli: Cli) -> anyhow::Result<()> {
+    // Every command validates with the project's SPIRV-Tools when it is installed.
+    tools::use_project_spirv_val();
     match cli.command {
         Command::Corpus {
             filter,

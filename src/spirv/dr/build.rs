@@ -539,10 +539,11 @@ impl Builder {
         self.type_decl(Op::TypeFunction, None, operands)
     }
 
-    /// `OpTypeArray` of `length` (a constant id) elements.
-    pub fn type_array(&mut self, element: Word, length: Word) -> Word {
+    /// `OpTypeArray` of `length` (a constant id) elements under `result_id`, or shared with an
+    /// identical declaration when `result_id` is `None`.
+    pub fn type_array_id(&mut self, result_id: Option<Word>, element: Word, length: Word) -> Word {
         let operands = smallvec![Operand::IdRef(element), Operand::IdRef(length)];
-        self.type_decl(Op::TypeArray, None, operands)
+        self.type_decl(Op::TypeArray, result_id, operands)
     }
 
     /// `OpTypeRuntimeArray`.
