@@ -106,6 +106,17 @@ impl Emitter<'_> {
     /// for other opcodes.
     pub fn alu_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
         use Opcode as O;
+        if derivative(instruction.opcode).is_some() && self.program.model.stage != Stage::Pixel {
+            // Shader models 4 and 5 have derivatives in pixel shaders only (the SM4/SM5
+            // assembly reference of each `deriv_*` instruction lists the pixel shader as its
+            // one stage; compute shaders gained them in shader model 6.6). Checked before
+            // anything else, so that a null destination does not hide the error.
+            return Err(self.err(format!(
+                "{} outside a pixel shader: D3D's shader models 4 and 5 compute derivatives \
+                 only in pixel shaders (over a 2x2 quad of pixels)",
+                instruction.opcode.name()
+            )));
+        }
         let dsts = self.program.dsts(instruction);
         if !dsts.is_empty() && dsts.iter().all(|d| d.kind == RegisterKind::Null) {
             // Every result is discarded and ALU instructions have no side effects.
@@ -268,13 +279,10 @@ impl Emitter<'_> {
                 built(e.m.b.f_div(ty, None, one, x.id))
             })?,
             O::Sincos => self.alu_sincos(instruction)?,
-            O::DerivRtx => self.alu_derivative(instruction, Derivative::X)?,
-            O::DerivRty => self.alu_derivative(instruction, Derivative::Y)?,
-            O::DerivRtxCoarse => self.alu_derivative(instruction, Derivative::XCoarse)?,
-            O::DerivRtxFine => self.alu_derivative(instruction, Derivative::XFine)?,
-            O::DerivRtyCoarse => self.alu_derivative(instruction, Derivative::YCoarse)?,
-            O::DerivRtyFine => self.alu_derivative(instruction, Derivative::YFine)?,
-            _ => return Ok(false),
+            other => match derivative(other) {
+                Some(which) => self.alu_derivative(instruction, which)?,
+                None => return Ok(false),
+            },
         }
         Ok(true)
     }
@@ -840,16 +848,6 @@ impl Emitter<'_> {
 
     /// `deriv_rt{x,y}[_coarse|_fine]`: screen-space derivatives, fragment shaders only.
     fn alu_derivative(&mut self, instruction: &Instruction, which: Derivative) -> Result<()> {
-        if self.program.model.stage != Stage::Pixel {
-            // Shader models 4 and 5 have derivatives in pixel shaders only (the SM4/SM5
-            // assembly reference of each `deriv_*` instruction lists the pixel shader as its
-            // one stage; compute shaders gained them in shader model 6.6).
-            return Err(self.err(format!(
-                "{} outside a pixel shader: D3D's shader models 4 and 5 compute derivatives \
-                 only in pixel shaders (over a 2x2 quad of pixels)",
-                instruction.opcode.name()
-            )));
-        }
         if !matches!(which, Derivative::X | Derivative::Y) {
             self.m.capability(spirv::Capability::DerivativeControl);
         }
@@ -866,6 +864,19 @@ impl Emitter<'_> {
             })
         })
     }
+}
+
+/// The derivative a `deriv_*` opcode computes (`None` for other opcodes).
+fn derivative(opcode: Opcode) -> Option<Derivative> {
+    Some(match opcode {
+        Opcode::DerivRtx => Derivative::X,
+        Opcode::DerivRty => Derivative::Y,
+        Opcode::DerivRtxCoarse => Derivative::XCoarse,
+        Opcode::DerivRtxFine => Derivative::XFine,
+        Opcode::DerivRtyCoarse => Derivative::YCoarse,
+        Opcode::DerivRtyFine => Derivative::YFine,
+        _ => return None,
+    })
 }
 
 /// The id of source value `i`.
