@@ -341,7 +341,7 @@ impl Emitter<'_> {
                 Output::Double(built(self.m.b.convert_u_to_f(double, None, a.id))?)
             }
             // The emitter gives this part the opcodes with a double operand, all above
-            // (`doubles_tests::every_double_opcode_translates` walks the table).
+            // (`doubles_tests::every_double_opcode_is_tested` walks the table).
             _ => return Err(self.err(super::emitter::dispatch_miss(opcode))),
         };
         Ok(out)
