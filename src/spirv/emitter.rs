@@ -393,7 +393,7 @@ impl<'a> Emitter<'a> {
             self.ensure_block()?;
             self.note_case_code();
         }
-        let name = instruction.opcode.name();
+        let name = || instruction.opcode.name();
         let handled = match part(instruction.opcode) {
             // A documented choice: `abort` and `debug_break` do nothing, as on D3D's
             // hardware drivers (only the reference device stops there). Vulkan has no way to
@@ -409,16 +409,18 @@ impl<'a> Emitter<'a> {
             Part::Linkage => self.linkage_instruction(instruction)?,
             Part::Declaration => {
                 return Err(self.err(format!(
-                    "{name} is a declaration without its declaration data"
+                    "{} is a declaration without its declaration data",
+                    name()
                 )))
             }
             // Subroutine labels start functions (see `functions`); none reaches here.
             Part::Label => return Err(self.err("a label inside a function body")),
             Part::PhaseMarker => {
                 return Err(self.err(format!(
-                    "{name} starts a hull-shader phase: only hull shaders have phases \
+                    "{} starts a hull-shader phase: only hull shaders have phases \
                      (d3d11TokenizedProgramFormat.hpp: the token marks the beginning of an \
-                     HS sub-shader)"
+                     HS sub-shader)",
+                    name()
                 )))
             }
         };
