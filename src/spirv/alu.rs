@@ -102,11 +102,20 @@ enum Derivative {
 }
 
 impl Emitter<'_> {
-    /// ALU instructions; returns false for other opcodes.
+    /// ALU instructions (the opcodes the emitter's dispatch gives this part); returns false
+    /// for other opcodes.
     pub fn alu_instruction(&mut self, instruction: &Instruction) -> Result<bool> {
         use Opcode as O;
-        if !is_alu(instruction.opcode) {
-            return Ok(false);
+        if derivative(instruction.opcode).is_some() && self.program.model.stage != Stage::Pixel {
+            // Shader models 4 and 5 have derivatives in pixel shaders only (the SM4/SM5
+            // assembly reference of each `deriv_*` instruction lists the pixel shader as its
+            // one stage; compute shaders gained them in shader model 6.6). Checked before
+            // anything else, so that a null destination does not hide the error.
+            return Err(self.err(format!(
+                "{} outside a pixel shader: D3D's shader models 4 and 5 compute derivatives \
+                 only in pixel shaders (over a 2x2 quad of pixels)",
+                instruction.opcode.name()
+            )));
         }
         let dsts = self.program.dsts(instruction);
         if !dsts.is_empty() && dsts.iter().all(|d| d.kind == RegisterKind::Null) {
@@ -270,15 +279,10 @@ impl Emitter<'_> {
                 built(e.m.b.f_div(ty, None, one, x.id))
             })?,
             O::Sincos => self.alu_sincos(instruction)?,
-            O::DerivRtx => self.alu_derivative(instruction, Derivative::X)?,
-            O::DerivRty => self.alu_derivative(instruction, Derivative::Y)?,
-            O::DerivRtxCoarse => self.alu_derivative(instruction, Derivative::XCoarse)?,
-            O::DerivRtxFine => self.alu_derivative(instruction, Derivative::XFine)?,
-            O::DerivRtyCoarse => self.alu_derivative(instruction, Derivative::YCoarse)?,
-            O::DerivRtyFine => self.alu_derivative(instruction, Derivative::YFine)?,
-            other => {
-                return Err(self.unsupported(format!("{} is not translated yet", other.name())))
-            }
+            other => match derivative(other) {
+                Some(which) => self.alu_derivative(instruction, which)?,
+                None => return Ok(false),
+            },
         }
         Ok(true)
     }
@@ -844,12 +848,6 @@ impl Emitter<'_> {
 
     /// `deriv_rt{x,y}[_coarse|_fine]`: screen-space derivatives, fragment shaders only.
     fn alu_derivative(&mut self, instruction: &Instruction, which: Derivative) -> Result<()> {
-        if self.program.model.stage != Stage::Pixel {
-            return Err(self.unsupported(format!(
-                "{} outside a pixel shader is not translated yet (derivatives need quads)",
-                instruction.opcode.name()
-            )));
-        }
         if !matches!(which, Derivative::X | Derivative::Y) {
             self.m.capability(spirv::Capability::DerivativeControl);
         }
@@ -866,6 +864,19 @@ impl Emitter<'_> {
             })
         })
     }
+}
+
+/// The derivative a `deriv_*` opcode computes (`None` for other opcodes).
+fn derivative(opcode: Opcode) -> Option<Derivative> {
+    Some(match opcode {
+        Opcode::DerivRtx => Derivative::X,
+        Opcode::DerivRty => Derivative::Y,
+        Opcode::DerivRtxCoarse => Derivative::XCoarse,
+        Opcode::DerivRtxFine => Derivative::XFine,
+        Opcode::DerivRtyCoarse => Derivative::YCoarse,
+        Opcode::DerivRtyFine => Derivative::YFine,
+        _ => return None,
+    })
 }
 
 /// The id of source value `i`.
@@ -891,86 +902,4 @@ fn arg_val(args: &[Val], i: usize) -> Result<Val> {
             format!("internal error: ALU source {i} is missing"),
         )
     })
-}
-
-/// The opcodes this file translates (doubles are not among them yet).
-fn is_alu(opcode: Opcode) -> bool {
-    use Opcode as O;
-    matches!(
-        opcode,
-        O::Mov
-            | O::Movc
-            | O::Swapc
-            | O::Add
-            | O::Mul
-            | O::Div
-            | O::Iadd
-            | O::And
-            | O::Or
-            | O::Xor
-            | O::Mad
-            | O::Imad
-            | O::Umad
-            | O::Dp2
-            | O::Dp3
-            | O::Dp4
-            | O::Min
-            | O::Max
-            | O::Imin
-            | O::Imax
-            | O::Umin
-            | O::Umax
-            | O::Eq
-            | O::Ne
-            | O::Lt
-            | O::Ge
-            | O::Ieq
-            | O::Ine
-            | O::Ilt
-            | O::Ige
-            | O::Ult
-            | O::Uge
-            | O::Ishl
-            | O::Ishr
-            | O::Ushr
-            | O::Not
-            | O::Ineg
-            | O::Countbits
-            | O::Bfrev
-            | O::FirstbitLo
-            | O::FirstbitHi
-            | O::FirstbitShi
-            | O::Ubfe
-            | O::Ibfe
-            | O::Bfi
-            | O::Msad
-            | O::Imul
-            | O::Umul
-            | O::Udiv
-            | O::Uaddc
-            | O::Usubb
-            | O::Itof
-            | O::Utof
-            | O::Ftoi
-            | O::Ftou
-            | O::F32ToF16
-            | O::F16ToF32
-            | O::Frc
-            | O::RoundNe
-            | O::RoundNi
-            | O::RoundPi
-            | O::RoundZ
-            | O::Sqrt
-            | O::Rsq
-            | O::Exp
-            | O::Log
-            | O::Rcp
-            | O::Sincos
-            | O::DerivRtx
-            | O::DerivRty
-            | O::DerivRtxCoarse
-            | O::DerivRtxFine
-            | O::DerivRtyCoarse
-            | O::DerivRtyFine
-    )
 }

@@ -335,12 +335,43 @@ add o0.xyzw, r0.xyzw, r1.xyzw"));
     )));
 }
 
+/// Shader models 4 and 5 have derivatives in pixel shaders only: each form elsewhere is
+/// an invalid program, and the error names the instruction and the rule.
 #[test]
-fn derivatives_outside_pixel_shaders_are_unsupported() {
-    let program = crate::asm::parse_program(&cs("deriv_rtx r0.x, r1.x")).expect("assembles");
-    let error = translate(&program, &Reflection::default(), &Options::default())
-        .expect_err("a compute shader derivative is rejected");
-    assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
+fn derivatives_outside_pixel_shaders_are_invalid() {
+    let stages = [
+        cs("{}"),
+        "vs_5_0\ndcl_temps 4\n{}\nret\n".to_string(),
+        "gs_5_0\ndcl_inputprimitive point\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
+         dcl_temps 4\n{}\nret\n"
+            .to_string(),
+    ];
+    for name in [
+        "deriv_rtx",
+        "deriv_rty",
+        "deriv_rtx_coarse",
+        "deriv_rtx_fine",
+        "deriv_rty_coarse",
+        "deriv_rty_fine",
+    ] {
+        for stage in &stages {
+            // A null destination does not hide the error.
+            let line = if stage.starts_with("vs") {
+                format!("{name} null, r1.x")
+            } else {
+                format!("{name} r0.x, r1.x")
+            };
+            let text = stage.replace("{}", &line);
+            let program = crate::asm::parse_program(&text).expect("assembles");
+            let error = translate(&program, &Reflection::default(), &Options::default())
+                .expect_err("a derivative outside a pixel shader is rejected");
+            assert_eq!(error.kind, ErrorKind::Invalid, "{text}\n{error}");
+            assert!(
+                error.message.starts_with(name) && error.message.contains("only in pixel shaders"),
+                "{text}\n{error}"
+            );
+        }
+    }
 }
 
 #[test]

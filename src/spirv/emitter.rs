@@ -393,51 +393,42 @@ impl<'a> Emitter<'a> {
             self.ensure_block()?;
             self.note_case_code();
         }
-        if matches!(instruction.opcode, Opcode::Abort | Opcode::DebugBreak) {
+        let name = || instruction.opcode.name();
+        let handled = match part(instruction.opcode) {
             // A documented choice: `abort` and `debug_break` do nothing, as on D3D's
             // hardware drivers (only the reference device stops there). Vulkan has no way to
             // end a whole draw or dispatch, nor a debugger to break into.
-            return Ok(());
-        }
-        if self.flow_instruction(instruction)? {
-            return Ok(());
-        }
-        // Checked here so that the double path's frame is set up only for doubles.
-        if crate::passes::doubles::is_double(instruction) && self.double_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.alu_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.resource_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.sparse_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.io_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.geometry_instruction(instruction)? {
-            return Ok(());
-        }
-        if self.linkage_instruction(instruction)? {
-            return Ok(());
-        }
-        let info = instruction.opcode.info();
-        let doubles = info
-            .dsts
-            .iter()
-            .chain(info.srcs)
-            .any(|t| *t == crate::ir::ValueType::F64);
-        Err(self.unsupported(if doubles {
-            format!(
-                "{}: double precision is not translated yet",
-                instruction.opcode.name()
-            )
+            Part::Ignored => true,
+            Part::Flow => self.flow_instruction(instruction)?,
+            Part::Double => self.double_instruction(instruction)?,
+            Part::Alu => self.alu_instruction(instruction)?,
+            Part::Resource => self.resource_instruction(instruction)?,
+            Part::Sparse => self.sparse_instruction(instruction)?,
+            Part::Io => self.io_instruction(instruction)?,
+            Part::Geometry => self.geometry_instruction(instruction)?,
+            Part::Linkage => self.linkage_instruction(instruction)?,
+            Part::Declaration => {
+                return Err(self.err(format!(
+                    "{} is a declaration without its declaration data",
+                    name()
+                )))
+            }
+            // Subroutine labels start functions (see `functions`); none reaches here.
+            Part::Label => return Err(self.err("a label inside a function body")),
+            Part::PhaseMarker => {
+                return Err(self.err(format!(
+                    "{} starts a hull-shader phase: only hull shaders have phases \
+                     (d3d11TokenizedProgramFormat.hpp: the token marks the beginning of an \
+                     HS sub-shader)",
+                    name()
+                )))
+            }
+        };
+        if handled {
+            Ok(())
         } else {
-            format!("{} is not translated yet", instruction.opcode.name())
-        }))
+            Err(self.err(dispatch_miss(instruction.opcode)))
+        }
     }
 
     /// Starts a fresh block when the previous one was terminated (code after `ret`,
@@ -521,5 +512,339 @@ impl<'a> Emitter<'a> {
                 | RegisterKind::Null
                 | RegisterKind::Label
         )
+    }
+}
+
+/// Which part of the back end translates an opcode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    /// A declaration: handled before any code (see `declarations`).
+    Declaration,
+    /// `label`: starts a subroutine's function.
+    Label,
+    /// `hs_decls` and the other hull-shader phase markers: start a phase's function.
+    PhaseMarker,
+    /// `abort` and `debug_break`: translated to nothing.
+    Ignored,
+    /// Control flow ([`super::flow`]).
+    Flow,
+    /// Double precision ([`super::doubles`]).
+    Double,
+    /// 32-bit arithmetic, logic, bits and conversions ([`super::alu`]).
+    Alu,
+    /// Textures, buffers, atomics and `sync` ([`super::resources`], [`super::textures`]).
+    Resource,
+    /// The `_s` forms with a residency status ([`super::sparse`]).
+    Sparse,
+    /// Attribute evaluation ([`super::io`]).
+    Io,
+    /// Vertex emission of geometry shaders ([`super::geometry`]).
+    Geometry,
+    /// `fcall` ([`super::linkage`]).
+    Linkage,
+}
+
+/// The part of the back end that translates `opcode`: one exhaustive match, so that an
+/// opcode the table gains fails to build until it is given a part (and a unit test checks
+/// that each part handles every opcode given to it).
+pub(super) fn part(opcode: Opcode) -> Part {
+    use Opcode as O;
+    match opcode {
+        O::CustomData
+        | O::DclResource
+        | O::DclConstantBuffer
+        | O::DclSampler
+        | O::DclIndexRange
+        | O::DclGsOutputPrimitiveTopology
+        | O::DclGsInputPrimitive
+        | O::DclMaxOutputVertexCount
+        | O::DclInput
+        | O::DclInputSgv
+        | O::DclInputSiv
+        | O::DclInputPs
+        | O::DclInputPsSgv
+        | O::DclInputPsSiv
+        | O::DclOutput
+        | O::DclOutputSgv
+        | O::DclOutputSiv
+        | O::DclTemps
+        | O::DclIndexableTemp
+        | O::DclGlobalFlags
+        | O::DclStream
+        | O::DclFunctionBody
+        | O::DclFunctionTable
+        | O::DclInterface
+        | O::DclInputControlPointCount
+        | O::DclOutputControlPointCount
+        | O::DclTessDomain
+        | O::DclTessPartitioning
+        | O::DclTessOutputPrimitive
+        | O::DclHsMaxTessFactor
+        | O::DclHsForkPhaseInstanceCount
+        | O::DclHsJoinPhaseInstanceCount
+        | O::DclThreadGroup
+        | O::DclUavTyped
+        | O::DclUavRaw
+        | O::DclUavStructured
+        | O::DclTgsmRaw
+        | O::DclTgsmStructured
+        | O::DclResourceRaw
+        | O::DclResourceStructured
+        | O::DclGsInstanceCount => Part::Declaration,
+        O::Label => Part::Label,
+        O::HsDecls | O::HsControlPointPhase | O::HsForkPhase | O::HsJoinPhase => Part::PhaseMarker,
+        O::Abort | O::DebugBreak => Part::Ignored,
+        O::Break
+        | O::Breakc
+        | O::Call
+        | O::Callc
+        | O::Case
+        | O::Continue
+        | O::Continuec
+        | O::Default
+        | O::Discard
+        | O::Else
+        | O::EndIf
+        | O::EndLoop
+        | O::EndSwitch
+        | O::If
+        | O::Loop
+        | O::Nop
+        | O::Ret
+        | O::Retc
+        | O::Switch => Part::Flow,
+        O::Dadd
+        | O::Dmax
+        | O::Dmin
+        | O::Dmul
+        | O::Deq
+        | O::Dge
+        | O::Dlt
+        | O::Dne
+        | O::Dmov
+        | O::Dmovc
+        | O::Dtof
+        | O::Ftod
+        | O::Ddiv
+        | O::Dfma
+        | O::Drcp
+        | O::Dtoi
+        | O::Dtou
+        | O::Itod
+        | O::Utod => Part::Double,
+        O::Add
+        | O::And
+        | O::DerivRtx
+        | O::DerivRty
+        | O::Div
+        | O::Dp2
+        | O::Dp3
+        | O::Dp4
+        | O::Eq
+        | O::Exp
+        | O::Frc
+        | O::Ftoi
+        | O::Ftou
+        | O::Ge
+        | O::Iadd
+        | O::Ieq
+        | O::Ige
+        | O::Ilt
+        | O::Imad
+        | O::Imax
+        | O::Imin
+        | O::Imul
+        | O::Ine
+        | O::Ineg
+        | O::Ishl
+        | O::Ishr
+        | O::Itof
+        | O::Log
+        | O::Lt
+        | O::Mad
+        | O::Min
+        | O::Max
+        | O::Mov
+        | O::Movc
+        | O::Mul
+        | O::Ne
+        | O::Not
+        | O::Or
+        | O::RoundNe
+        | O::RoundNi
+        | O::RoundPi
+        | O::RoundZ
+        | O::Rsq
+        | O::Sqrt
+        | O::Sincos
+        | O::Udiv
+        | O::Ult
+        | O::Uge
+        | O::Umul
+        | O::Umad
+        | O::Umax
+        | O::Umin
+        | O::Ushr
+        | O::Utof
+        | O::Xor
+        | O::DerivRtxCoarse
+        | O::DerivRtxFine
+        | O::DerivRtyCoarse
+        | O::DerivRtyFine
+        | O::Rcp
+        | O::F32ToF16
+        | O::F16ToF32
+        | O::Uaddc
+        | O::Usubb
+        | O::Countbits
+        | O::FirstbitHi
+        | O::FirstbitLo
+        | O::FirstbitShi
+        | O::Ubfe
+        | O::Ibfe
+        | O::Bfi
+        | O::Bfrev
+        | O::Swapc
+        | O::Msad => Part::Alu,
+        O::Ld
+        | O::LdMs
+        | O::Resinfo
+        | O::Sample
+        | O::SampleC
+        | O::SampleCLz
+        | O::SampleL
+        | O::SampleD
+        | O::SampleB
+        | O::Lod
+        | O::Gather4
+        | O::SamplePos
+        | O::SampleInfo
+        | O::Bufinfo
+        | O::Gather4C
+        | O::Gather4Po
+        | O::Gather4PoC
+        | O::LdUavTyped
+        | O::StoreUavTyped
+        | O::LdRaw
+        | O::StoreRaw
+        | O::LdStructured
+        | O::StoreStructured
+        | O::AtomicAnd
+        | O::AtomicOr
+        | O::AtomicXor
+        | O::AtomicCmpStore
+        | O::AtomicIadd
+        | O::AtomicImax
+        | O::AtomicImin
+        | O::AtomicUmax
+        | O::AtomicUmin
+        | O::ImmAtomicAlloc
+        | O::ImmAtomicConsume
+        | O::ImmAtomicIadd
+        | O::ImmAtomicAnd
+        | O::ImmAtomicOr
+        | O::ImmAtomicXor
+        | O::ImmAtomicExch
+        | O::ImmAtomicCmpExch
+        | O::ImmAtomicImax
+        | O::ImmAtomicImin
+        | O::ImmAtomicUmax
+        | O::ImmAtomicUmin
+        | O::Sync => Part::Resource,
+        O::Gather4S
+        | O::Gather4CS
+        | O::Gather4PoS
+        | O::Gather4PoCS
+        | O::LdS
+        | O::LdMsS
+        | O::LdUavTypedS
+        | O::LdRawS
+        | O::LdStructuredS
+        | O::SampleLS
+        | O::SampleCLzS
+        | O::SampleClS
+        | O::SampleBClS
+        | O::SampleDClS
+        | O::SampleCClS
+        | O::CheckAccessFullyMapped => Part::Sparse,
+        O::EvalSnapped | O::EvalSampleIndex | O::EvalCentroid => Part::Io,
+        O::Emit | O::Cut | O::EmitThenCut | O::EmitStream | O::CutStream | O::EmitThenCutStream => {
+            Part::Geometry
+        }
+        O::InterfaceCall => Part::Linkage,
+    }
+}
+
+/// The message of an opcode its part of the back end did not handle: a bug of the back end
+/// (the dispatch test walks every opcode so that none is left to this).
+#[cold]
+pub(super) fn dispatch_miss(opcode: Opcode) -> String {
+    format!(
+        "{}: the {:?} part of the back end does not handle it (a back-end bug)",
+        opcode.name(),
+        part(opcode)
+    )
+}
+
+#[cfg(test)]
+mod dispatch_tests {
+    use super::{part, Part};
+    use crate::container::Reflection;
+    use crate::ir::Instruction;
+    use crate::spirv::{translate, Options};
+    use crate::tpf::opcodes::OPCODES;
+
+    /// Every opcode of the table goes to a part of the back end that handles it: each one,
+    /// without operands, is put in a pixel shader and translated; whatever the part answers
+    /// (a module, or an error about the missing operands or the stage), it must not be the
+    /// dispatch's "does not handle it", nor a "not translated" one.
+    #[test]
+    fn every_opcode_reaches_a_part_that_handles_it() {
+        let base = crate::asm::parse_program("ps_5_0\ndcl_temps 4\nret\n").expect("assembles");
+        for info in OPCODES {
+            let opcode = info.opcode;
+            assert_eq!(
+                part(opcode) == Part::Declaration,
+                opcode.is_declaration(),
+                "{}: declarations and only they are given to the declaration part",
+                info.name
+            );
+            if matches!(
+                part(opcode),
+                Part::Declaration | Part::Label | Part::PhaseMarker
+            ) {
+                continue;
+            }
+            let mut program = base.clone();
+            let at = program.instructions.len() - 1;
+            program.instructions.insert(at, Instruction::new(opcode));
+            if let Err(e) = translate(&program, &Reflection::default(), &Options::default()) {
+                assert!(
+                    !e.message.contains("back-end bug") && !e.message.contains("not translated"),
+                    "{} (given to the {:?} part): {e}",
+                    info.name,
+                    part(opcode)
+                );
+            }
+        }
+    }
+
+    /// A phase marker outside a hull shader is an error that names the rule.
+    #[test]
+    fn a_phase_marker_outside_a_hull_shader_is_invalid() {
+        let mut program =
+            crate::asm::parse_program("vs_5_0\ndcl_temps 1\nret\n").expect("assembles");
+        program.instructions.insert(
+            1,
+            Instruction::new(crate::tpf::opcodes::Opcode::HsForkPhase),
+        );
+        let e = translate(&program, &Reflection::default(), &Options::default())
+            .expect_err("hs_fork_phase in a vertex shader");
+        assert_eq!(e.kind, crate::error::ErrorKind::Invalid, "{e}");
+        assert!(
+            e.message.contains("only hull shaders have phases"),
+            "{}",
+            e.message
+        );
     }
 }

@@ -148,12 +148,24 @@ impl ImageArgs {
 }
 
 /// The component type of a resource's return type.
-fn return_scalar(return_type: ReturnType) -> Option<Scalar> {
+///
+/// `double` (with `continued` for its high half) is the return type of `Buffer<double2>`
+/// and the like (fxc accepts doubles in typed resources as long as an element fits in four
+/// 32-bit values): DXGI has no double format, so the view holds each double as two 32-bit
+/// texel components and loads and stores move those bits unchanged, low half first, as a
+/// double sits in two registers' components. Such a resource is read and written as `uint`.
+///
+/// The other codes are no return type of a typed resource (an error naming the rule):
+/// `mixed` is the reflection's type of raw and structured views, `continued` only follows a
+/// `double`, and `none`/`unused` say the component is not there.
+fn return_scalar(return_type: ReturnType) -> std::result::Result<Scalar, &'static str> {
     match return_type {
-        ReturnType::Float | ReturnType::Unorm | ReturnType::Snorm => Some(Scalar::F32),
-        ReturnType::Sint => Some(Scalar::I32),
-        ReturnType::Uint => Some(Scalar::U32),
-        _ => None,
+        ReturnType::Float | ReturnType::Unorm | ReturnType::Snorm => Ok(Scalar::F32),
+        ReturnType::Sint => Ok(Scalar::I32),
+        ReturnType::Uint | ReturnType::Double => Ok(Scalar::U32),
+        ReturnType::Mixed => Err("mixed is the return type of raw and structured views"),
+        ReturnType::Continued => Err("continued is the high half of a double before it"),
+        ReturnType::None | ReturnType::Unused => Err("the component is not there"),
     }
 }
 
@@ -262,9 +274,10 @@ impl Emitter<'_> {
                 dimension.name()
             ))
         })?;
-        let scalar = return_scalar(return_type[0]).ok_or_else(|| {
-            self.unsupported(format!(
-                "typed resources returning {} are not translated yet",
+        let scalar = return_scalar(return_type[0]).map_err(|why| {
+            self.err(format!(
+                "a typed resource whose first component returns {}: {why}, not a typed \
+                 resource's (unorm, snorm, sint, uint, float or double)",
                 return_type[0].name()
             ))
         })?;
@@ -277,12 +290,21 @@ impl Emitter<'_> {
                 return Err(self.err("a multisampled UAV"));
             }
             if self.uav_has_atomics(range.id) {
-                format = match scalar {
-                    Scalar::U32 => ImageFormat::R32ui,
-                    Scalar::I32 => ImageFormat::R32i,
-                    _ => return Err(self.unsupported(
-                        "atomics on typed UAVs that are not uint or sint are not translated yet",
-                    )),
+                format = match return_type[0] {
+                    ReturnType::Uint => ImageFormat::R32ui,
+                    ReturnType::Sint => ImageFormat::R32i,
+                    // The SM5 reference of every `atomic_*`/`imm_atomic_*` (seeds
+                    // `imm_atomic_cmp_exch`, `imm_atomic_and`): "If typed, it must be declared
+                    // as UINT/SINT with the bound resource format being R32_UINT/_SINT".
+                    _ => {
+                        return Err(self.err(format!(
+                            "an atomic operation on u{}, a typed UAV returning {}: a typed UAV \
+                             with atomics must be declared uint or sint (its format \
+                             R32_UINT or R32_SINT)",
+                            range.id,
+                            return_type[0].name()
+                        )))
+                    }
                 };
             }
         }
@@ -853,8 +875,13 @@ impl Emitter<'_> {
         } else {
             let (image, shape) = self.typed_image(&resource)?;
             if !shape.ms {
-                return Err(self.unsupported(format!(
-                    "{} on a resource that is not multisampled is not translated yet",
+                // The SM4.1 assembly reference of `sampleinfo` and `samplepos`: "valid only for
+                // resources that can be loaded using ld2dms unless the rasterizer is
+                // specified".
+                return Err(self.err(format!(
+                    "{} reads a resource that is not multisampled: D3D allows it only on \
+                     resources ld2dms can load (texture2dms, texture2dmsarray) or on the \
+                     rasterizer",
                     instruction.opcode.name()
                 )));
             }

@@ -470,3 +470,86 @@ ret
         "{error}"
     );
 }
+
+/// `sampleinfo` and `samplepos` read a multisampled resource or the rasterizer: on any
+/// other resource D3D's reference says they are not valid, and the error says so.
+#[test]
+fn sample_queries_of_a_resource_that_is_not_multisampled_are_invalid() {
+    for (dimension, line) in [
+        ("texture2d", "sampleinfo r0.x, t0.x"),
+        ("texture2d", "sampleinfo_uint r0.x, t0.x"),
+        ("texture2darray", "samplepos r0.xy, t0.xyxx, l(0)"),
+        ("buffer", "sampleinfo r0.x, t0.x"),
+    ] {
+        let text = ps(
+            &format!("dcl_resource_{dimension} (float,float,float,float) t0"),
+            &format!("{line}\nmov o0.xyzw, r0.xxxy"),
+        );
+        let error = try_compile(&text).expect_err("a query of a single-sampled resource");
+        assert_eq!(
+            error.kind,
+            crate::error::ErrorKind::Invalid,
+            "{text}\n{error}"
+        );
+        assert!(
+            error.message.contains("not multisampled") && error.message.contains("ld2dms can load"),
+            "{text}\n{error}"
+        );
+    }
+}
+
+/// Typed UAVs have atomics only as R32_UINT or R32_SINT, declared uint or sint: a float,
+/// unorm, snorm or double declaration with an atomic on it is invalid.
+#[test]
+fn atomics_on_a_typed_uav_that_is_not_uint_or_sint_are_invalid() {
+    for return_type in ["float", "unorm", "snorm", "double"] {
+        let types = if return_type == "double" {
+            "(double,continued,double,continued)".to_string()
+        } else {
+            format!("({return_type},{return_type},{return_type},{return_type})")
+        };
+        for line in [
+            "atomic_iadd u0, vThreadID.xyxx, l(1)",
+            "imm_atomic_exch r0.x, u0, vThreadID.xyxx, l(1)",
+        ] {
+            let text = cs(&format!("dcl_uav_typed_texture2d {types} u0"), line);
+            let error = try_compile(&text).expect_err("an atomic on a non-integer typed UAV");
+            assert_eq!(
+                error.kind,
+                crate::error::ErrorKind::Invalid,
+                "{text}\n{error}"
+            );
+            assert!(
+                error.message.contains("must be declared uint or sint")
+                    && error.message.contains(&format!("returning {return_type}")),
+                "{text}\n{error}"
+            );
+        }
+    }
+}
+
+/// Return types that are no typed resource's (mixed, continued first, none, unused) are
+/// invalid declarations; the error names the return type.
+#[test]
+fn return_types_without_a_typed_meaning_are_invalid() {
+    for return_type in ["mixed", "continued", "unused", "none"] {
+        for declaration in [
+            format!("dcl_resource_texture2d ({return_type},{return_type},{return_type},{return_type}) t0"),
+            format!("dcl_uav_typed_buffer ({return_type},{return_type},{return_type},{return_type}) u0"),
+        ] {
+            let text = cs(&declaration, "");
+            let program = match crate::asm::parse_program(&text) {
+                Ok(program) => program,
+                // The assembler may refuse the name itself: nothing reaches the back end.
+                Err(e) => panic!("{text}\ndoes not assemble: {e}"),
+            };
+            let error = crate::spirv::translate(&program, &Reflection::default(), &Options::default())
+                .expect_err("a typed resource without a return type");
+            assert_eq!(error.kind, crate::error::ErrorKind::Invalid, "{text}\n{error}");
+            assert!(
+                error.message.contains(&format!("returns {return_type}:")),
+                "{text}\n{error}"
+            );
+        }
+    }
+}
