@@ -4,7 +4,7 @@ use ash::vk;
 
 use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, HostBuffer, Owned};
-use super::{pipeline, Binding, Context, Resource, VulkanError};
+use super::{interface, pipeline, Binding, Context, Resource, VulkanError};
 
 /// What was created for one binding.
 #[derive(Clone, Copy)]
@@ -44,6 +44,7 @@ impl Context {
                 )));
             }
         }
+        interface::check_modules(&[(spirv, interface::Model::Compute)], bindings)?;
         let mut owned = Owned::new(&self.device);
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
         pipeline::create_pipeline(self, &mut owned, spirv, specialization)?;
