@@ -50,7 +50,7 @@ pub(crate) fn usage(message: impl Into<String>) -> anyhow::Error {
 )]
 struct Cli {
     /// On an error in an instruction, also print it disassembled with a caret under the
-    /// operand at fault.
+    /// operand at fault; in batch's summary, name every failing file.
     #[arg(short, long, global = true)]
     verbose: bool,
     #[command(subcommand)]

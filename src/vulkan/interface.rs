@@ -520,6 +520,39 @@ mod tests {
         check_modules(&[(spirv.as_slice(), Model::Compute)], &only_u1).expect("u0 is unused");
     }
 
+    /// The dispatch that ended in a segmentation fault: a typed UAV the shader uses, given
+    /// nothing (or a raw buffer) at its binding; now an error before any Vulkan call.
+    #[test]
+    fn the_runner_refuses_a_dispatch_missing_a_descriptor() {
+        let spirv = module(TYPED);
+        let context = crate::vulkan::Context::new().expect("a Vulkan device (lavapipe)");
+        let err = context
+            .dispatch(&spirv, &mut [], [1, 1, 1])
+            .expect_err("nothing bound");
+        assert!(err.to_string().contains("nothing is bound"), "{err}");
+        let mut raw = [Binding::new(0, 160, Resource::StorageBuffer(vec![0; 16]))];
+        let err = context
+            .dispatch(&spirv, &mut raw, [1, 1, 1])
+            .expect_err("a raw buffer for a typed UAV");
+        assert!(
+            err.to_string().contains("the binding is a storage buffer"),
+            "{err}"
+        );
+        let pixel = crate::asm::assemble(
+            "ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1.0, 0, 0, 1.0)\nret\n",
+        )
+        .expect("assembles");
+        let dxbc = crate::read(&pixel, &Default::default()).expect("reads");
+        let spirv = crate::translate(&dxbc, &Default::default()).expect("translates");
+        let err = context
+            .dispatch(&spirv, &mut [], [1, 1, 1])
+            .expect_err("a pixel shader");
+        assert!(
+            err.to_string().contains("needs a compute entry point"),
+            "{err}"
+        );
+    }
+
     #[test]
     fn damaged_words_are_an_error() {
         assert!(scan(&[0x0723_0203, 0x0001_0600, 0, 10, 0, 0]).is_err());
