@@ -1047,3 +1047,35 @@ fn reflect_text_shows_signatures_and_stage_parameters() {
         }
     }
 }
+
+/// A UAV whose counter the shader uses gets a zeroed counter, printed after the run.
+#[cfg(feature = "vulkan")]
+#[test]
+fn run_binds_and_prints_a_uav_counter() {
+    let text = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+imm_atomic_alloc r0.x, u0
+store_structured u0.x, r0.x, l(0), l(9)
+ret
+";
+    let shader = temp_file("counter.asm", text.as_bytes());
+    let args = [
+        "run",
+        shader.to_str().expect("utf-8"),
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=raw:16",
+    ];
+    let out = dxbc2spirv(&args);
+    let _ = std::fs::remove_file(&shader);
+    assert!(out.status.success(), "{text}\n{args:?}: {}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("u0 (16 bytes):\n  [   0] 0x00000009 0x00000009 0x00000009 0x00000009\n")
+            && stdout.contains("u0 counter (4 bytes):\n  [   0] 0x00000004\n"),
+        "{text}\n{args:?}: every thread's slot written, the counter at 4:\n{stdout}"
+    );
+}
