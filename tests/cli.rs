@@ -148,8 +148,6 @@ fn run_prints_the_uavs_after_a_dispatch() {
         text.contains("[  12] 0x0000000d 0x0000000e 0x0000000f 0x00000010"),
         "run output:\n{text}"
     );
-    let out = dxbc2spirv(&["run", SEED, "--dispatch", "1,1", "--uav", "0=raw:80"]);
-    assert_eq!(out.status.code(), Some(1), "bad --dispatch: {}", show(&out));
 }
 
 /// Runs the command with `stdin` as its standard input.
@@ -220,9 +218,13 @@ fn validate_checks_dxbc_and_spirv() {
     assert!(out.status.success(), "{}", show(&out));
     let line = String::from_utf8_lossy(&out.stdout);
     assert!(
-        line.contains("ok: cs_5_0") && line.contains("vulkan1.1"),
+        line.contains("ok: cs_5_0 assembly text assembled") && line.contains("vulkan1.1"),
         "{line}"
     );
+    let out = dxbc2spirv_stdin(&["validate", "-"], &seed_container());
+    assert!(out.status.success(), "{}", show(&out));
+    let line = String::from_utf8_lossy(&out.stdout);
+    assert!(line.contains("ok: cs_5_0 DXBC container read"), "{line}");
     // A module spirv-val rejects (a header with no capability or entry point).
     let mut bad = Vec::new();
     for word in [0x0723_0203u32, 0x0001_0000, 0, 1, 0] {
@@ -328,6 +330,10 @@ fn batch_converts_a_folder_and_reports_each_shader() {
         "{stdout}"
     );
     assert!(stdout.contains("failed by reason: 1 invalid"), "{stdout}");
+    assert!(
+        stdout.contains("failed:\n") && stdout.contains("damaged.dxbc: "),
+        "the summary names the failing file: {stdout}"
+    );
     assert!(
         out.stderr.is_empty(),
         "no progress bar when piped: {}",
@@ -503,5 +509,573 @@ fn translate_takes_a_stream_output_layout() {
         String::from_utf8_lossy(&out.stderr).contains("entry 0 (stream 1 NORMAL0)"),
         "the error names the entry: {}",
         show(&out)
+    );
+}
+
+/// Writes `text` to a temporary file named `name` and returns its path.
+fn temp_file(name: &str, bytes: &[u8]) -> PathBuf {
+    let path = temp(name);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+/// Asserts the exit status (never a signal or a panic) and that standard error contains
+/// every one of `expected`.
+fn expect(args: &[&str], out: &Output, status: i32, expected: &[&str]) {
+    assert_eq!(out.status.code(), Some(status), "{args:?}: {}", show(out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for e in expected {
+        assert!(
+            stderr.contains(e),
+            "{args:?}: expected {e:?} on stderr\n{}",
+            show(out)
+        );
+    }
+}
+
+/// A compute shader with a typed UAV buffer of floats: every thread doubles its texel.
+#[cfg(feature = "vulkan")]
+const TYPED_FLOAT: &str = "cs_5_0
+dcl_uav_typed_buffer (float,float,float,float) u0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+ld_uav_typed r0.x, vThreadID.xxxx, u0.xyzw
+mul r0.x, r0.x, l(2.0)
+store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xxxx
+ret
+";
+
+/// A compute shader with a typed UAV buffer of signed integers: every thread negates its
+/// texel.
+#[cfg(feature = "vulkan")]
+const TYPED_SINT: &str = "cs_5_0
+dcl_uav_typed_buffer (sint,sint,sint,sint) u0
+dcl_input vThreadID.x
+dcl_temps 1
+dcl_thread_group 3, 1, 1
+ld_uav_typed r0.x, vThreadID.xxxx, u0.xyzw
+ineg r0.x, r0.x
+store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xxxx
+ret
+";
+
+/// A compute shader copying its constant buffer's first vector into a raw UAV.
+#[cfg(feature = "vulkan")]
+const CB_COPY: &str = "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_thread_group 1, 1, 1
+store_raw u0.xyzw, l(0), cb0[0].xyzw
+ret
+";
+
+#[cfg(feature = "vulkan")]
+#[test]
+fn run_executes_typed_uavs_in_their_format() {
+    let float = temp_file("typed_float.asm", TYPED_FLOAT.as_bytes());
+    let args = [
+        "run",
+        float.to_str().expect("utf-8"),
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=r32f:1,2.5,-3,4",
+    ];
+    let out = dxbc2spirv(&args);
+    assert!(out.status.success(), "{args:?}: {}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("u0 (r32f, 4 texels):\n  [   0] 2 5 -6 8\n"),
+        "{TYPED_FLOAT}\n{args:?}: expected the texels doubled:\n{text}"
+    );
+    let sint = temp_file("typed_sint.asm", TYPED_SINT.as_bytes());
+    let args = [
+        "run",
+        sint.to_str().expect("utf-8"),
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=r32i:5,-6,0x7",
+    ];
+    let out = dxbc2spirv(&args);
+    // `0x7` is not an i32 value: a usage error.
+    expect(&args, &out, 2, &["`0x7` is not a i32 value"]);
+    let args = [
+        "run",
+        sint.to_str().expect("utf-8"),
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=r32i:5,-6,7",
+    ];
+    let out = dxbc2spirv(&args);
+    assert!(out.status.success(), "{args:?}: {}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("u0 (r32i, 3 texels):\n  [   0] -5 6 -7\n"),
+        "{TYPED_SINT}\n{args:?}: expected the texels negated:\n{text}"
+    );
+    let _ = std::fs::remove_file(&float);
+    let _ = std::fs::remove_file(&sint);
+}
+
+#[cfg(feature = "vulkan")]
+#[test]
+fn run_checks_the_buffers_against_the_shader() {
+    let float = temp_file("check_float.asm", TYPED_FLOAT.as_bytes());
+    let float = float.to_str().expect("utf-8");
+    let cb = temp_file("check_cb.asm", CB_COPY.as_bytes());
+    let cb = cb.to_str().expect("utf-8");
+    let ps = temp_file(
+        "check_ps.asm",
+        b"ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1.0, 0, 0, 1.0)\nret\n",
+    );
+    let ps = ps.to_str().expect("utf-8");
+    let srv = temp_file(
+        "check_srv.asm",
+        b"cs_5_0\ndcl_resource_buffer (float,float,float,float) t0\ndcl_uav_raw u0\n\
+          dcl_temps 1\ndcl_thread_group 1, 1, 1\nld_indexable(buffer)(float,float,float,float) \
+          r0.xyzw, l(0, 0, 0, 0), t0.xyzw\nstore_raw u0.xyzw, l(0), r0.xyzw\nret\n",
+    );
+    let srv = srv.to_str().expect("utf-8");
+    let cases: Vec<(Vec<&str>, i32, Vec<&str>)> = vec![
+        // Each of these ended in a segmentation fault or a driver error before.
+        (
+            vec![float],
+            2,
+            vec![
+                "u0 is a typed UAV buffer (float); give --uav 0=r32f:",
+                "rgba32f",
+            ],
+        ),
+        (
+            vec![float, "--uav", "0=f32:1,2,3,4"],
+            2,
+            vec!["u0 is a typed UAV buffer (float), which takes a format"],
+        ),
+        (
+            vec![float, "--uav", "0=r32ui:1,2,3,4"],
+            2,
+            vec!["whose texels are not u32 values", "--uav 0=r32f"],
+        ),
+        (
+            vec![float, "--uav", "0=r32f:1", "--uav", "1=raw:16"],
+            2,
+            vec!["--uav 1: the shader declares no u1 (it declares u0)"],
+        ),
+        (
+            vec![float, "--uav", "0=r32f:1", "--cb", "0=u32:1"],
+            2,
+            vec!["--cb 0: the shader declares no cb0 (it declares none)"],
+        ),
+        (
+            vec![SEED],
+            2,
+            vec!["u0 is a raw UAV; give --uav 0=raw:SIZE"],
+        ),
+        (
+            vec![SEED, "--uav", "0=rgba32f:1,2,3,4", "--uav", "1=raw:4"],
+            2,
+            vec!["u0 is a raw UAV, which takes no format"],
+        ),
+        (
+            vec![SEED, "--uav", "0=raw:4", "--uav", "0=raw:8"],
+            2,
+            vec!["--uav 0: given twice"],
+        ),
+        (
+            vec![cb, "--uav", "0=raw:16"],
+            2,
+            vec!["cb0 is a constant buffer of 16 bytes; give --cb 0=f32:"],
+        ),
+        (
+            vec![srv, "--uav", "0=raw:16"],
+            2,
+            vec!["t0 is a shader resource (buffer)", "run binds only UAVs"],
+        ),
+        (
+            vec![ps],
+            1,
+            vec![
+                "run executes compute shaders;",
+                "is a pixel shader (ps_5_0)",
+            ],
+        ),
+        (
+            vec![SEED, "--uav", "0=foo:1"],
+            2,
+            vec!["unknown kind `foo`"],
+        ),
+        (
+            vec![SEED, "--uav", "0=rg32f:1,2,3"],
+            2,
+            vec!["whole number of 2-component texels"],
+        ),
+    ];
+    for (rest, status, expected) in cases {
+        let mut args = vec!["run"];
+        args.extend(&rest[..1]);
+        args.extend(["--dispatch", "1,1,1"]);
+        args.extend(&rest[1..]);
+        let out = dxbc2spirv(&args);
+        expect(&args, &out, status, &expected);
+    }
+    let args = ["run", SEED, "--dispatch", "1,1", "--uav", "0=raw:80"];
+    expect(&args, &dxbc2spirv(&args), 2, &["expected X,Y,Z"]);
+    // The constant buffer given reaches the shader.
+    let args = [
+        "run",
+        cb,
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=raw:16",
+        "--cb",
+        "0=u32:5,6,7,8",
+    ];
+    let out = dxbc2spirv(&args);
+    assert!(out.status.success(), "{args:?}: {}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[   0] 0x00000005 0x00000006 0x00000007 0x00000008"),
+        "{CB_COPY}\n{args:?}:\n{text}"
+    );
+    for path in [float, cb, ps, srv] {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+/// A container with the given chunks (empty ones; the checksum left zero).
+fn container_with(chunks: &[&[u8; 4]]) -> Vec<u8> {
+    let header = 32 + 4 * chunks.len();
+    let mut bytes = b"DXBC".to_vec();
+    bytes.extend_from_slice(&[0; 16]);
+    bytes.extend_from_slice(&1u32.to_le_bytes());
+    bytes.extend_from_slice(&((header + 8 * chunks.len()) as u32).to_le_bytes());
+    bytes.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
+    for i in 0..chunks.len() {
+        bytes.extend_from_slice(&((header + 8 * i) as u32).to_le_bytes());
+    }
+    for fourcc in chunks {
+        bytes.extend_from_slice(*fourcc);
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+    }
+    bytes
+}
+
+#[test]
+fn inputs_are_recognised_and_refused_by_what_they_are() {
+    let spirv = {
+        let out = dxbc2spirv(&["translate", SEED, "-o", "-"]);
+        assert!(out.status.success(), "{}", show(&out));
+        out.stdout
+    };
+    let big_endian: Vec<u8> = spirv
+        .chunks(4)
+        .flat_map(|w| [w[3], w[2], w[1], w[0]])
+        .collect();
+    let inputs: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "empty",
+            vec![],
+            "-: empty (0 bytes): expected a DXBC container",
+        ),
+        ("blank", b"\n  \n".to_vec(), "-: text of white space only"),
+        (
+            "SPIR-V",
+            spirv.clone(),
+            "-: a SPIR-V module, not DXBC: use `dxbc2spirv validate`",
+        ),
+        (
+            "big-endian SPIR-V",
+            big_endian.clone(),
+            "-: a SPIR-V module (big-endian), not DXBC",
+        ),
+        (
+            "DXIL",
+            container_with(&[b"SFI0", b"ISG1", b"OSG1", b"PSV0", b"DXIL"]),
+            "Shader Model 6 (DXIL) is not supported",
+        ),
+        (
+            "root signature",
+            container_with(&[b"RTS0"]),
+            "holding only a root signature (RTS0): there is no program",
+        ),
+        (
+            "HLSL .shader_test",
+            b"[require]\nshader model >= 5.0\n[compute shader]\nvoid main() {}\n".to_vec(),
+            "a .shader_test file without a `[... shader asm]` section",
+        ),
+        (
+            "binary",
+            vec![0x7f, b'E', b'L', b'F', 0, 1, 2],
+            "-: binary data: neither a DXBC container, a SPIR-V module nor text",
+        ),
+    ];
+    for (what, bytes, message) in &inputs {
+        for sub in ["translate", "reflect", "validate", "disasm", "asm"] {
+            let mut args = vec![sub, "-"];
+            if matches!(sub, "translate" | "asm") {
+                args.extend(["-o", "-"]);
+            }
+            let spirv_to_validate = sub == "validate" && what.contains("SPIR-V");
+            let root_to_disasm = sub == "disasm" && *what == "root signature";
+            if spirv_to_validate || root_to_disasm {
+                continue; // accepted: checked below
+            }
+            let out = dxbc2spirv_stdin(&args, bytes);
+            let expected = if *what == "HLSL .shader_test" && sub == "disasm" {
+                "a .shader_test file, not a DXBC container"
+            } else {
+                message
+            };
+            expect(&args, &out, 1, &[expected]);
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr).lines().count(),
+                1,
+                "{what} to {sub}: one line\n{}",
+                show(&out)
+            );
+        }
+    }
+    if cfg!(feature = "vulkan") {
+        let args = ["run", "-", "--dispatch", "1,1,1"];
+        let out = dxbc2spirv_stdin(&args, &spirv);
+        expect(&args, &out, 1, &["a SPIR-V module, not DXBC"]);
+    }
+    // Assembly text is not a container for disasm, and a container is not text for asm.
+    let out = dxbc2spirv(&["disasm", SEED]);
+    expect(
+        &["disasm", SEED],
+        &out,
+        1,
+        &["a .shader_test file, not a DXBC container"],
+    );
+    let out = dxbc2spirv_stdin(&["asm", "-", "-o", "-"], &seed_container());
+    expect(
+        &["asm", "-"],
+        &out,
+        1,
+        &["a DXBC container, not assembly text"],
+    );
+    // A root signature disassembles to its header; validate takes SPIR-V in either order.
+    let out = dxbc2spirv_stdin(
+        &["disasm", "-", "--ignore-checksum"],
+        &container_with(&[b"RTS0"]),
+    );
+    assert!(out.status.success(), "{}", show(&out));
+    for (what, bytes) in [("little-endian", &spirv), ("big-endian", &big_endian)] {
+        let out = dxbc2spirv_stdin(&["validate", "-"], bytes);
+        assert!(out.status.success(), "{what} SPIR-V: {}", show(&out));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("SPIR-V module"),
+            "{}",
+            show(&out)
+        );
+    }
+}
+
+#[test]
+fn section_fits_only_shader_test_files() {
+    let dxbc = temp_file("section.dxbc", &seed_container());
+    let dxbc = dxbc.to_str().expect("utf-8");
+    let asm = temp_file("section.asm", b"cs_5_0\ndcl_thread_group 1, 1, 1\nret\n");
+    let asm = asm.to_str().expect("utf-8");
+    for args in [
+        vec!["translate", dxbc, "--section", "1", "-o", "-"],
+        vec!["reflect", dxbc, "--section", "1"],
+        vec!["validate", dxbc, "--section", "2"],
+        vec!["translate", asm, "--section", "2", "-o", "-"],
+        vec!["reflect", SEED, "--section", "3"],
+        vec!["reflect", SEED, "--section", "0"],
+    ] {
+        let out = dxbc2spirv(&args);
+        expect(&args, &out, 2, &["--section"]);
+    }
+    let out = dxbc2spirv(&["reflect", SEED, "--section", "1"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let _ = std::fs::remove_file(dxbc);
+    let _ = std::fs::remove_file(asm);
+}
+
+#[test]
+fn binary_output_is_refused_on_a_terminal() {
+    // `script` (util-linux) runs the command with a pseudo-terminal as standard output.
+    let have_script = Command::new("script").arg("--version").output().is_ok();
+    assert!(
+        have_script,
+        "this test needs `script` from util-linux on PATH"
+    );
+    let bin = env!("CARGO_BIN_EXE_dxbc2spirv");
+    for (command, status) in [
+        (format!("{bin} translate {SEED}"), 2),
+        (format!("{bin} translate {SEED} -o -"), 2),
+        (format!("{bin} asm {SEED} -o -"), 2),
+        (format!("{bin} translate {SEED} --text"), 0),
+    ] {
+        let out = Command::new("script")
+            .args(["-qec", &command, "/dev/null"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("script runs");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(status), "{command}: {}", show(&out));
+        if status == 2 {
+            assert!(
+                text.contains("refusing to write binary") && text.contains("-o FILE"),
+                "{command}: {}",
+                show(&out)
+            );
+        } else {
+            assert!(text.contains("OpEntryPoint"), "{command}: {}", show(&out));
+        }
+    }
+}
+
+#[test]
+fn validation_without_spirv_val_says_so() {
+    let empty = temp("no-tools");
+    std::fs::create_dir_all(&empty).expect("mkdir");
+    let out_dir = temp("no-tools-out");
+    for args in [
+        vec!["translate", SEED, "--validate", "-o", "-"],
+        vec!["validate", SEED],
+        vec![
+            "batch",
+            "tests",
+            "-o",
+            out_dir.to_str().expect("utf-8"),
+            "--validate",
+        ],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_dxbc2spirv"))
+            .args(&args)
+            .env("PATH", &empty)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("runs");
+        expect(
+            &args,
+            &out,
+            1,
+            &["spirv-val is not installed (not found on PATH)"],
+        );
+    }
+    let _ = std::fs::remove_dir_all(&empty);
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn batch_report_on_stdout_is_json_alone_and_failures_are_named() {
+    let dir = temp("batch-named");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let mut damaged = seed_container();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 0xff;
+    for i in 0..7 {
+        std::fs::write(dir.join(format!("bad{i}.dxbc")), &damaged).expect("write");
+    }
+    let out_dir = temp("batch-named-out");
+    let dir_arg = dir.to_str().expect("utf-8");
+    let out_arg = out_dir.to_str().expect("utf-8");
+    let out = dxbc2spirv(&["batch", dir_arg, "-o", out_arg, "--report", "-"]);
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("standard output is the report alone ({e}): {}", show(&out)));
+    assert_eq!(json["failed"], 7);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("7 shaders: 0 converted, 7 failed"),
+        "{stderr}"
+    );
+    let named = (0..7)
+        .filter(|i| stderr.contains(&format!("bad{i}.dxbc: ")))
+        .count();
+    assert_eq!(named, 5, "the first five failures are named: {stderr}");
+    assert!(stderr.contains("(2 more; all with --verbose"), "{stderr}");
+    let out = dxbc2spirv(&["--verbose", "batch", dir_arg, "-o", out_arg]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let named = (0..7)
+        .filter(|i| stdout.contains(&format!("bad{i}.dxbc: ")))
+        .count();
+    assert_eq!(named, 7, "--verbose names every failure: {stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn reflect_text_shows_signatures_and_stage_parameters() {
+    let cases: [(&str, &[&str]); 3] = [
+        (
+            SEED,
+            &[
+                "model: cs_5_0",
+                "thread group: 1 x 1 x 1",
+                "descriptor ranges:\n  uav u0",
+            ],
+        ),
+        (
+            "tests/in/gs_stream_output.asm",
+            &[
+                "model: gs_5_0",
+                "geometry: input primitive point, output topology pointlist, max output vertices 3",
+                "inputs:\n  SV_Position0 register 0 mask xyzw POS float",
+                "TEXCOORD2 register 2 mask xy NONE uint stream 1",
+            ],
+        ),
+        (
+            "tests/in/hs_phases.asm",
+            &[
+                "tessellation: input control points 3, output control points 3, domain domain_tri",
+                "max tess factor 16",
+                "patch constants:\n  SV_TessFactor0 register 0 mask x TRIEDGE float",
+            ],
+        ),
+    ];
+    for (input, expected) in cases {
+        let out = dxbc2spirv(&["reflect", input]);
+        assert!(out.status.success(), "reflect {input}: {}", show(&out));
+        let text = String::from_utf8_lossy(&out.stdout);
+        for e in expected {
+            assert!(
+                text.contains(e),
+                "reflect {input}: expected {e:?} in\n{text}"
+            );
+        }
+    }
+}
+
+/// A UAV whose counter the shader uses gets a zeroed counter, printed after the run.
+#[cfg(feature = "vulkan")]
+#[test]
+fn run_binds_and_prints_a_uav_counter() {
+    let text = "cs_5_0
+dcl_uav_structured u0, 4
+dcl_temps 1
+dcl_thread_group 4, 1, 1
+imm_atomic_alloc r0.x, u0
+store_structured u0.x, r0.x, l(0), l(9)
+ret
+";
+    let shader = temp_file("counter.asm", text.as_bytes());
+    let args = [
+        "run",
+        shader.to_str().expect("utf-8"),
+        "--dispatch",
+        "1,1,1",
+        "--uav",
+        "0=raw:16",
+    ];
+    let out = dxbc2spirv(&args);
+    let _ = std::fs::remove_file(&shader);
+    assert!(out.status.success(), "{text}\n{args:?}: {}", show(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("u0 (16 bytes):\n  [   0] 0x00000009 0x00000009 0x00000009 0x00000009\n")
+            && stdout.contains("u0 counter (4 bytes):\n  [   0] 0x00000004\n"),
+        "{text}\n{args:?}: every thread's slot written, the counter at 4:\n{stdout}"
     );
 }

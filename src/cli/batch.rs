@@ -31,6 +31,8 @@ pub struct BatchArgs {
     pub shard: Option<(u64, u64)>,
     /// Translation options for every shader.
     pub options: TranslateOptions,
+    /// Name every failing file in the summary (otherwise the first few).
+    pub verbose: bool,
 }
 
 /// One shader found in the inputs.
@@ -131,7 +133,14 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
     let records = records?;
     let _ = std::panic::take_hook();
     let elapsed = start.elapsed();
-    print!("{}", summary(&records, elapsed));
+    let summary = summary(&records, elapsed, args.verbose);
+    // With the report on standard output, the summary goes to standard error so that
+    // standard output is the JSON alone.
+    if args.report.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        eprint!("{summary}");
+    } else {
+        print!("{summary}");
+    }
     if let Some(path) = &args.report {
         let mut text = serde_json::to_string_pretty(&report(args, &records, elapsed))?;
         text.push('\n');
@@ -248,10 +257,19 @@ fn convert(job: &Job, output: &Path, options: &TranslateOptions) -> Outcome {
             }
         }
     };
-    if !bytes.starts_with(b"DXBC") {
-        return Outcome::Failed {
-            reason: "invalid",
-            message: "not a DXBC container (no DXBC magic)".into(),
+    let kind = super::input::recognise(&bytes);
+    if let Some(why) = kind.refusal(false) {
+        use super::input::Kind;
+        return match kind {
+            Kind::RootSignature | Kind::NoProgram(_) => Outcome::Skipped(why),
+            Kind::Dxil(_) => Outcome::Failed {
+                reason: "unsupported",
+                message: why,
+            },
+            _ => Outcome::Failed {
+                reason: "invalid",
+                message: why,
+            },
         };
     }
     let result = std::panic::catch_unwind(|| dxbc2spirv::translate_bytes(&bytes, options));
@@ -325,8 +343,12 @@ fn cause(message: &str) -> &str {
     rest
 }
 
-/// The closing summary: counts, failures grouped by reason and cause, time.
-fn summary(records: &[Record], elapsed: Duration) -> String {
+/// Failing files the summary names without `--verbose`.
+const NAMED_FAILURES: usize = 5;
+
+/// The closing summary: counts, failures grouped by reason and cause, the failing files
+/// (the first [`NAMED_FAILURES`], or all when `verbose`), time.
+fn summary(records: &[Record], elapsed: Duration, verbose: bool) -> String {
     let mut converted = 0;
     let mut skipped = 0;
     let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
@@ -360,6 +382,28 @@ fn summary(records: &[Record], elapsed: Duration) -> String {
             text.push_str(&format!(
                 "  ({} more causes in the report)\n",
                 causes.len() - SHOWN
+            ));
+        }
+        let failures: Vec<(&Record, &str)> = records
+            .iter()
+            .filter_map(|r| match &r.outcome {
+                Outcome::Failed { message, .. } => Some((r, message.as_str())),
+                _ => None,
+            })
+            .collect();
+        let shown = if verbose {
+            failures.len()
+        } else {
+            NAMED_FAILURES
+        };
+        text.push_str("failed:\n");
+        for (record, message) in failures.iter().take(shown) {
+            text.push_str(&format!("  {}: {message}\n", record.job.input.display()));
+        }
+        if failures.len() > shown {
+            text.push_str(&format!(
+                "  ({} more; all with --verbose or in the report)\n",
+                failures.len() - shown
             ));
         }
     }

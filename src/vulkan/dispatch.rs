@@ -4,7 +4,7 @@ use ash::vk;
 
 use super::image::{self, HostImage, ImageRole};
 use super::memory::{self, HostBuffer, Owned};
-use super::{pipeline, Binding, Context, Resource, VulkanError};
+use super::{interface, pipeline, Binding, Context, Resource, VulkanError};
 
 /// What was created for one binding.
 #[derive(Clone, Copy)]
@@ -44,6 +44,7 @@ impl Context {
                 )));
             }
         }
+        interface::check_modules(&[(spirv, interface::Model::Compute)], bindings)?;
         let mut owned = Owned::new(&self.device);
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
         pipeline::create_pipeline(self, &mut owned, spirv, specialization)?;
@@ -116,12 +117,28 @@ impl Context {
                 Resource::UniformTexelBuffer { .. } => vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER,
             };
             let data = b.resource.data();
-            if let Resource::UniformBuffer(_) = b.resource {
-                let max = usize::try_from(self.limits.max_uniform_buffer_range).unwrap_or(0);
-                if data.len() > max {
+            let limit = match &b.resource {
+                Resource::UniformBuffer(_) => {
+                    Some(("a uniform buffer", self.limits.max_uniform_buffer_range, 1))
+                }
+                Resource::StorageBuffer(_) => {
+                    Some(("a storage buffer", self.limits.max_storage_buffer_range, 1))
+                }
+                Resource::StorageTexelBuffer { format, .. }
+                | Resource::UniformTexelBuffer { format, .. } => Some((
+                    "a texel buffer",
+                    self.limits.max_texel_buffer_elements,
+                    format.texel_size(),
+                )),
+                _ => None,
+            };
+            if let Some((what, max, unit)) = limit {
+                let max = usize::try_from(max).unwrap_or(usize::MAX);
+                if data.len() / unit > max {
+                    let units = if unit == 1 { "bytes" } else { "texels" };
                     return Err(context(VulkanError::Invalid(format!(
-                        "a uniform buffer of {} bytes exceeds the device's limit of {max}",
-                        data.len()
+                        "{what} of {} {units} exceeds the device's limit of {max}",
+                        data.len() / unit
                     ))));
                 }
             }
@@ -290,4 +307,38 @@ pub(super) fn prepared_images(prepared: &[Prepared]) -> Vec<HostImage> {
             _ => None,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A storage buffer larger than the device's `maxStorageBufferRange` is refused before
+    /// it is bound (lavapipe ran such a dispatch, outside the device's limits).
+    #[test]
+    fn buffers_beyond_the_device_limits_are_refused() {
+        let context = Context::new().expect("a Vulkan device (lavapipe)");
+        let max = context.limits.max_storage_buffer_range;
+        if max > 1 << 29 {
+            eprintln!(
+                "NOT CHECKED: this device's storage-buffer range ({max} bytes) is too large \
+                 to exceed in a test"
+            );
+            return;
+        }
+        let text = "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 1, 1, 1\n\
+                    store_raw u0.x, l(0), l(7)\nret\n";
+        let bytes = crate::asm::assemble(text).expect("assembles");
+        let dxbc = crate::read(&bytes, &Default::default()).expect("reads");
+        let spirv = crate::translate(&dxbc, &Default::default()).expect("translates");
+        let size = usize::try_from(max).expect("size") + 4;
+        let mut bindings = [Binding::new(0, 160, Resource::StorageBuffer(vec![0; size]))];
+        let err = context
+            .dispatch(&spirv, &mut bindings, [1, 1, 1])
+            .expect_err("beyond the limit");
+        assert!(
+            err.to_string().contains("exceeds the device's limit"),
+            "{text}: {err}"
+        );
+    }
 }

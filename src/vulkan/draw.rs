@@ -7,6 +7,7 @@ use ash::vk;
 use super::dispatch::prepared_images;
 use super::graphics;
 use super::image::{self, HostImage, ImageRole};
+use super::interface;
 use super::memory::{self, Owned};
 use super::xfb::FeedbackBuffer;
 use super::{pipeline, Binding, Context, Format, ImageKind, ImageShape, VulkanError};
@@ -386,6 +387,18 @@ impl Context {
                 "multisampled draws with a depth target are not supported".into(),
             ));
         }
+        let s = &draw.stages;
+        let modules: Vec<(&[u32], interface::Model)> = [
+            (Some(s.vertex), interface::Model::Vertex),
+            (s.hull, interface::Model::TessControl),
+            (s.domain, interface::Model::TessEval),
+            (s.geometry, interface::Model::Geometry),
+            (s.pixel, interface::Model::Fragment),
+        ]
+        .into_iter()
+        .filter_map(|(module, model)| Some((module?, model)))
+        .collect();
+        interface::check_modules(&modules, bindings)?;
         let mut owned = Owned::new(&self.device);
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
         pipeline::create_pipeline_layout(self, &mut owned)?;

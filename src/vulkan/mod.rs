@@ -13,6 +13,7 @@ mod dispatch;
 mod draw;
 mod graphics;
 mod image;
+mod interface;
 mod memory;
 mod pipeline;
 mod xfb;
