@@ -872,7 +872,7 @@ mod tests {
             C::UavCounter,
         ];
         let class = classes[rng.next() as usize % classes.len()];
-        let kind = if rng.next() % 2 == 0 {
+        let kind = if rng.next() & 1 == 0 {
             DescriptorKind::Buffer
         } else {
             DescriptorKind::Image
