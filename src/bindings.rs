@@ -47,6 +47,12 @@
 //! sets (at least 4; lavapipe 8), so a shader using larger spaces, or registers in tier 3,
 //! needs a map to run ([`BindingMap`]).
 //!
+//! # Descriptor types
+//!
+//! Ranges given one set and binding must have one Vulkan descriptor type
+//! ([`DescriptorType`]): a [`BindingMap`] refuses entries that cannot (when it is read), and
+//! the translation refuses ranges that do not (once their declarations are known).
+//!
 //! # Class linkage
 //!
 //! A program with interfaces (`dcl_interface`) also needs its class-instance data: the
@@ -541,6 +547,18 @@ impl MapEntry {
 ///     { "class": "srv", "kind": "image", "space": 0, "first": 10, "last": null,
 ///       "set": 2, "binding": 0, "array_offset": 4 } ] }
 /// ```
+///
+/// Any other key, at the top or in an entry, is an error naming it, its entry and the keys
+/// allowed. A Vulkan binding holds descriptors of one type (see [`DescriptorType::of`]:
+/// constant buffer → uniform buffer; sampler; SRV texture → sampled image, typed buffer →
+/// uniform texel buffer, raw or structured buffer → storage buffer; UAV texture → storage
+/// image, typed buffer → storage texel buffer, raw or structured → storage buffer; UAV
+/// counter → storage buffer). Entries on one set and binding whose classes and kinds share
+/// no type are refused when the map is read, whatever their array elements (an SRV `buffer`
+/// entry may still be either buffer type, so the ranges themselves are checked when the
+/// shader is translated). Entries of one type may share a binding, in separate array
+/// elements (one arrayed binding) or even the same ones (Vulkan lets variables alias a
+/// descriptor).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BindingMap {
     /// The entries, tried in order.
