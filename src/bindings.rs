@@ -63,6 +63,7 @@
 use std::fmt;
 
 use crate::error::{Error, Location, Result};
+use crate::fast_hash::HashMap;
 
 /// The class of a descriptor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -212,34 +213,30 @@ fn unmapped(range: &RangeKey) -> Error {
 /// ([`BindingMapper::map_shader`]), looked up range by range.
 #[derive(Debug, Clone, Default)]
 pub struct ShaderBindings {
-    chosen: Vec<(RangeKey, Option<Binding>)>,
+    chosen: HashMap<RangeKey, Option<Binding>>,
 }
 
 impl ShaderBindings {
-    /// Asks `mapper` about every range of `ranges` (duplicates are asked once).
+    /// Asks `mapper` about the ranges of one shader (repeated ranges keep their first answer).
     pub fn new(mapper: &dyn BindingMapper, ranges: &[RangeKey]) -> Self {
-        let mut keys: Vec<RangeKey> = Vec::with_capacity(ranges.len());
-        for r in ranges {
-            if !keys.contains(r) {
-                keys.push(*r);
-            }
+        let bindings = mapper.map_shader(ranges);
+        let mut chosen = HashMap::default();
+        for (range, binding) in ranges
+            .iter()
+            .zip(bindings.into_iter().chain(std::iter::repeat(None)))
+        {
+            chosen.entry(*range).or_insert(binding);
         }
-        let bindings = mapper.map_shader(&keys);
-        ShaderBindings {
-            chosen: keys
-                .into_iter()
-                .zip(bindings.into_iter().chain(std::iter::repeat(None)))
-                .collect(),
-        }
+        ShaderBindings { chosen }
     }
 
     /// The binding of `range` (one of those given to [`ShaderBindings::new`]), or an error
     /// naming it when the mapper did not map it.
     pub fn resolve(&self, range: &RangeKey) -> Result<Binding> {
         self.chosen
-            .iter()
-            .find(|(k, _)| k == range)
-            .and_then(|(_, b)| *b)
+            .get(range)
+            .copied()
+            .flatten()
             .ok_or_else(|| unmapped(range))
     }
 }
@@ -465,10 +462,11 @@ impl fmt::Display for DescriptorTypes {
     }
 }
 
-/// The first pair `(i, j)`, `i < j`, of bindings that no Vulkan pipeline layout can hold
-/// together: the same set and binding number (whatever their array elements: a binding
-/// has one descriptor type for all its elements) and no descriptor type in common. Bindings
-/// of one type may share a binding number, overlapping or not (Vulkan lets several
+/// A pair `(i, j)`, `i < j`, of bindings that no Vulkan pipeline layout can hold together:
+/// the same set and binding number (whatever their array elements: a binding has one
+/// descriptor type for all its elements) and no descriptor type in common; `j` is the first
+/// binding that conflicts with an earlier one, `i` the first earlier one it conflicts with.
+/// Bindings of one type may share a binding number, overlapping or not (Vulkan lets several
 /// variables use one binding of a compatible type).
 pub fn type_conflict(bindings: &[(Binding, DescriptorTypes)]) -> Option<(usize, usize)> {
     let mut order: Vec<usize> = (0..bindings.len()).collect();
@@ -477,11 +475,23 @@ pub fn type_conflict(bindings: &[(Binding, DescriptorTypes)]) -> Option<(usize, 
     for group in order.chunk_by(|&a, &b| {
         (bindings[a].0.set, bindings[a].0.binding) == (bindings[b].0.set, bindings[b].0.binding)
     }) {
-        for (n, &i) in group.iter().enumerate() {
-            for &j in &group[n + 1..] {
-                if !bindings[i].1.intersects(bindings[j].1) && best.is_none_or(|b| (i, j) < b) {
+        // The first binding of each distinct type set seen so far (at most 128 sets).
+        let mut firsts: Vec<(DescriptorTypes, usize)> = Vec::new();
+        for &j in group {
+            let types = bindings[j].1;
+            let earlier = firsts
+                .iter()
+                .filter(|(t, _)| !t.intersects(types))
+                .map(|&(_, i)| i)
+                .min();
+            if let Some(i) = earlier {
+                if best.is_none_or(|(_, b)| j < b) {
                     best = Some((i, j));
                 }
+                break;
+            }
+            if !firsts.iter().any(|(t, _)| *t == types) {
+                firsts.push((types, j));
             }
         }
     }
