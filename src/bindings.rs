@@ -17,8 +17,8 @@
 //! class and lower bound (`lower`), in three tiers:
 //!
 //! 1. **D3D11 slots**: binding = class base + `lower` when `lower` is below the class's
-//!    D3D11 slot count. Bases and slots: constant buffers 0 (16 slots: `cb0`–`cb13`, the
-//!    immediate constant buffer's `cb14` and the class linkage's `cb15`), samplers 16 (16),
+//!    D3D11 slot count. Bases and slots: constant buffers 0 (16 slots: D3D11's `cb0`–`cb13`,
+//!    then `cb14` and the class linkage's `cb15`), samplers 16 (16),
 //!    shader resources 32 (128), UAVs 160 (64), UAV counters 224 (64; = the UAV's binding +
 //!    64). Bindings 0–287. Every SM4.0–5.0 register is here.
 //! 2. **Other registers below 2^29** (SM5.1: `t199`, `u100`, `s20`, `cb16`…): binding =
@@ -44,8 +44,9 @@
 //! the `DescriptorSet` decoration is a 32-bit literal, so the module is valid, and a set
 //! number that can be read off the shader is worth more than one that depends on which other
 //! spaces the shader declares. A Vulkan pipeline layout has only `maxBoundDescriptorSets`
-//! sets (at least 4; lavapipe 8), so a shader using larger spaces, or registers in tier 3,
-//! needs a map to run ([`BindingMap`]).
+//! sets (at least 4; lavapipe 8), so a shader using larger spaces needs a map to run
+//! ([`BindingMap`]); so does one with registers in tier 3, whose binding numbers in the
+//! billions some drivers' set layouts cannot hold.
 //!
 //! # Descriptor types
 //!
