@@ -236,3 +236,69 @@ fn map_entries_of_one_descriptor_type_may_share_a_binding() {
         .count();
     assert_eq!(at_binding_5, 2, "two variables at binding 5 in\n{module}");
 }
+
+/// Registers from 2^29 on (up to 0xFFFFFFFF, in space 0xFFFFFFFF) translate with the default
+/// layout: numbered per shader and set from binding 2684354848, by class and then register.
+#[test]
+fn default_layout_numbers_the_largest_registers_per_shader() {
+    let shader = "tests/in/bindings/largest_registers.asm";
+    let out = dxbc2spirv(&["reflect", shader]);
+    assert!(out.status.success(), "{}", show(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "srv t0 raw_buffer: t4294967295..(unbounded) (buffer) in space 4294967295 -> set \
+         4294967295 binding 2684354849 offset 0 (runtime array)",
+        "srv t1 raw_buffer: t536870912..t536870913 (buffer) in space 4294967295 -> set \
+         4294967295 binding 2684354848 offset 0 (2 descriptors)",
+        "srv t2 raw_buffer: t7 (buffer) in space 4294967295 -> set 4294967295 binding 39 offset 0",
+        "uav u0 structured_buffer: u3000000000 (buffer) in space 0 -> set 0 binding 2684354849 \
+         offset 0",
+        "uav u1 raw_buffer: u536870912..(unbounded) (buffer) in space 0 -> set 0 binding \
+         2684354848 offset 0 (runtime array)",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "{shader}: missing reflection line\n{line}\nin\n{text}"
+        );
+    }
+    let out = dxbc2spirv(&["translate", shader, "--validate", "--text"]);
+    assert!(out.status.success(), "{}", show(&out));
+    let module = String::from_utf8_lossy(&out.stdout);
+    // The counter of u3000000000 follows the UAV.
+    assert!(module.contains("Binding 2684354850"), "{shader}:\n{module}");
+}
+
+/// A raw SRV (storage buffer) and a typed UAV buffer (storage texel buffer) on one binding:
+/// the map alone allows it (an SRV buffer may be a storage buffer), the declarations do not.
+#[test]
+fn ranges_of_different_descriptor_types_on_one_binding_are_translation_errors() {
+    let out = with_map(
+        "declared",
+        r#"{"fallback_to_default": true, "ranges": [
+            {"class": "srv", "kind": "buffer", "space": 2, "first": 8, "last": 11, "set": 1, "binding": 0},
+            {"class": "uav", "kind": "buffer", "space": 0, "first": 0, "last": 3, "set": 1, "binding": 0, "array_offset": 4},
+            {"class": "uav", "kind": "image", "space": 0, "first": 6, "last": 7, "set": 1, "binding": 1}]}"#,
+        &["translate", "tests/in/reflect/cs_ranges.asm", "-o", "-"],
+    );
+    assert!(
+        out.status.success(),
+        "same type, separate elements\n{}",
+        show(&out)
+    );
+    let out = with_map(
+        "declared",
+        r#"{"fallback_to_default": true, "ranges": [
+            {"class": "srv", "kind": "buffer", "space": 2, "first": 8, "last": 11, "set": 1, "binding": 0},
+            {"class": "uav", "space": 0, "first": 6, "last": 7, "set": 1, "binding": 0, "array_offset": 4}]}"#,
+        &["translate", "tests/in/reflect/cs_ranges.asm", "-o", "-"],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for part in [
+        "instruction 6",
+        "t8..t11 (buffer) in space 2 (a storage buffer) and u6..u7 (image) in space 0 (a storage \
+         image) share set 1 binding 0, but a Vulkan binding has one descriptor type",
+    ] {
+        assert!(stderr.contains(part), "expected {part}\n{}", show(&out));
+    }
+}
