@@ -2,8 +2,12 @@
 //!
 //! Every `cb#`, `s#`, `t#` and `u#` declaration is a range (id, lower bound, upper bound or
 //! unbounded, register space); SM4/5.0 declarations are single-register ranges in space 0
-//! whose id is the register. The pass asks the caller's [`BindingMapper`] for the range's
-//! (set, binding, array offset) and decides the shape of the descriptor:
+//! whose id is the register. The pass asks the caller's [`BindingMapper`] for the (set,
+//! binding, array offset) of all the ranges at once ([`BindingMapper::map_shader`]: the
+//! default layout numbers the largest registers per shader), records each range's Vulkan
+//! descriptor type ([`DescriptorType`]; ranges or counters of different types on one set
+//! and binding are an error naming both, at the later declaration) and decides the shape of
+//! the descriptor:
 //!
 //! - a single descriptor for a one-register range at array offset 0;
 //! - a bounded array of `array_offset + count` descriptors for other bounded ranges;
