@@ -14,7 +14,7 @@
 //! change. Binding fails with an error naming the range otherwise.
 
 use crate::bindings::{
-    resolve, BindingMapper, DefaultBindings, DescriptorClass, DescriptorKind, RangeKey,
+    BindingMapper, DefaultBindings, DescriptorClass, DescriptorKind, RangeKey, ShaderBindings,
 };
 use crate::error::{Error, Location, Result};
 use crate::passes::bindings::BindingPlan;
@@ -89,12 +89,15 @@ impl CachedShader {
         &self.words
     }
 
-    /// The module with every descriptor range bound where `mapper` says; an unmapped range,
-    /// or one mapped with a non-zero array offset, is an error naming it.
+    /// The module with every descriptor range bound where `mapper` says (asked about all the
+    /// ranges at once, [`BindingMapper::map_shader`]); an unmapped range, or one mapped with a
+    /// non-zero array offset, is an error naming it.
     pub fn bind(&self, mapper: &dyn BindingMapper) -> Result<Vec<u32>> {
         let mut words = self.words.clone();
+        let keys: Vec<RangeKey> = self.sites.iter().map(|s| s.key).collect();
+        let chosen = ShaderBindings::new(mapper, &keys);
         for site in &self.sites {
-            let binding = resolve(mapper, &site.key)?;
+            let binding = chosen.resolve(&site.key)?;
             if binding.array_offset != 0 {
                 return Err(invalid(format!(
                     "{}: a cached shader cannot move a range to array offset {} (translate it \
@@ -330,6 +333,36 @@ mod tests {
             cached.bind(&DefaultBindings).expect("binds"),
             cached.words()
         );
+    }
+
+    /// Registers the default layout numbers per shader (from 2^29 on) are bound as a full
+    /// translation binds them, by the default and by a map falling back to it.
+    #[test]
+    fn the_largest_registers_bind_as_in_a_full_translation() {
+        let text = "cs_5_1\n\
+            dcl_resource_raw t0[4294967295:*], space=0\n\
+            dcl_uav_raw u0[536870912:536870912], space=0\n\
+            dcl_temps 1\n\
+            dcl_thread_group 1, 1, 1\n\
+            ld_raw r0.x, l(0), t0[4294967295].xxxx\n\
+            store_raw u0[536870912].x, l(0), r0.x\n\
+            ret\n";
+        let bytes = crate::asm::assemble(text).expect("assembles");
+        let cached = CachedShader::new(&bytes, &crate::ReadOptions::default(), &Options::default())
+            .expect("translates");
+        assert_eq!(
+            cached.bind(&DefaultBindings).expect("binds"),
+            cached.words()
+        );
+        let map = crate::bindings::BindingMap::from_json(
+            r#"{"fallback_to_default": true, "ranges": [
+                {"class": "srv", "first": 4294967295, "set": 1, "binding": 7}]}"#,
+        )
+        .expect("a map");
+        let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
+        let direct =
+            crate::translate_with_bindings(&dxbc, &Options::default(), &map).expect("translates");
+        assert_eq!(cached.bind(&map).expect("binds"), direct);
     }
 
     #[test]

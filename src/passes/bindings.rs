@@ -2,8 +2,12 @@
 //!
 //! Every `cb#`, `s#`, `t#` and `u#` declaration is a range (id, lower bound, upper bound or
 //! unbounded, register space); SM4/5.0 declarations are single-register ranges in space 0
-//! whose id is the register. The pass asks the caller's [`BindingMapper`] for the range's
-//! (set, binding, array offset) and decides the shape of the descriptor:
+//! whose id is the register. The pass asks the caller's [`BindingMapper`] for the (set,
+//! binding, array offset) of all the ranges at once ([`BindingMapper::map_shader`]: the
+//! default layout numbers the largest registers per shader), records each range's Vulkan
+//! descriptor type ([`DescriptorType`]; ranges or counters of different types on one set
+//! and binding are an error naming both, at the later declaration) and decides the shape of
+//! the descriptor:
 //!
 //! - a single descriptor for a one-register range at array offset 0;
 //! - a bounded array of `array_offset + count` descriptors for other bounded ranges;
@@ -27,7 +31,10 @@
 
 use crate::fast_hash::HashMap;
 
-use crate::bindings::{resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey};
+use crate::bindings::{
+    type_conflict, Binding, BindingMapper, DescriptorClass, DescriptorKind, DescriptorType,
+    DescriptorTypes, RangeKey, ShaderBindings,
+};
 use crate::error::{Error, Location, Result};
 use crate::ir::{
     Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension, ResourceRange,
@@ -67,6 +74,8 @@ pub struct DescriptorBinding {
     pub key: RangeKey,
     /// The chosen binding.
     pub binding: Binding,
+    /// The Vulkan descriptor type of its descriptors (a counter's are storage buffers).
+    pub descriptor_type: DescriptorType,
     /// Single descriptor, bounded or runtime array.
     pub shape: ArrayShape,
     /// UAV usage (all false for other classes).
@@ -101,8 +110,11 @@ pub struct BindingPlan {
     by_range: HashMap<(u8, u32), usize>,
 }
 
-/// The class and kind of a resource declaration.
-fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, DescriptorKind)> {
+/// The class and kind of a resource declaration, and whether it is a raw or structured
+/// buffer.
+fn classify(
+    declaration: &Declaration,
+) -> Option<(RegisterKind, ResourceRange, DescriptorKind, bool)> {
     use DescriptorKind::{Buffer, Image};
     let buffer_if = |d: ResourceDimension| {
         if d == ResourceDimension::Buffer {
@@ -112,13 +124,15 @@ fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, D
         }
     };
     Some(match declaration {
-        Declaration::ConstantBuffer { range, .. } => (RegisterKind::ConstantBuffer, *range, Buffer),
-        Declaration::Sampler { range, .. } => (RegisterKind::Sampler, *range, Image),
+        Declaration::ConstantBuffer { range, .. } => {
+            (RegisterKind::ConstantBuffer, *range, Buffer, false)
+        }
+        Declaration::Sampler { range, .. } => (RegisterKind::Sampler, *range, Image, false),
         Declaration::Resource {
             range, dimension, ..
-        } => (RegisterKind::Resource, *range, buffer_if(*dimension)),
+        } => (RegisterKind::Resource, *range, buffer_if(*dimension), false),
         Declaration::ResourceRaw { range, .. } | Declaration::ResourceStructured { range, .. } => {
-            (RegisterKind::Resource, *range, Buffer)
+            (RegisterKind::Resource, *range, Buffer, true)
         }
         Declaration::UavTyped {
             range, dimension, ..
@@ -126,9 +140,10 @@ fn classify(declaration: &Declaration) -> Option<(RegisterKind, ResourceRange, D
             RegisterKind::UnorderedAccessView,
             *range,
             buffer_if(*dimension),
+            false,
         ),
         Declaration::UavRaw { range, .. } | Declaration::UavStructured { range, .. } => {
-            (RegisterKind::UnorderedAccessView, *range, Buffer)
+            (RegisterKind::UnorderedAccessView, *range, Buffer, true)
         }
         _ => return None,
     })
@@ -202,6 +217,18 @@ pub fn uav_usage(program: &Program) -> HashMap<u32, UavUsage> {
     usage
 }
 
+/// The range key of the class-linkage instance data.
+fn class_linkage_key() -> RangeKey {
+    let register = crate::bindings::CLASS_LINKAGE_REGISTER;
+    RangeKey {
+        class: DescriptorClass::ConstantBuffer,
+        kind: DescriptorKind::Buffer,
+        space: 0,
+        lower: register,
+        upper: Some(register),
+    }
+}
+
 fn shape_of(range: &ResourceRange, binding: &Binding) -> Result<ArrayShape> {
     let too_many = || {
         Error::new(
@@ -223,15 +250,17 @@ fn shape_of(range: &ResourceRange, binding: &Binding) -> Result<ArrayShape> {
 }
 
 impl BindingPlan {
-    /// Binds every resource range the program declares.
+    /// Binds every resource range the program declares: the mapper chooses the bindings of
+    /// all the ranges at once ([`BindingMapper::map_shader`]); ranges that share a set and
+    /// binding must have one descriptor type.
     pub fn build(program: &Program, mapper: &dyn BindingMapper) -> Result<Self> {
         let usage = uav_usage(program);
-        let mut plan = BindingPlan::default();
+        let mut ranges = Vec::new();
         for (index, instruction) in program.instructions.iter().enumerate() {
             let Some(declaration) = &instruction.declaration else {
                 continue;
             };
-            let Some((register, range, kind)) = classify(declaration) else {
+            let Some((register, range, kind, raw)) = classify(declaration) else {
                 continue;
             };
             let at = |e: Error| Error::instruction(index as u32, instruction.dword, e.to_string());
@@ -241,12 +270,16 @@ impl BindingPlan {
                     "a range whose upper bound is below its lower bound",
                 )));
             }
-            let class = class_of(register).ok_or_else(|| {
+            let internal = |what: &str| {
                 at(Error::new(
                     Location::None,
-                    "internal: a resource declaration of a register file without descriptors",
+                    format!("internal: a resource declaration of {what}"),
                 ))
-            })?;
+            };
+            let class = class_of(register)
+                .ok_or_else(|| internal("a register file without descriptors"))?;
+            let descriptor_type = DescriptorType::of(class, kind, raw)
+                .ok_or_else(|| internal("a class and kind without a descriptor type"))?;
             let key = RangeKey {
                 class,
                 kind,
@@ -254,20 +287,38 @@ impl BindingPlan {
                 lower: range.lower,
                 upper: range.upper,
             };
-            let binding = resolve(mapper, &key).map_err(at)?;
-            let shape = shape_of(&range, &binding).map_err(at)?;
             let usage = if register == RegisterKind::UnorderedAccessView {
                 usage.get(&range.id).copied().unwrap_or_default()
             } else {
                 UavUsage::default()
             };
+            ranges.push((index, register, range, key, descriptor_type, usage));
+        }
+        let counter_key = |key: &RangeKey| RangeKey {
+            class: DescriptorClass::UavCounter,
+            kind: DescriptorKind::Buffer,
+            ..*key
+        };
+        let mut keys: Vec<RangeKey> = Vec::with_capacity(ranges.len() + 1);
+        for (_, _, _, key, _, usage) in &ranges {
+            keys.push(*key);
+            if usage.counter {
+                keys.push(counter_key(key));
+            }
+        }
+        if interface_slot_count(program) > 0 {
+            keys.push(class_linkage_key());
+        }
+        let chosen = ShaderBindings::new(mapper, &keys);
+        let mut plan = BindingPlan::default();
+        let mut instructions = Vec::with_capacity(ranges.len());
+        for (index, register, range, key, descriptor_type, usage) in ranges {
+            let instruction = &program.instructions[index];
+            let at = |e: Error| Error::instruction(index as u32, instruction.dword, e.to_string());
+            let binding = chosen.resolve(&key).map_err(at)?;
+            let shape = shape_of(&range, &binding).map_err(at)?;
             let counter = if usage.counter {
-                let counter_key = RangeKey {
-                    class: DescriptorClass::UavCounter,
-                    kind: DescriptorKind::Buffer,
-                    ..key
-                };
-                let counter = resolve(mapper, &counter_key).map_err(at)?;
+                let counter = chosen.resolve(&counter_key(&key)).map_err(at)?;
                 if shape_of(&range, &counter).map_err(at)? != shape {
                     return Err(at(Error::new(
                         Location::None,
@@ -285,20 +336,77 @@ impl BindingPlan {
                 range,
                 key,
                 binding,
+                descriptor_type,
                 shape,
                 usage,
                 counter,
             });
+            instructions.push(Some(index));
         }
-        plan.bind_class_linkage(program, mapper)?;
+        plan.bind_class_linkage(program, &chosen)?;
+        instructions.resize(plan.bindings.len(), None);
+        plan.check_descriptor_types(program, &instructions)?;
         Ok(plan)
+    }
+
+    /// Ranges (and counters) that share a set and binding must have one descriptor type: an
+    /// error names both ranges and is located at the later one's declaration (`instructions`:
+    /// the declaration of each binding, `None` for the class linkage's).
+    fn check_descriptor_types(
+        &self,
+        program: &Program,
+        instructions: &[Option<usize>],
+    ) -> Result<()> {
+        let mut placed: Vec<(Binding, DescriptorTypes)> = Vec::new();
+        let mut owners: Vec<(usize, RangeKey)> = Vec::new();
+        for (i, b) in self.bindings.iter().enumerate() {
+            placed.push((b.binding, b.descriptor_type.into()));
+            owners.push((i, b.key));
+            if let Some(counter) = b.counter {
+                placed.push((counter, DescriptorType::StorageBuffer.into()));
+                owners.push((
+                    i,
+                    RangeKey {
+                        class: DescriptorClass::UavCounter,
+                        kind: DescriptorKind::Buffer,
+                        ..b.key
+                    },
+                ));
+            }
+        }
+        let Some((first, second)) = type_conflict(&placed) else {
+            return Ok(());
+        };
+        let name = |n: usize| {
+            let (i, key) = owners[n];
+            let ty = if key.class == DescriptorClass::UavCounter {
+                DescriptorType::StorageBuffer
+            } else {
+                self.bindings[i].descriptor_type
+            };
+            format!("{key} (a {})", ty.name())
+        };
+        let (set, binding) = (placed[first].0.set, placed[first].0.binding);
+        let message = format!(
+            "{} and {} share set {set} binding {binding}, but a Vulkan binding has one \
+             descriptor type",
+            name(first),
+            name(second)
+        );
+        let later = owners[first].0.max(owners[second].0);
+        Err(match instructions.get(later).copied().flatten() {
+            Some(index) => {
+                Error::instruction(index as u32, program.instructions[index].dword, message)
+            }
+            None => Error::new(Location::None, message),
+        })
     }
 
     /// Adds the binding of the class-linkage instance data (see
     /// [`crate::bindings::CLASS_LINKAGE_REGISTER`]) when the program declares interfaces: a
     /// constant buffer at that register of space 0, which the program itself must not
     /// declare.
-    fn bind_class_linkage(&mut self, program: &Program, mapper: &dyn BindingMapper) -> Result<()> {
+    fn bind_class_linkage(&mut self, program: &Program, chosen: &ShaderBindings) -> Result<()> {
         if interface_slot_count(program) == 0 {
             return Ok(());
         }
@@ -318,14 +426,8 @@ impl BindingPlan {
             upper: Some(register),
             space: 0,
         };
-        let key = RangeKey {
-            class: DescriptorClass::ConstantBuffer,
-            kind: DescriptorKind::Buffer,
-            space: 0,
-            lower: register,
-            upper: Some(register),
-        };
-        let binding = resolve(mapper, &key)?;
+        let key = class_linkage_key();
+        let binding = chosen.resolve(&key)?;
         let shape = shape_of(&range, &binding)?;
         self.by_range.insert(
             (RegisterKind::ConstantBuffer as u8, register),
@@ -336,6 +438,7 @@ impl BindingPlan {
             range,
             key,
             binding,
+            descriptor_type: DescriptorType::UniformBuffer,
             shape,
             usage: UavUsage::default(),
             counter: None,
@@ -560,5 +663,108 @@ ret
         let plan = BindingPlan::build(&program, &DefaultBindings).unwrap();
         let u1 = plan.get(RegisterKind::UnorderedAccessView, 1).unwrap();
         assert_eq!(u1.counter.map(|c| c.binding), Some(225));
+    }
+
+    /// Registers from 2^29 on are numbered per shader and set by the default layout: the
+    /// pass asks the mapper about all the ranges at once, counters included.
+    #[test]
+    fn default_plan_places_the_largest_registers() {
+        let program = crate::asm::parse_program(
+            "cs_5_1
+dcl_resource_raw t0[4294967295:*], space=4294967295
+dcl_resource_raw t1[536870912:536870913], space=4294967295
+dcl_uav_structured u0[3000000000:3000000000], 4, space=0
+dcl_thread_group 1, 1, 1
+dcl_temps 1
+ld_raw r0.x, l(0), t0[4294967295].xxxx
+imm_atomic_alloc r0.y, u0[3000000000]
+ret
+",
+        )
+        .unwrap();
+        let plan = BindingPlan::build(&program, &DefaultBindings).unwrap();
+        let base = crate::bindings::PER_SHADER_BINDING_BASE;
+        let at = |b: Binding| (b.set, b.binding);
+        let t = |id| at(plan.get(RegisterKind::Resource, id).unwrap().binding);
+        assert_eq!(t(1), (u32::MAX, base));
+        assert_eq!(t(0), (u32::MAX, base + 1));
+        let u0 = plan.get(RegisterKind::UnorderedAccessView, 0).unwrap();
+        assert_eq!(at(u0.binding), (0, base));
+        assert_eq!(u0.counter.map(at), Some((0, base + 1)));
+    }
+
+    const SHARED: &str = "cs_5_1
+dcl_resource_raw t0[8:11], space=2
+dcl_uav_typed_buffer (uint,uint,uint,uint) u0[6:7], space=0
+dcl_uav_structured u1[4:5], 4, space=0
+dcl_thread_group 1, 1, 1
+dcl_temps 1
+ld_raw r0.x, l(0), t0[8].xxxx
+store_uav_typed u0[6].xyzw, l(0, 0, 0, 0), r0.xxxx
+imm_atomic_alloc r0.y, u1[4]
+ret
+";
+
+    /// Ranges of different descriptor types on one set and binding: the map alone cannot tell
+    /// (an SRV buffer may be a storage buffer), the declarations can. The error names both
+    /// ranges and the later declaration.
+    #[test]
+    fn ranges_of_different_descriptor_types_on_one_binding_are_errors() {
+        let program = crate::asm::parse_program(SHARED).unwrap();
+        let map = BindingMap::from_json(
+            r#"{"ranges": [
+              {"class": "srv", "kind": "buffer", "space": 2, "first": 8, "last": 11, "set": 0, "binding": 1},
+              {"class": "uav", "kind": "buffer", "first": 6, "last": 7, "set": 0, "binding": 1, "array_offset": 4},
+              {"class": "uav", "first": 4, "last": 5, "set": 0, "binding": 2},
+              {"class": "uav_counter", "first": 4, "last": 5, "set": 0, "binding": 3}]}"#,
+        )
+        .unwrap();
+        let error = BindingPlan::build(&program, &map).unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "t8..t11 (buffer) in space 2 (a storage buffer) and u6..u7 (buffer) in space 0 \
+                 (a storage texel buffer) share set 0 binding 1, but a Vulkan binding has one \
+                 descriptor type"
+            ),
+            "{error}"
+        );
+        assert!(
+            error.contains("instruction 1"),
+            "located at dcl_uav_typed_buffer: {error}"
+        );
+        // A counter (storage buffer) next to the typed UAV (storage texel buffer).
+        let map = BindingMap::from_json(
+            r#"{"fallback_to_default": true, "ranges": [
+              {"class": "uav", "kind": "buffer", "first": 6, "last": 7, "set": 0, "binding": 1},
+              {"class": "uav_counter", "first": 4, "last": 5, "set": 0, "binding": 1}]}"#,
+        )
+        .unwrap();
+        let error = BindingPlan::build(&program, &map).unwrap_err().to_string();
+        assert!(
+            error.contains("u4..u5 counter (buffer) in space 0 (a storage buffer)"),
+            "{error}"
+        );
+    }
+
+    /// Storage buffers of different ranges (a raw SRV and a structured UAV; a counter and an
+    /// SRV entry the program does not use) may share one binding, in separate array elements.
+    #[test]
+    fn ranges_of_one_descriptor_type_may_share_a_binding() {
+        let program = crate::asm::parse_program(SHARED).unwrap();
+        let map = BindingMap::from_json(
+            r#"{"fallback_to_default": true, "ranges": [
+              {"class": "srv", "space": 2, "first": 8, "last": 11, "set": 0, "binding": 1},
+              {"class": "uav", "first": 4, "last": 5, "set": 0, "binding": 1, "array_offset": 4},
+              {"class": "uav_counter", "first": 4, "last": 5, "set": 0, "binding": 2, "array_offset": 4},
+              {"class": "srv", "space": 2, "first": 12, "last": 12, "set": 0, "binding": 2}]}"#,
+        )
+        .unwrap();
+        let plan = BindingPlan::build(&program, &map).unwrap();
+        let u1 = plan.get(RegisterKind::UnorderedAccessView, 1).unwrap();
+        assert_eq!(u1.descriptor_type, DescriptorType::StorageBuffer);
+        assert_eq!(
+            u1.counter.map(|c| (c.binding, c.array_offset)),
+            Some((2, 4))
+        );
     }
 }
