@@ -5,7 +5,8 @@
 //! Bindings are the binding pass's (see [`crate::bindings`] for the default layout). UAV
 //! counters (`imm_atomic_alloc`/`imm_atomic_consume`) live in a storage buffer of their own,
 //! one per UAV (an array of them for a UAV array), at the counter's binding (by default the
-//! UAV's binding + 64, [`crate::bindings::UAV_COUNTER_BINDING_BASE`]); the counter is its first dword.
+//! UAV's binding + 64 for the D3D11 slots u0–u63, [`crate::bindings::UAV_COUNTER_BINDING_BASE`],
+//! and the UAV's binding + 1 past them); the counter is its first dword.
 //!
 //! D3D's bounds rules: out-of-bounds `ld`, `ld_uav_typed` and `store_uav_typed` rely on
 //! Vulkan's robust image access (`robustImageAccess`/`robustImageAccess2`, which returns 0
