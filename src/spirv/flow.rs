@@ -473,7 +473,10 @@ impl Emitter<'_> {
             if !keep(start) {
                 continue;
             }
-            let end = labels.get(n + 1).copied().unwrap_or(program.instructions.len());
+            let end = labels
+                .get(n + 1)
+                .copied()
+                .unwrap_or(program.instructions.len());
             let instruction = &program.instructions[start];
             self.set_at(start, instruction);
             let label = self.label_of(instruction)?;

@@ -52,11 +52,7 @@ impl Emitter<'_> {
         for (context, _) in &contexts {
             let context = *context;
             self.label_functions(from)?;
-            ids.push((
-                context,
-                self.labels.clone(),
-                self.link.bodies.clone(),
-            ));
+            ids.push((context, self.labels.clone(), self.link.bodies.clone()));
         }
         let use_ids = |e: &mut Self, kind: PhaseKind| {
             if let Some((_, labels, bodies)) = ids.iter().find(|(k, _, _)| *k == kind) {

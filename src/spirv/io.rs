@@ -324,8 +324,7 @@ impl Emitter<'_> {
                 // A domain shader's patch constants may be ranged too (its tessellation
                 // factors are an array in HLSL).
                 let ranged = matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
-                    || (operand.kind == RegisterKind::InputPatchConstant
-                        && stage == Stage::Domain);
+                    || (operand.kind == RegisterKind::InputPatchConstant && stage == Stage::Domain);
                 if !ranged {
                     return Err(self.err(format!(
                         "dcl_indexrange of {} registers in a {} shader: the declaration ranges \
@@ -1012,11 +1011,10 @@ impl Emitter<'_> {
         matches!(
             operand.kind,
             RegisterKind::Input | RegisterKind::Output | RegisterKind::InputPatchConstant
-        )
-            && operand
-                .indices()
-                .last()
-                .is_some_and(|i| i.relative().is_some())
+        ) && operand
+            .indices()
+            .last()
+            .is_some_and(|i| i.relative().is_some())
     }
 
     fn prologue_steps(&mut self) -> Result<()> {
@@ -1176,10 +1174,11 @@ impl Emitter<'_> {
         (number, extra): (u32, Word),
     ) -> Result<Word> {
         let builtin = self.io.builtins.values().any(|&v| v == slot.var);
-        let position = self.io.builtins.get(&(
-            StorageClass::Input as u32,
-            BuiltIn::FragCoord as u32,
-        )) == Some(&slot.var)
+        let position = self
+            .io
+            .builtins
+            .get(&(StorageClass::Input as u32, BuiltIn::FragCoord as u32))
+            == Some(&slot.var)
             || (slot.class == StorageClass::Private && slot.scalar == Scalar::F32);
         if position {
             return Err(self.unsupported(
@@ -1208,7 +1207,12 @@ impl Emitter<'_> {
     /// `eval_*` of a relatively addressed input component (inside a `dcl_indexrange`): the
     /// evaluation of every declared input register's component, selected by the index (0
     /// outside them, as a relative read).
-    fn eval_relative(&mut self, operand: &Operand, component: u8, extra: (u32, Word)) -> Result<Word> {
+    fn eval_relative(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+        extra: (u32, Word),
+    ) -> Result<Word> {
         if !self.io.ranged.contains(&(operand.kind as u8)) {
             return Err(self.err(format!(
                 "{} is addressed relatively without a dcl_indexrange (D3D indexes input and \

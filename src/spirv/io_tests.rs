@@ -703,10 +703,7 @@ ret",
 #[test]
 fn invalid_io_declarations_are_errors_that_say_why() {
     let cases = [
-        (
-            "ps_5_0\ndcl_input vThreadID.xyz\nret\n",
-            "vThreadID",
-        ),
+        ("ps_5_0\ndcl_input vThreadID.xyz\nret\n", "vThreadID"),
         (
             "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_output oDepth\nret\n",
             "oDepth",

@@ -105,7 +105,11 @@ impl Emitter<'_> {
         let index = self.at.0 as usize;
         if index >= hull.subroutines {
             // A subroutine: the phase that calls it.
-            return self.io.stage.subroutine_phase.or(Some(PhaseKind::Declarations));
+            return self
+                .io
+                .stage
+                .subroutine_phase
+                .or(Some(PhaseKind::Declarations));
         }
         Some(hull.phase_at(index))
     }

@@ -450,7 +450,10 @@ ret
             "gs_5_0\ndcl_inputprimitive {primitive}\ndcl_outputtopology pointlist\ndcl_maxout 1\nret\n"
         ));
         assert_eq!(error.kind, ErrorKind::Unsupported, "{primitive}: {error}");
-        assert!(error.message.contains("Vulkan limitation"), "{primitive}: {error}");
+        assert!(
+            error.message.contains("Vulkan limitation"),
+            "{primitive}: {error}"
+        );
     }
 }
 
@@ -518,11 +521,14 @@ fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
     // l1: l2.
     assert!(calls >= 6, "{calls} calls");
     // A subroutine both kinds of phase call is emitted once for each.
-    let both = HULL_SUBROUTINES.replacen("call l1\n", "call l1\ncall l3\n", 1).replacen(
-        "mov r0.x, vOutputControlPointID\ncall l0\n",
-        "mov r0.x, vOutputControlPointID\ncall l0\ncall l3\n",
-        1,
-    ) + "label l3\nmov r0.y, l(1)\nret\n";
+    let both = HULL_SUBROUTINES
+        .replacen("call l1\n", "call l1\ncall l3\n", 1)
+        .replacen(
+            "mov r0.x, vOutputControlPointID\ncall l0\n",
+            "mov r0.x, vOutputControlPointID\ncall l0\ncall l3\n",
+            1,
+        )
+        + "label l3\nmov r0.y, l(1)\nret\n";
     let module = compile(&both);
     assert_eq!(module.functions.len(), 9, "l3 twice:\n{both}");
 }
@@ -530,10 +536,7 @@ fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
 #[test]
 fn invalid_stage_registers_and_system_values_are_errors_that_say_why() {
     let cases = [
-        (
-            "vs_5_0\ndcl_input vGSInstanceID\nret\n",
-            "vGSInstanceID",
-        ),
+        ("vs_5_0\ndcl_input vGSInstanceID\nret\n", "vGSInstanceID"),
         (
             "ds_5_0\ndcl_tessellator_domain domain_tri\ndcl_input vForkInstanceID\nret\n",
             "vForkInstanceID",
@@ -556,7 +559,10 @@ fn invalid_stage_registers_and_system_values_are_errors_that_say_why() {
     for (text, expected) in cases {
         let error = translate_error(text);
         assert_eq!(error.kind, ErrorKind::Invalid, "{text}: {error}");
-        assert!(error.message.contains(expected), "{text}\nexpected {expected:?}, got {error}");
+        assert!(
+            error.message.contains(expected),
+            "{text}\nexpected {expected:?}, got {error}"
+        );
     }
     // A hull shader's fork phase declaring a non-factor system value.
     let text = HULL_SUBROUTINES.replacen(
@@ -566,7 +572,9 @@ fn invalid_stage_registers_and_system_values_are_errors_that_say_why() {
     );
     let error = translate_error(&text);
     assert!(
-        error.message.contains("position is not a patch constant system value"),
+        error
+            .message
+            .contains("position is not a patch constant system value"),
         "{error}"
     );
     // The layer and viewport index written by the stage before cannot reach a geometry
