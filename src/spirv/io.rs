@@ -1173,7 +1173,6 @@ impl Emitter<'_> {
         slot: Slot,
         (number, extra): (u32, Word),
     ) -> Result<Word> {
-        let builtin = self.io.builtins.values().any(|&v| v == slot.var);
         let position = self
             .io
             .builtins
@@ -1190,7 +1189,8 @@ impl Emitter<'_> {
         let interpolated = slot.class == StorageClass::Input
             && slot.scalar == Scalar::F32
             && !self.io.flat.contains(&slot.var);
-        if !interpolated || builtin {
+        // Clip and cull distances are interpolated inputs too (built-in arrays).
+        if !interpolated {
             let value = self.load_io_component(operand, component)?;
             return Ok(self.cast(value, Scalar::F32)?.id);
         }

@@ -833,4 +833,17 @@ ret
 ",
     );
     assert_eq!(ext_insts(&module, 76), 2, "two InterpolateAtCentroid");
+    // Clip distances are interpolated: evaluated with InterpolateAt* on the built-in array's
+    // element.
+    let module = compile(
+        "ps_5_0
+dcl_input_ps_siv linear v1.xy, clip_distance
+dcl_output o0.xy
+eval_sample_index o0.x, v1.y, l(0)
+eval_centroid o0.y, v1.x
+ret
+",
+    );
+    assert_eq!(ext_insts(&module, 77), 1, "one InterpolateAtSample");
+    assert_eq!(ext_insts(&module, 76), 1, "one InterpolateAtCentroid");
 }
