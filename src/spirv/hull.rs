@@ -35,6 +35,22 @@ impl Emitter<'_> {
         // control-point phase but a patch constant in fork and join phases: they are emitted
         // once for each of the two kinds of phase that calls any, with their own ids.
         let from = hull.subroutines;
+        let program = self.program;
+        if let Some(index) = (from..program.instructions.len()).find(|&i| {
+            matches!(
+                program.instructions[i].opcode,
+                Opcode::HsDecls
+                    | Opcode::HsControlPointPhase
+                    | Opcode::HsForkPhase
+                    | Opcode::HsJoinPhase
+            )
+        }) {
+            self.set_at(index, &program.instructions[index]);
+            return Err(self.err(
+                "a hull-shader phase after the first label: the phases come first, then the \
+                 subroutines and function bodies",
+            ));
+        }
         let control_point_phase = hull.control_point_phase();
         let patch_phases = hull.patch_phases();
         let mut contexts = Vec::new();

@@ -22,6 +22,16 @@
 //! - `SV_IsFrontFace` is a D3D boolean: `0xffffffff` or 0.
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
+//! - `vertex_id`/`instance_id` declared on a later stage's input or on an output are values
+//!   passed on like any other (at their location); a vertex shader's inputs other than
+//!   those two are vertex data whatever their name.
+//! - `eval_*` interpolates float inputs (clip and cull distances included) with
+//!   `InterpolateAt*`; a constant-interpolated input (integers, system values that are
+//!   constant per primitive) is read as it is (Microsoft's `EvaluateAttribute*` pages allow
+//!   them, the sample index or offset ignored); `eval_*` of `SV_Position` is a Vulkan
+//!   limitation (`FragCoord` cannot be evaluated elsewhere in the pixel).
+//! - Relative addressing of `v#`, `o#` and a domain shader's `vpc#` needs a
+//!   `dcl_indexrange`; the registers then live in a private array (reads outside it give 0).
 
 use super::dr::deferred::ComponentTarget;
 use super::dr::Operand as SpvOperand;

@@ -531,6 +531,13 @@ fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
         + "label l3\nmov r0.y, l(1)\nret\n";
     let module = compile(&both);
     assert_eq!(module.functions.len(), 9, "l3 twice:\n{both}");
+    // A phase after the subroutines is an error naming the rule.
+    let late = HULL_SUBROUTINES.to_string() + "hs_join_phase\nret\n";
+    let error = translate_error(&late);
+    assert!(
+        error.message.contains("phase after the first label"),
+        "{error}"
+    );
 }
 
 #[test]
