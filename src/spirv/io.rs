@@ -944,6 +944,35 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// Marks the register files the code addresses relatively (`v[r0.x + n]`, `o[…]`, a
+    /// domain shader's `vpc[…]`) as ranged, whether or not a `dcl_indexrange` covers the
+    /// access: D3D leaves indexing outside the declared range undefined (Microsoft's
+    /// `dcl_indexRange` page), so such a program is valid and the index selects among all
+    /// the declared registers. (Per-vertex arrays and a hull shader's registers have their
+    /// own relative addressing, see [`super::stage_io`] and [`super::tessellation`].)
+    pub(super) fn note_relative_io(&mut self) {
+        let program = self.program;
+        let stage = program.model.stage;
+        if stage == Stage::Hull {
+            return;
+        }
+        for instruction in &program.instructions {
+            if instruction.declaration.is_some() {
+                continue;
+            }
+            for operand in program.operands_of(instruction) {
+                let file = match operand.kind {
+                    RegisterKind::Input | RegisterKind::Output => true,
+                    RegisterKind::InputPatchConstant => stage == Stage::Domain,
+                    _ => false,
+                };
+                if file && operand.index_count == 1 && Self::is_relative(operand) {
+                    self.io.ranged.insert(operand.kind as u8);
+                }
+            }
+        }
+    }
+
     /// The (register, component, slot) triples of `v#` or `o#`, in register order.
     fn slots_of_kind(&self, kind: RegisterKind) -> Vec<(u32, u8, Slot)> {
         let mut list: Vec<(u32, u8, Slot)> = self
@@ -992,8 +1021,7 @@ impl Emitter<'_> {
     fn relative_element(&mut self, operand: &Operand, component: u8) -> Result<(Word, Word)> {
         if !self.io.ranged.contains(&(operand.kind as u8)) {
             return Err(self.err(format!(
-                "{} is addressed relatively without a dcl_indexrange (D3D indexes input and \
-                 output registers only inside a declared index range)",
+                "{} is addressed relatively, but its registers were not gathered for it",
                 operand.kind.name()
             )));
         }
@@ -1225,8 +1253,7 @@ impl Emitter<'_> {
     ) -> Result<Word> {
         if !self.io.ranged.contains(&(operand.kind as u8)) {
             return Err(self.err(format!(
-                "{} is addressed relatively without a dcl_indexrange (D3D indexes input and \
-                 output registers only inside a declared index range)",
+                "{} is addressed relatively, but its registers were not gathered for it",
                 operand.kind.name()
             )));
         }
@@ -1266,8 +1293,7 @@ impl Emitter<'_> {
                 }
                 index.as_imm32().ok_or_else(|| {
                     self.err(format!(
-                        "{} is addressed relatively outside a dcl_indexrange (D3D indexes \
-                         input and output registers only inside a declared index range)",
+                        "{} is addressed relatively, but its registers were not gathered for it",
                         operand.kind.name()
                     ))
                 })?
@@ -1466,6 +1492,12 @@ impl Emitter<'_> {
         if Self::is_relative(operand) {
             if operand.kind != RegisterKind::Output {
                 return Err(self.err(format!("{} cannot be written", operand.kind.name())));
+            }
+            if self.program.model.stage == Stage::Pixel {
+                return Err(self.err(
+                    "a pixel shader's output addressed relatively: pixel-shader output \
+                     registers are not indexable (Microsoft's dcl_indexRange page)",
+                ));
             }
             let (element, in_range) = self.relative_element(operand, component)?;
             let bits = self.cast(value, Scalar::U32)?;

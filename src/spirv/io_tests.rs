@@ -746,6 +746,16 @@ fn invalid_io_declarations_are_errors_that_say_why() {
             "{text}\nexpected {expected:?}, got {error}"
         );
     }
+    // Pixel-shader outputs are not indexable.
+    let program = crate::asm::parse_program(
+        "ps_5_0\ndcl_output o0.x\ndcl_output o1.x\ndcl_temps 1\nmov r0.x, l(1)\n\
+         mov o[r0.x + 0].x, l(1.000000)\nret\n",
+    )
+    .expect("assembles");
+    let error = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("an indexed pixel-shader output");
+    assert_eq!(error.kind, ErrorKind::Invalid, "{error}");
+    assert!(error.message.contains("not indexable"), "{error}");
     // A geometry shader cannot set the facing in Vulkan: an error naming the limitation.
     let program = crate::asm::parse_program(
         "gs_5_0\ndcl_inputprimitive point\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
@@ -846,4 +856,28 @@ ret
     );
     assert_eq!(ext_insts(&module, 77), 1, "one InterpolateAtSample");
     assert_eq!(ext_insts(&module, 76), 1, "one InterpolateAtCentroid");
+}
+
+#[test]
+fn relative_addressing_without_an_index_range_selects_among_the_declared_registers() {
+    // D3D leaves indexing outside a dcl_indexrange undefined, so the program is valid: the
+    // registers are gathered as if the whole file were one range.
+    let module = compile(
+        "vs_5_0
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_output o2.xyzw
+dcl_temps 1
+mov r0.x, l(1)
+mov o0.xyzw, v[r0.x + 0].xyzw
+mov o1.xyzw, l(0, 0, 0, 0)
+mov o[r0.x + 1].xyzw, v0.xyzw
+ret
+",
+    );
+    let privates = super::test_support::global_variables(&module, spirv::StorageClass::Private);
+    assert!(privates >= 2, "{privates} private arrays");
+    assert!(count_op(&module, Op::ULessThan) >= 2);
 }

@@ -97,6 +97,7 @@ impl Emitter<'_> {
             _ => {}
         }
         self.io.stage.hull = hull_phases(self.program);
+        self.note_relative_io();
     }
 
     /// The hull-shader phase of the instruction being translated.
