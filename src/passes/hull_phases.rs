@@ -63,6 +63,9 @@ pub struct HullPhases {
     pub patch_constants: BTreeMap<(u32, u8), PatchComponent>,
     /// Whether the control-point phase declares an output register.
     pub control_point_outputs: bool,
+    /// Index of the first `label`: the subroutines and function bodies after the last
+    /// phase, which belong to no phase (the program's length when there are none).
+    pub subroutines: usize,
 }
 
 impl HullPhases {
@@ -105,19 +108,38 @@ impl HullPhases {
     }
 }
 
+/// Index of the first `label` instruction, where a program's subroutines and function bodies
+/// begin (after the main program, or after a hull shader's last phase); the program's length
+/// when it has none.
+pub fn subroutines_start(program: &Program) -> usize {
+    program
+        .instructions
+        .iter()
+        .position(|i| i.opcode == Opcode::Label)
+        .unwrap_or(program.instructions.len())
+}
+
 /// Describes the phases of a hull shader; `None` for the other stages.
 pub fn hull_phases(program: &Program) -> Option<HullPhases> {
     if program.model.stage != Stage::Hull {
         return None;
     }
-    let mut layout = HullPhases::default();
+    let mut layout = HullPhases {
+        subroutines: subroutines_start(program),
+        ..HullPhases::default()
+    };
     let mut current = Phase {
         kind: PhaseKind::Declarations,
         start: 0,
         end: 0,
         instance_count: 1,
     };
-    for (index, instruction) in program.instructions.iter().enumerate() {
+    for (index, instruction) in program
+        .instructions
+        .iter()
+        .enumerate()
+        .take(layout.subroutines)
+    {
         let kind = match instruction.opcode {
             Opcode::HsDecls => Some(PhaseKind::Declarations),
             Opcode::HsControlPointPhase => Some(PhaseKind::ControlPoint),
@@ -178,7 +200,7 @@ pub fn hull_phases(program: &Program) -> Option<HullPhases> {
             _ => {}
         }
     }
-    current.end = program.instructions.len();
+    current.end = layout.subroutines;
     layout.phases.push(current);
     layout
         .phases
@@ -256,6 +278,26 @@ ret
         let patch = layout.patch_phases();
         assert_eq!(patch.len(), 2);
         assert_eq!(layout.phase_at(patch[1].start), PhaseKind::Join);
+    }
+
+    #[test]
+    fn subroutines_after_the_last_phase_belong_to_no_phase() {
+        let text = format!("{HULL}label l0\nmov o4.y, l(2.000000)\nret\n");
+        let text = text.replace(
+            "mov o4.yz, l(0, 0, 0, 0)\nret\n",
+            "mov o4.yz, l(0, 0, 0, 0)\ncall l0\nret\n",
+        );
+        let program = crate::asm::parse_program(&text).expect("assembles");
+        let layout = hull_phases(&program).expect("a hull shader");
+        let label = subroutines_start(&program);
+        assert_eq!(program.instructions[label].opcode, Opcode::Label);
+        assert_eq!(layout.subroutines, label);
+        let join = layout.patch_phases()[1];
+        assert_eq!(join.end, label, "the join phase ends at the label");
+        assert_eq!(layout.phase_at(label + 1), PhaseKind::Declarations);
+        // Without labels the section starts at the end.
+        let plain = crate::asm::parse_program(HULL).expect("assembles");
+        assert_eq!(subroutines_start(&plain), plain.instructions.len());
     }
 
     #[test]

@@ -302,47 +302,20 @@ impl<'a> Emitter<'a> {
         if self.program.model.stage == Stage::Hull {
             return self.hull_functions();
         }
-        for instruction in &self.program.instructions {
-            if instruction.opcode == Opcode::Label {
-                let label = self.label_of(instruction)?;
-                let id = self.m.b.id();
-                if self.is_function_body_label(instruction) {
-                    self.link.bodies.insert(label, id);
-                } else {
-                    self.labels.insert(label, id);
-                }
-            }
-        }
+        let subroutines = crate::passes::hull_phases::subroutines_start(self.program);
+        self.label_functions(subroutines)?;
         let main = self.begin_void_function(None)?;
         // Returns from the entry function end the invocation: temps written there and not
         // read again in their block are never stored.
         self.m.b.set_entry_function(self.m.b.selected_function());
         self.io_prologue()?;
-        let mut dead = super::flow::DeadCode::default();
-        for (index, instruction) in self.program.instructions.iter().enumerate() {
-            if instruction.declaration.is_some() || dead.skip(instruction.opcode) {
-                continue;
-            }
-            self.set_at(index, instruction);
-            if instruction.opcode == Opcode::Label {
-                self.end_function()?;
-                let label = self.label_of(instruction)?;
-                let id = if self.is_function_body_label(instruction) {
-                    self.link.bodies.get(&label).copied()
-                } else {
-                    self.labels.get(&label).copied()
-                };
-                self.begin_void_function(id)?;
-                continue;
-            }
-            self.instruction(instruction)?;
-            dead.translated(instruction.opcode, self.block_open);
-        }
+        self.translate_code(0..subroutines)?;
         self.end_function()?;
+        self.subroutine_functions(subroutines, |_| true)?;
         Ok(main)
     }
 
-    fn label_of(&self, instruction: &Instruction) -> Result<u32> {
+    pub(super) fn label_of(&self, instruction: &Instruction) -> Result<u32> {
         self.program
             .srcs(instruction)
             .first()

@@ -418,6 +418,79 @@ impl Emitter<'_> {
         self.block_open = true;
         Ok(())
     }
+
+    /// Gives every subroutine (`label lN`) and function body (`label fbN`) from instruction
+    /// `from` on a new function id, replacing any ids given before (a hull shader gives
+    /// them once per phase kind that calls them, see [`super::hull`]).
+    pub(super) fn label_functions(&mut self, from: usize) -> Result<()> {
+        let program = self.program;
+        for instruction in program.instructions.iter().skip(from) {
+            if instruction.opcode == Opcode::Label {
+                let label = self.label_of(instruction)?;
+                let id = self.m.b.id();
+                if self.is_function_body_label(instruction) {
+                    self.link.bodies.insert(label, id);
+                } else {
+                    self.labels.insert(label, id);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Translates the code of instructions `range` (declarations are skipped, and so is
+    /// unreachable code) into the function being emitted.
+    pub(super) fn translate_code(&mut self, range: std::ops::Range<usize>) -> Result<()> {
+        let program = self.program;
+        let mut dead = DeadCode::default();
+        for index in range {
+            let Some(instruction) = program.instructions.get(index) else {
+                break;
+            };
+            if instruction.declaration.is_some() || dead.skip(instruction.opcode) {
+                continue;
+            }
+            self.set_at(index, instruction);
+            self.instruction(instruction)?;
+            dead.translated(instruction.opcode, self.block_open);
+        }
+        Ok(())
+    }
+
+    /// Emits one function per `label` from instruction `from` on (the subroutine section
+    /// after the main program), each with the id [`Self::label_functions`] gave it; only
+    /// the labels `keep` accepts (by instruction index).
+    pub(super) fn subroutine_functions(
+        &mut self,
+        from: usize,
+        keep: impl Fn(usize) -> bool,
+    ) -> Result<()> {
+        let program = self.program;
+        let labels: Vec<usize> = (from..program.instructions.len())
+            .filter(|&i| program.instructions[i].opcode == Opcode::Label)
+            .collect();
+        for (n, &start) in labels.iter().enumerate() {
+            if !keep(start) {
+                continue;
+            }
+            let end = labels
+                .get(n + 1)
+                .copied()
+                .unwrap_or(program.instructions.len());
+            let instruction = &program.instructions[start];
+            self.set_at(start, instruction);
+            let label = self.label_of(instruction)?;
+            let id = if self.is_function_body_label(instruction) {
+                self.link.bodies.get(&label).copied()
+            } else {
+                self.labels.get(&label).copied()
+            };
+            self.begin_void_function(id)?;
+            self.translate_code(start + 1..end)?;
+            self.end_function()?;
+        }
+        Ok(())
+    }
 }
 
 /// Tracks unreachable code: after a `break`, `continue` or `ret` has closed the block, the

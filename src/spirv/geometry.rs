@@ -17,6 +17,17 @@
 //! no destination, as in D3D without a stream-output buffer for the stream, and registers
 //! that stream 0 does not declare are not stored.
 
+//!
+//! Patch input primitives (`dcl_inputprimitive patchN`, a geometry shader drawn with a
+//! patch-list topology and no tessellation): Vulkan draws patch lists only through
+//! tessellation, but a list of N-vertex patches delivers the same vertices, in the same
+//! order and grouping, as the list topology whose primitives have N vertices. So `patch1`,
+//! `patch2`, `patch3`, `patch4` and `patch6` translate as points, lines, triangles, lines
+//! with adjacency and triangles with adjacency, and the caller draws the matching list
+//! topology (`POINT_LIST`, `LINE_LIST`, `TRIANGLE_LIST`, `LINE_LIST_WITH_ADJACENCY`,
+//! `TRIANGLE_LIST_WITH_ADJACENCY`) where D3D draws `N_CONTROL_POINT_PATCHLIST`. Other patch
+//! sizes have no Vulkan primitive of that many vertices and are an error.
+
 use spirv::{Capability, Decoration, ExecutionMode, StorageClass};
 use std::collections::BTreeSet;
 
@@ -32,15 +43,26 @@ impl Emitter<'_> {
         match declaration {
             Declaration::GsInputPrimitive(primitive) => {
                 let mode = match primitive.0 {
-                    1 => ExecutionMode::InputPoints,
-                    2 => ExecutionMode::InputLines,
-                    3 => ExecutionMode::Triangles,
-                    6 => ExecutionMode::InputLinesAdjacency,
-                    7 => ExecutionMode::InputTrianglesAdjacency,
-                    _ => {
+                    // patch1, patch2 and patch3 and patch4 and patch6: see the module notes.
+                    1 | 8 => ExecutionMode::InputPoints,
+                    2 | 9 => ExecutionMode::InputLines,
+                    3 | 10 => ExecutionMode::Triangles,
+                    6 | 11 => ExecutionMode::InputLinesAdjacency,
+                    7 | 13 => ExecutionMode::InputTrianglesAdjacency,
+                    12 | 14..=39 => {
                         return Err(self.unsupported(format!(
-                            "geometry-shader input primitive {} is not translated yet",
-                            primitive.name().unwrap_or_default()
+                            "a geometry shader with {} control-point patches as input \
+                             primitive: Vulkan's geometry shaders take points, lines, \
+                             triangles or their adjacency forms (1, 2, 3, 4 or 6 vertices), \
+                             and patch lists only feed tessellation (a Vulkan limitation)",
+                            primitive.0 - 7
+                        )))
+                    }
+                    other => {
+                        return Err(self.err(format!(
+                            "geometry-shader input primitive {other} (D3D10_SB_PRIMITIVE is a \
+                             point, line, triangle, their adjacency forms or a patch of 1 to 32 \
+                             control points)"
                         )))
                     }
                 };

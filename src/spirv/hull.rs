@@ -6,15 +6,21 @@
 //! through. After a barrier, invocation 0 runs every instance of every fork phase and then
 //! of every join phase (`vForkInstanceID`/`vJoinInstanceID` set before each call), and
 //! finally writes the patch constants out (see [`super::tessellation`]).
+//!
+//! Subroutines (`call`, `callc`) and class-linkage function bodies (`fcall`) after the last
+//! phase become functions as in the other stages ([`super::flow`], [`super::linkage`]); as
+//! they use the registers of the phase that calls them, they are emitted once for the
+//! control-point phase and once for the fork and join phases when both call.
 
 use spirv::Word;
+use std::collections::BTreeSet;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::stage_io::ArrayedSlot;
 use crate::error::Result;
 use crate::ir::{RegisterKind, SystemValue};
-use crate::passes::hull_phases::Phase;
+use crate::passes::hull_phases::{Phase, PhaseKind};
 use crate::tpf::opcodes::Opcode;
 
 impl Emitter<'_> {
@@ -24,22 +30,70 @@ impl Emitter<'_> {
         let Some(hull) = self.io.stage.hull.clone() else {
             return Err(self.err("not a hull shader"));
         };
-        if self
-            .program
-            .instructions
-            .iter()
-            .any(|i| i.opcode == Opcode::Label)
-        {
-            return Err(self.unsupported("subroutines in hull shaders are not translated yet"));
+        // Subroutines and function bodies (after the last phase) read and write the
+        // registers of the phase that calls them, and `o#` means a control point in the
+        // control-point phase but a patch constant in fork and join phases: they are emitted
+        // once for each of the two kinds of phase that calls any, with their own ids.
+        let from = hull.subroutines;
+        let program = self.program;
+        if let Some(index) = (from..program.instructions.len()).find(|&i| {
+            matches!(
+                program.instructions[i].opcode,
+                Opcode::HsDecls
+                    | Opcode::HsControlPointPhase
+                    | Opcode::HsForkPhase
+                    | Opcode::HsJoinPhase
+            )
+        }) {
+            self.set_at(index, &program.instructions[index]);
+            return Err(self.err(
+                "a hull-shader phase after the first label: the phases come first, then the \
+                 subroutines and function bodies",
+            ));
         }
-        let control_point = match hull.control_point_phase() {
-            Some(phase) => Some(self.phase_function(phase)?),
+        let control_point_phase = hull.control_point_phase();
+        let patch_phases = hull.patch_phases();
+        let mut contexts = Vec::new();
+        if let Some(phase) = control_point_phase {
+            let reached = self.reached_subroutines(&[phase]);
+            if !reached.is_empty() {
+                contexts.push((PhaseKind::ControlPoint, reached));
+            }
+        }
+        let reached = self.reached_subroutines(&patch_phases);
+        if !reached.is_empty() {
+            contexts.push((PhaseKind::Fork, reached));
+        }
+        let mut ids = Vec::new();
+        for (context, _) in &contexts {
+            let context = *context;
+            self.label_functions(from)?;
+            ids.push((context, self.labels.clone(), self.link.bodies.clone()));
+        }
+        let use_ids = |e: &mut Self, kind: PhaseKind| {
+            if let Some((_, labels, bodies)) = ids.iter().find(|(k, _, _)| *k == kind) {
+                e.labels = labels.clone();
+                e.link.bodies = bodies.clone();
+            }
+        };
+        let control_point = match control_point_phase {
+            Some(phase) => {
+                use_ids(self, PhaseKind::ControlPoint);
+                Some(self.phase_function(phase)?)
+            }
             None => None,
         };
+        use_ids(self, PhaseKind::Fork);
         let mut patch = Vec::new();
-        for phase in hull.patch_phases() {
+        for phase in patch_phases {
             patch.push((self.phase_function(phase)?, phase.instance_count));
         }
+        for (context, reached) in &contexts {
+            use_ids(self, *context);
+            self.io.stage.subroutine_phase = Some(*context);
+            self.subroutine_functions(from, |label| reached.contains(&label))?;
+        }
+        self.io.stage.subroutine_phase = None;
         let main = self.begin_void_function(None)?;
         let void = self.m.void();
         self.io_prologue()?;
@@ -70,6 +124,63 @@ impl Emitter<'_> {
         self.block_open = false;
         built(self.m.b.end_function())?;
         Ok(main)
+    }
+
+    /// The instruction indices of the `label`s that `phases` call, directly or through other
+    /// subroutines: `call`/`callc` reach their label, `fcall` every function body (which
+    /// one runs depends on the class instances bound).
+    fn reached_subroutines(&self, phases: &[Phase]) -> BTreeSet<usize> {
+        let program = self.program;
+        let Some(from) = self.io.stage.hull.as_ref().map(|h| h.subroutines) else {
+            return BTreeSet::new();
+        };
+        let end = program.instructions.len();
+        let labels: Vec<usize> = (from..end)
+            .filter(|&i| program.instructions[i].opcode == Opcode::Label)
+            .collect();
+        let range_of = |label: usize| {
+            let next = labels.iter().copied().find(|&l| l > label).unwrap_or(end);
+            label + 1..next
+        };
+        let mut reached = BTreeSet::new();
+        let mut work: Vec<std::ops::Range<usize>> = phases.iter().map(|p| p.start..p.end).collect();
+        while let Some(range) = work.pop() {
+            for instruction in &program.instructions[range] {
+                let targets: Vec<usize> = match instruction.opcode {
+                    Opcode::Call | Opcode::Callc => {
+                        let label = program
+                            .srcs(instruction)
+                            .iter()
+                            .find(|o| o.kind == RegisterKind::Label)
+                            .and_then(|o| o.indices[0].as_imm32());
+                        labels
+                            .iter()
+                            .copied()
+                            .filter(|&l| {
+                                !self.is_function_body_label(&program.instructions[l])
+                                    && program
+                                        .srcs(&program.instructions[l])
+                                        .first()
+                                        .and_then(|o| o.indices[0].as_imm32())
+                                        == label
+                            })
+                            .collect()
+                    }
+                    Opcode::InterfaceCall => labels
+                        .iter()
+                        .copied()
+                        .filter(|&l| self.is_function_body_label(&program.instructions[l]))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for target in targets {
+                    if reached.insert(target) {
+                        work.push(range_of(target));
+                    }
+                }
+            }
+        }
+        reached
     }
 
     /// Calls a fork or join phase `count` times (at least once) with its instance id where
@@ -115,19 +226,7 @@ impl Emitter<'_> {
     /// Emits one phase as a function.
     fn phase_function(&mut self, phase: Phase) -> Result<Word> {
         let id = self.begin_void_function(None)?;
-        let program = self.program;
-        let mut dead = super::flow::DeadCode::default();
-        for index in phase.start..phase.end {
-            let Some(instruction) = program.instructions.get(index) else {
-                break;
-            };
-            if instruction.declaration.is_some() || dead.skip(instruction.opcode) {
-                continue;
-            }
-            self.set_at(index, instruction);
-            self.instruction(instruction)?;
-            dead.translated(instruction.opcode, self.block_open);
-        }
+        self.translate_code(phase.start..phase.end)?;
         self.end_function()?;
         Ok(id)
     }

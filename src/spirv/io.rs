@@ -22,6 +22,16 @@
 //! - `SV_IsFrontFace` is a D3D boolean: `0xffffffff` or 0.
 //! - Clip and cull distances of all registers are gathered, in signature order, into the
 //!   `ClipDistance` and `CullDistance` arrays.
+//! - `vertex_id`/`instance_id` declared on a later stage's input or on an output are values
+//!   passed on like any other (at their location); a vertex shader's inputs other than
+//!   those two are vertex data whatever their name.
+//! - `eval_*` interpolates float inputs (clip and cull distances included) with
+//!   `InterpolateAt*`; a constant-interpolated input (integers, system values that are
+//!   constant per primitive) is read as it is (Microsoft's `EvaluateAttribute*` pages allow
+//!   them, the sample index or offset ignored); `eval_*` of `SV_Position` is a Vulkan
+//!   limitation (`FragCoord` cannot be evaluated elsewhere in the pixel).
+//! - Relative addressing of `v#`, `o#` and a domain shader's `vpc#` needs a
+//!   `dcl_indexrange`; the registers then live in a private array (reads outside it give 0).
 
 use super::dr::deferred::ComponentTarget;
 use super::dr::Operand as SpvOperand;
@@ -85,6 +95,8 @@ pub struct IoState {
     prologue: Vec<Prologue>,
     /// Register kinds (`v`, `o`) with a `dcl_indexrange`.
     ranged: std::collections::BTreeSet<u8>,
+    /// Pixel-shader input variables decorated `Flat` (constant interpolation).
+    flat: std::collections::BTreeSet<Word>,
     /// Private `uvec4` arrays holding `v#`/`o#` for relative addressing, by kind:
     /// (variable, length).
     arrays: HashMap<u8, (Word, u32)>,
@@ -282,6 +294,20 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// The error for a `v#`, `o#` or `vpc#` operand with other than one index where the
+    /// stage's registers take one (only the per-vertex inputs of geometry and hull shaders
+    /// and the control points of tessellation shaders take a vertex index as well).
+    pub(super) fn one_index_error(&self, operand: &Operand) -> crate::error::Error {
+        self.err(format!(
+            "{} with {} indices in a {} shader: its {} registers take one index (only \
+             geometry- and hull-shader inputs and control points are indexed by vertex)",
+            operand.kind.name(),
+            operand.index_count,
+            self.program.model.stage.prefix(),
+            operand.kind.name()
+        ))
+    }
+
     /// Handles `dcl_input*`, `dcl_output*` and `dcl_indexrange`.
     pub fn declare_io(
         &mut self,
@@ -304,13 +330,22 @@ impl Emitter<'_> {
             } => (operand, system_value, interpolation),
             Declaration::IndexRange { operand, .. } => {
                 let operand = *self.operand(*operand);
-                if !matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
-                    || operand.index_count != 1
-                {
-                    return Err(self.unsupported(format!(
-                        "dcl_indexrange of {} registers is not translated yet",
-                        operand.kind.name()
+                let stage = self.program.model.stage;
+                // A domain shader's patch constants may be ranged too (its tessellation
+                // factors are an array in HLSL).
+                let ranged = matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
+                    || (operand.kind == RegisterKind::InputPatchConstant && stage == Stage::Domain);
+                if !ranged {
+                    return Err(self.err(format!(
+                        "dcl_indexrange of {} registers in a {} shader: the declaration ranges \
+                         input (v#) or output (o#) registers (vicp, vocp and vpc in tessellation \
+                         shaders; d3d11TokenizedProgramFormat.hpp, DCL_INDEX_RANGE)",
+                        operand.kind.name(),
+                        stage.prefix()
                     )));
+                }
+                if operand.index_count != 1 {
+                    return Err(self.one_index_error(&operand));
                 }
                 self.io.ranged.insert(operand.kind as u8);
                 return Ok(());
@@ -322,11 +357,7 @@ impl Emitter<'_> {
         match operand.kind {
             RegisterKind::Input | RegisterKind::Output => {
                 if operand.index_count != 1 {
-                    return Err(self.unsupported(format!(
-                        "{} declarations with {} indices are not translated yet",
-                        operand.kind.name(),
-                        operand.index_count
-                    )));
+                    return Err(self.one_index_error(&operand));
                 }
                 let register = self.immediate_index(&operand, 0)?;
                 let mask = match operand.mask() {
@@ -506,15 +537,50 @@ impl Emitter<'_> {
             (Stage::Pixel, SystemValue::ClipDistance | SystemValue::CullDistance) => {
                 self.declare_distances(kind, register, mask, sv)?;
             }
-            (_, sv) => {
-                return Err(self.unsupported(format!(
-                    "input system value {} in {} shaders is not translated yet",
-                    sv.name(),
-                    stage.prefix()
-                )))
+            // A vertex or instance id a previous stage passed on: an ordinary value, at its
+            // location like any other. A vertex shader's inputs other than the generated
+            // vertex and instance ids are vertex data whatever they are named (the input
+            // assembler interprets no other system value).
+            (
+                Stage::Pixel | Stage::Geometry | Stage::Hull | Stage::Domain,
+                SystemValue::VertexId | SystemValue::InstanceId,
+            )
+            | (Stage::Vertex, _) => {
+                let fresh = !self.io.vectors.contains_key(&(kind as u8, register));
+                let slot = self.location_vector(kind, register, mask)?;
+                if fresh && stage == Stage::Pixel {
+                    self.interpolation(slot.var, slot.scalar, Interpolation::Constant)?;
+                }
             }
+            (_, sv) => return Err(self.system_value_error("input", sv)),
         }
         Ok(())
+    }
+
+    /// The error for a system value the stage cannot declare as an input or output
+    /// (`direction`). D3D11's system values (functional specification, "System-generated
+    /// values" and "System-interpreted values"): `vertex_id` and `instance_id` are
+    /// vertex-shader inputs; `position`, clip and cull distances and the render-target and
+    /// viewport array indices are written by the stages before the rasterizer and read by
+    /// the pixel shader; `primitive_id` is a pixel-shader input and a geometry-shader output
+    /// (other stages read `vPrim`); `is_front_face` and `sampleIndex` are pixel-shader
+    /// inputs; tessellation factors are patch constants. The other names (`barycentrics`,
+    /// `shadingrate`, `cullprimitive`) are Shader Model 6 values with no DXBC encoding.
+    fn system_value_error(&self, direction: &str, sv: SystemValue) -> crate::error::Error {
+        let stage = self.program.model.stage;
+        if stage == Stage::Geometry && direction == "output" && sv == SystemValue::IsFrontFace {
+            return self.unsupported(
+                "a geometry shader's is_front_face output: Vulkan has no way for a geometry \
+                 shader to set the facing the fragment shader reads (FrontFacing is a \
+                 fragment-shader input the rasterizer computes)",
+            );
+        }
+        self.err(format!(
+            "{} is not an {direction} system value of {} shaders (D3D11 functional \
+             specification, system values)",
+            sv.name(),
+            stage.prefix()
+        ))
     }
 
     fn declare_output(&mut self, register: u32, mask: u8, sv: SystemValue) -> Result<()> {
@@ -583,13 +649,14 @@ impl Emitter<'_> {
                 let var = self.builtin(StorageClass::Output, builtin, INT, 1, None);
                 self.set_scalar_slot(kind, register, first, var, StorageClass::Output, INT);
             }
-            (_, sv) => {
-                return Err(self.unsupported(format!(
-                    "output system value {} in {} shaders is not translated yet",
-                    sv.name(),
-                    stage.prefix()
-                )))
+            // A vertex or instance id passed on to the next stage: an ordinary value.
+            (
+                Stage::Vertex | Stage::Geometry | Stage::Domain,
+                SystemValue::VertexId | SystemValue::InstanceId,
+            ) => {
+                self.location_vector(kind, register, mask)?;
             }
+            (_, sv) => return Err(self.system_value_error("output", sv)),
         }
         Ok(())
     }
@@ -795,20 +862,38 @@ impl Emitter<'_> {
                 self.add_mode(ExecutionMode::StencilRefReplacingEXT);
                 self.set_scalar_slot(kind, 0, 0, var, output, INT);
             }
-            other => {
-                return Err(self.unsupported(format!(
-                    "the {} register in {} shaders is not translated yet",
-                    other.name(),
-                    stage.prefix()
-                )))
+            K::CycleCounter => {
+                return Err(self.unsupported(
+                    "vCycleCounter (D3D11's debugging cycle counter) is not translated: \
+                     reading a clock needs VK_KHR_shader_clock, a device feature the options \
+                     do not offer",
+                ))
             }
+            other => return Err(self.register_stage_error(other)),
         }
         Ok(())
+    }
+
+    /// The error for a register without an index that the stage does not have. D3D11 gives
+    /// `vThreadID`, `vThreadGroupID`, `vThreadIDInGroup` and `vThreadIDInGroupFlattened` to
+    /// compute shaders; `vCoverage`, `vInnerCoverage`, `oDepth` (and its `GreaterEqual` and
+    /// `LessEqual` forms), `oMask` and `oStencilRef` to pixel shaders; `vPrim` to geometry,
+    /// hull, domain and pixel shaders; `vGSInstanceID` to geometry shaders;
+    /// `vOutputControlPointID`, `vForkInstanceID` and `vJoinInstanceID` to hull shaders and
+    /// `vDomain` to domain shaders (d3d11TokenizedProgramFormat.hpp, operand types).
+    pub(super) fn register_stage_error(&self, kind: RegisterKind) -> crate::error::Error {
+        self.err(format!(
+            "{} is not a register of {} shaders (d3d11TokenizedProgramFormat.hpp, operand \
+             types)",
+            kind.name(),
+            self.program.model.stage.prefix()
+        ))
     }
 
     fn interpolation(&mut self, var: Word, scalar: Scalar, mode: Interpolation) -> Result<()> {
         let flat = scalar != Scalar::F32 || mode == Interpolation::Constant;
         if flat {
+            self.io.flat.insert(var);
             self.decorate(var, Decoration::Flat, &[]);
             return Ok(());
         }
@@ -837,9 +922,12 @@ impl Emitter<'_> {
     /// that need converting.
     pub fn io_prologue(&mut self) -> Result<()> {
         self.prologue_steps()?;
-        if self.io.ranged.contains(&(RegisterKind::Input as u8)) {
-            let (array, _) = self.io_array(RegisterKind::Input);
-            for (register, component, slot) in self.slots_of_kind(RegisterKind::Input) {
+        for kind in [RegisterKind::Input, RegisterKind::InputPatchConstant] {
+            if !self.io.ranged.contains(&(kind as u8)) {
+                continue;
+            }
+            let (array, _) = self.io_array(kind);
+            for (register, component, slot) in self.slots_of_kind(kind) {
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
                 let id = built(self.m.load(ty, pointer))?;
@@ -854,6 +942,35 @@ impl Emitter<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Marks the register files the code addresses relatively (`v[r0.x + n]`, `o[…]`, a
+    /// domain shader's `vpc[…]`) as ranged, whether or not a `dcl_indexrange` covers the
+    /// access: D3D leaves indexing outside the declared range undefined (Microsoft's
+    /// `dcl_indexRange` page), so such a program is valid and the index selects among all
+    /// the declared registers. (Per-vertex arrays and a hull shader's registers have their
+    /// own relative addressing, see [`super::stage_io`] and [`super::tessellation`].)
+    pub(super) fn note_relative_io(&mut self) {
+        let program = self.program;
+        let stage = program.model.stage;
+        if stage == Stage::Hull {
+            return;
+        }
+        for instruction in &program.instructions {
+            if instruction.declaration.is_some() {
+                continue;
+            }
+            for operand in program.operands_of(instruction) {
+                let file = match operand.kind {
+                    RegisterKind::Input | RegisterKind::Output => true,
+                    RegisterKind::InputPatchConstant => stage == Stage::Domain,
+                    _ => false,
+                };
+                if file && operand.index_count == 1 && Self::is_relative(operand) {
+                    self.io.ranged.insert(operand.kind as u8);
+                }
+            }
+        }
     }
 
     /// The (register, component, slot) triples of `v#` or `o#`, in register order.
@@ -904,7 +1021,7 @@ impl Emitter<'_> {
     fn relative_element(&mut self, operand: &Operand, component: u8) -> Result<(Word, Word)> {
         if !self.io.ranged.contains(&(operand.kind as u8)) {
             return Err(self.err(format!(
-                "{} is addressed relatively without a dcl_indexrange",
+                "{} is addressed relatively, but its registers were not gathered for it",
                 operand.kind.name()
             )));
         }
@@ -927,13 +1044,15 @@ impl Emitter<'_> {
         Ok((element, in_range))
     }
 
-    /// Whether an operand is a `v#`/`o#` with a relative index.
+    /// Whether an operand is a `v#`/`o#` (or a domain shader's `vpc#`) with a relative index.
     fn is_relative(operand: &Operand) -> bool {
-        matches!(operand.kind, RegisterKind::Input | RegisterKind::Output)
-            && operand
-                .indices()
-                .last()
-                .is_some_and(|i| i.relative().is_some())
+        matches!(
+            operand.kind,
+            RegisterKind::Input | RegisterKind::Output | RegisterKind::InputPatchConstant
+        ) && operand
+            .indices()
+            .last()
+            .is_some_and(|i| i.relative().is_some())
     }
 
     fn prologue_steps(&mut self) -> Result<()> {
@@ -1023,8 +1142,6 @@ impl Emitter<'_> {
             return Err(self.err("eval_* interpolates an input register"));
         }
         self.m.capability(Capability::InterpolationFunction);
-        let float = self.m.scalar(Scalar::F32);
-        let glsl = self.m.glsl();
         let extra = match instruction.opcode {
             Opcode::EvalSampleIndex => {
                 let operand = srcs
@@ -1057,6 +1174,7 @@ impl Emitter<'_> {
             }
             _ => None,
         };
+        let extra = extra.unwrap_or((INTERPOLATE_AT_CENTROID, 0));
         let mut parts = Vec::new();
         for component in mask_components(dst.mask()) {
             let from = match src.selection {
@@ -1064,23 +1182,13 @@ impl Emitter<'_> {
                 crate::ir::Selection::Select1(c) => c,
                 crate::ir::Selection::Mask(_) => component,
             };
-            let slot = self.slot_of(&src, from)?;
-            if slot.class != StorageClass::Input || slot.scalar != Scalar::F32 {
-                return Err(self.unsupported(
-                    "eval_* of a system value or an integer input is not translated yet",
-                ));
-            }
-            let pointer = self.slot_pointer(slot)?;
-            let mut operands = vec![SpvOperand::IdRef(pointer)];
-            let number = match extra {
-                Some((number, id)) => {
-                    operands.push(SpvOperand::IdRef(id));
-                    number
-                }
-                None => INTERPOLATE_AT_CENTROID,
+            let part = if Self::is_relative(&src) {
+                self.eval_relative(&src, from, extra)?
+            } else {
+                let slot = self.slot_of(&src, from)?;
+                self.eval_slot(&src, from, slot, extra)?
             };
-            let id = built(self.m.b.ext_inst(float, None, glsl, number, operands))?;
-            parts.push(id);
+            parts.push(part);
         }
         if parts.is_empty() {
             return Ok(true);
@@ -1089,6 +1197,87 @@ impl Emitter<'_> {
         let value = self.modify(value, src.modifier)?;
         self.store(&dst, value, instruction.saturate)?;
         Ok(true)
+    }
+
+    /// One component of `eval_*` (`extra` is the interpolation function and its extra
+    /// operand, 0 for none): `Interpolate*` of an interpolated float input; the input itself
+    /// for a constant-interpolated one (integer inputs and system values are constant:
+    /// Microsoft's `EvaluateAttribute*` pages allow attributes with constant interpolation,
+    /// whose sample index is ignored). Returns the value's bits as a float.
+    fn eval_slot(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+        slot: Slot,
+        (number, extra): (u32, Word),
+    ) -> Result<Word> {
+        let position = self
+            .io
+            .builtins
+            .get(&(StorageClass::Input as u32, BuiltIn::FragCoord as u32))
+            == Some(&slot.var)
+            || (slot.class == StorageClass::Private && slot.scalar == Scalar::F32);
+        if position {
+            return Err(self.unsupported(
+                "eval_* of SV_Position: Vulkan interpolates only ordinary inputs at a centroid, \
+                 sample or offset, and FragCoord gives the position at the pixel or sample \
+                 being shaded only (a Vulkan limitation)",
+            ));
+        }
+        let interpolated = slot.class == StorageClass::Input
+            && slot.scalar == Scalar::F32
+            && !self.io.flat.contains(&slot.var);
+        // Clip and cull distances are interpolated inputs too (built-in arrays).
+        if !interpolated {
+            let value = self.load_io_component(operand, component)?;
+            return Ok(self.cast(value, Scalar::F32)?.id);
+        }
+        let float = self.m.scalar(Scalar::F32);
+        let glsl = self.m.glsl();
+        let pointer = self.slot_pointer(slot)?;
+        let mut operands = vec![SpvOperand::IdRef(pointer)];
+        if number != INTERPOLATE_AT_CENTROID {
+            operands.push(SpvOperand::IdRef(extra));
+        }
+        built(self.m.b.ext_inst(float, None, glsl, number, operands))
+    }
+
+    /// `eval_*` of a relatively addressed input component (inside a `dcl_indexrange`): the
+    /// evaluation of every declared input register's component, selected by the index (0
+    /// outside them, as a relative read).
+    fn eval_relative(
+        &mut self,
+        operand: &Operand,
+        component: u8,
+        extra: (u32, Word),
+    ) -> Result<Word> {
+        if !self.io.ranged.contains(&(operand.kind as u8)) {
+            return Err(self.err(format!(
+                "{} is addressed relatively, but its registers were not gathered for it",
+                operand.kind.name()
+            )));
+        }
+        let index = operand
+            .indices()
+            .last()
+            .copied()
+            .ok_or_else(|| self.err(format!("{} needs an index", operand.kind.name())))?;
+        let index = self.index_value(index)?;
+        let float = self.m.scalar(Scalar::F32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let mut result = self.m.constant_bits(Scalar::F32, 0);
+        for (register, c, slot) in self.slots_of_kind(operand.kind) {
+            if c != component {
+                continue;
+            }
+            let mut fixed = *operand;
+            fixed.indices[operand.index_count as usize - 1] = crate::ir::Index::Imm32(register);
+            let value = self.eval_slot(&fixed, component, slot, extra)?;
+            let r = self.m.constant_u32(register);
+            let hit = built(self.m.b.i_equal(boolean, None, index, r))?;
+            result = built(self.m.select(float, None, hit, value, result))?;
+        }
+        Ok(result)
     }
 
     /// The slot of one component of an I/O register operand.
@@ -1100,15 +1289,11 @@ impl Emitter<'_> {
                         self.err(format!("{} needs an index", operand.kind.name()))
                     })?;
                 if operand.index_count > 1 {
-                    return Err(self.unsupported(format!(
-                        "{} with {} indices is not translated yet",
-                        operand.kind.name(),
-                        operand.index_count
-                    )));
+                    return Err(self.one_index_error(operand));
                 }
                 index.as_imm32().ok_or_else(|| {
-                    self.unsupported(format!(
-                        "relative addressing of {} registers is not translated yet",
+                    self.err(format!(
+                        "{} is addressed relatively, but its registers were not gathered for it",
                         operand.kind.name()
                     ))
                 })?
@@ -1149,7 +1334,7 @@ impl Emitter<'_> {
             return Ok(value);
         }
         if Self::is_relative(operand) {
-            if operand.kind != RegisterKind::Input {
+            if operand.kind == RegisterKind::Output {
                 return Err(self.err(format!("{} cannot be read", operand.kind.name())));
             }
             let (element, in_range) = self.relative_element(operand, component)?;
@@ -1307,6 +1492,12 @@ impl Emitter<'_> {
         if Self::is_relative(operand) {
             if operand.kind != RegisterKind::Output {
                 return Err(self.err(format!("{} cannot be written", operand.kind.name())));
+            }
+            if self.program.model.stage == Stage::Pixel {
+                return Err(self.err(
+                    "a pixel shader's output addressed relatively: pixel-shader output \
+                     registers are not indexable (Microsoft's dcl_indexRange page)",
+                ));
             }
             let (element, in_range) = self.relative_element(operand, component)?;
             let bits = self.cast(value, Scalar::U32)?;

@@ -699,3 +699,185 @@ ret",
         "store {store:?}, load {load:?}:\n{text}"
     );
 }
+
+#[test]
+fn invalid_io_declarations_are_errors_that_say_why() {
+    let cases = [
+        ("ps_5_0\ndcl_input vThreadID.xyz\nret\n", "vThreadID"),
+        (
+            "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_output oDepth\nret\n",
+            "oDepth",
+        ),
+        (
+            "ps_5_0\ndcl_input_ps_siv linear v0.x, finalQuadUeq0EdgeTessFactor\nret\n",
+            "finalQuadUeq0EdgeTessFactor is not an input system value of ps shaders",
+        ),
+        (
+            "vs_5_0\ndcl_output_siv o0.x, is_front_face\nret\n",
+            "is_front_face is not an output system value of vs shaders",
+        ),
+        (
+            "ps_5_0\ndcl_output_siv o0.x, position\nret\n",
+            "position is not an output system value of ps shaders",
+        ),
+        (
+            "vs_5_0\ndcl_input v[3][0].xyzw\nret\n",
+            "its v registers take one index",
+        ),
+        (
+            "vs_5_0\ndcl_input v0.x\ndcl_input v1.x\ndcl_indexrange v[2][0].x 2\nret\n",
+            "its v registers take one index",
+        ),
+        (
+            "ps_5_0\ndcl_input_ps constant vpc0.x\ndcl_indexrange vpc0.x 2\nret\n",
+            "vpc",
+        ),
+    ];
+    for (text, expected) in cases {
+        let Ok(program) = crate::asm::parse_program(text) else {
+            // The assembler or the IR validator refused it first: also an error.
+            continue;
+        };
+        let error = translate(&program, &Reflection::default(), &Options::default())
+            .expect_err("an invalid declaration");
+        assert_eq!(error.kind, ErrorKind::Invalid, "{text}: {error}");
+        assert!(
+            error.message.contains(expected),
+            "{text}\nexpected {expected:?}, got {error}"
+        );
+    }
+    // Pixel-shader outputs are not indexable.
+    let program = crate::asm::parse_program(
+        "ps_5_0\ndcl_output o0.x\ndcl_output o1.x\ndcl_temps 1\nmov r0.x, l(1)\n\
+         mov o[r0.x + 0].x, l(1.000000)\nret\n",
+    )
+    .expect("assembles");
+    let error = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("an indexed pixel-shader output");
+    assert_eq!(error.kind, ErrorKind::Invalid, "{error}");
+    assert!(error.message.contains("not indexable"), "{error}");
+    // A geometry shader cannot set the facing in Vulkan: an error naming the limitation.
+    let program = crate::asm::parse_program(
+        "gs_5_0\ndcl_inputprimitive point\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
+         dcl_output_siv o1.x, is_front_face\nret\n",
+    )
+    .expect("assembles");
+    let error = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("a Vulkan limitation");
+    assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
+    assert!(error.message.contains("Vulkan has no way"), "{error}");
+}
+
+#[test]
+fn vertex_and_instance_ids_passed_on_are_ordinary_values() {
+    let vs = compile(
+        "vs_5_0
+dcl_input_sgv v0.x, vertex_id
+dcl_output_siv o0.xyzw, position
+dcl_output_sgv o1.x, vertex_id
+mov o0.xyzw, l(0, 0, 0, 1.000000)
+mov o1.x, v0.x
+ret
+",
+    );
+    variable_by_location(&vs, 1, spirv::StorageClass::Output);
+    let ps = compile(
+        "ps_5_0
+dcl_input_ps_sgv constant v1.x, vertex_id
+dcl_output o0.x
+utof o0.x, v1.x
+ret
+",
+    );
+    let input = variable_by_location(&ps, 1, spirv::StorageClass::Input);
+    assert!(decorated(&ps, input, Decoration::Flat).is_some());
+}
+
+fn ext_insts(module: &SpvModule, number: u32) -> usize {
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| {
+            i.class.opcode == Op::ExtInst
+                && matches!(i.operands.get(1), Some(SpvOperand::LiteralExtInstInteger(n)) if *n == number)
+        })
+        .count()
+}
+
+#[test]
+fn eval_of_constant_inputs_reads_them_and_of_a_range_selects_the_register() {
+    // Constant-interpolated inputs (a float declared constant, an integer) are the same
+    // everywhere in the primitive: eval_* reads them (the sample index is ignored).
+    let module = compile(
+        "ps_5_0
+dcl_input_ps constant v0.x
+dcl_input_ps constant v0.y
+dcl_input_ps linear v1.x
+dcl_input_ps_sgv v2.x, primitive_id
+dcl_output o0.xyzw
+eval_sample_index o0.x, v0.x, l(1)
+eval_centroid o0.y, v0.y
+eval_centroid o0.z, v1.x
+eval_snapped o0.w, v2.x, l(1, 1, 0, 0)
+ret
+",
+    );
+    assert_eq!(ext_insts(&module, 77), 0, "no InterpolateAtSample");
+    assert_eq!(ext_insts(&module, 76), 1, "one InterpolateAtCentroid");
+    assert_eq!(ext_insts(&module, 78), 0, "no InterpolateAtOffset");
+    // A relative index inside a dcl_indexrange: each register of the range evaluated,
+    // the one the index names selected.
+    let module = compile(
+        "ps_5_0
+dcl_input_ps linear v1.x
+dcl_input_ps linear v2.x
+dcl_input_ps constant v3.x
+dcl_indexrange v1.x 2
+dcl_output o0.x
+dcl_temps 1
+ftou r0.x, v3.x
+eval_centroid o0.x, v[r0.x + 1].x
+ret
+",
+    );
+    assert_eq!(ext_insts(&module, 76), 2, "two InterpolateAtCentroid");
+    // Clip distances are interpolated: evaluated with InterpolateAt* on the built-in array's
+    // element.
+    let module = compile(
+        "ps_5_0
+dcl_input_ps_siv linear v1.xy, clip_distance
+dcl_output o0.xy
+eval_sample_index o0.x, v1.y, l(0)
+eval_centroid o0.y, v1.x
+ret
+",
+    );
+    assert_eq!(ext_insts(&module, 77), 1, "one InterpolateAtSample");
+    assert_eq!(ext_insts(&module, 76), 1, "one InterpolateAtCentroid");
+}
+
+#[test]
+fn relative_addressing_without_an_index_range_selects_among_the_declared_registers() {
+    // D3D leaves indexing outside a dcl_indexrange undefined, so the program is valid: the
+    // registers are gathered as if the whole file were one range.
+    let module = compile(
+        "vs_5_0
+dcl_input v0.xyzw
+dcl_input v1.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_output o2.xyzw
+dcl_temps 1
+mov r0.x, l(1)
+mov o0.xyzw, v[r0.x + 0].xyzw
+mov o1.xyzw, l(0, 0, 0, 0)
+mov o[r0.x + 1].xyzw, v0.xyzw
+ret
+",
+    );
+    let privates = super::test_support::global_variables(&module, spirv::StorageClass::Private);
+    assert!(privates >= 2, "{privates} private arrays");
+    assert!(count_op(&module, Op::ULessThan) >= 2);
+}

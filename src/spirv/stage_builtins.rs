@@ -11,13 +11,28 @@ use super::module::Scalar;
 use super::operands::mask_components;
 use super::stage_io::ArrayedSlot;
 use crate::error::Result;
-use crate::ir::{RegisterKind, SystemValue};
+use crate::ir::{RegisterKind, Stage, SystemValue};
 
 impl Emitter<'_> {
     /// Declares the registers of `vPrim`, `vGSInstanceID`, `vOutputControlPointID`,
     /// `vForkInstanceID`, `vJoinInstanceID` and `vDomain`.
     pub(super) fn declare_stage_special(&mut self, kind: RegisterKind) -> Result<()> {
         let input = StorageClass::Input;
+        let stage = self.program.model.stage;
+        let valid = match kind {
+            RegisterKind::InputPrimitiveId => {
+                matches!(stage, Stage::Geometry | Stage::Hull | Stage::Domain)
+            }
+            RegisterKind::InputGsInstanceId => stage == Stage::Geometry,
+            RegisterKind::OutputControlPointId
+            | RegisterKind::InputForkInstanceId
+            | RegisterKind::InputJoinInstanceId => stage == Stage::Hull,
+            RegisterKind::InputDomainPoint => stage == Stage::Domain,
+            _ => false,
+        };
+        if !valid {
+            return Err(self.register_stage_error(kind));
+        }
         match kind {
             RegisterKind::InputPrimitiveId => {
                 let var = self.builtin(input, BuiltIn::PrimitiveId, Scalar::U32, 1, None);
@@ -44,12 +59,7 @@ impl Emitter<'_> {
                     self.set_slot(kind, 0, component, slot);
                 }
             }
-            other => {
-                return Err(self.unsupported(format!(
-                    "the {} register is not translated yet",
-                    other.name()
-                )))
-            }
+            other => return Err(self.register_stage_error(other)),
         }
         Ok(())
     }

@@ -48,6 +48,9 @@ enum Vertex {
 pub struct StageState {
     /// The phases of a hull shader.
     pub hull: Option<HullPhases>,
+    /// The kind of phase whose calls the hull shader's subroutines being emitted serve
+    /// (`o#` is a control point in the control-point phase, a patch constant otherwise).
+    pub subroutine_phase: Option<PhaseKind>,
     /// Per-vertex components by (register kind code, register, component); the kind is
     /// `Input` for `v[][]`/`vicp` and `Output` for control-point outputs and `vocp`.
     pub(super) arrayed: HashMap<(u8, u32, u8), ArrayedSlot>,
@@ -94,15 +97,22 @@ impl Emitter<'_> {
             _ => {}
         }
         self.io.stage.hull = hull_phases(self.program);
+        self.note_relative_io();
     }
 
     /// The hull-shader phase of the instruction being translated.
     pub fn hull_phase(&self) -> Option<PhaseKind> {
-        self.io
-            .stage
-            .hull
-            .as_ref()
-            .map(|h| h.phase_at(self.at.0 as usize))
+        let hull = self.io.stage.hull.as_ref()?;
+        let index = self.at.0 as usize;
+        if index >= hull.subroutines {
+            // A subroutine: the phase that calls it.
+            return self
+                .io
+                .stage
+                .subroutine_phase
+                .or(Some(PhaseKind::Declarations));
+        }
+        Some(hull.phase_at(index))
     }
 
     /// Handles the I/O declarations that belong to the geometry and tessellation stages;
@@ -287,10 +297,26 @@ impl Emitter<'_> {
                 };
                 (var, Scalar::F32)
             }
-            other => {
+            SystemValue::RenderTargetArrayIndex | SystemValue::ViewportArrayIndex => {
                 return Err(self.unsupported(format!(
-                    "per-vertex system value {} is not translated yet",
-                    other.name()
+                    "a per-vertex {} input of a {} shader: the stage before writes it to \
+                     Vulkan's Layer or ViewportIndex built-in, which hull and geometry \
+                     shaders cannot read (a Vulkan limitation)",
+                    sv.name(),
+                    stage.prefix()
+                )))
+            }
+            // A vertex or instance id passed on by the vertex shader: an ordinary value.
+            SystemValue::VertexId | SystemValue::InstanceId => {
+                return self.declare_arrayed(kind, register, length, mask, SystemValue::Undefined)
+            }
+            other => {
+                return Err(self.err(format!(
+                    "{} is not a per-vertex input of {} shaders: hull and geometry shaders \
+                     read position, clip and cull distances from the stage before (D3D11 \
+                     functional specification, system values)",
+                    other.name(),
+                    stage.prefix()
                 )))
             }
         };

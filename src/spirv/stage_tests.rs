@@ -416,11 +416,226 @@ ret
 }
 
 #[test]
-fn unsupported_cases_are_errors() {
+fn geometry_shaders_with_patch_input_take_the_list_primitive_of_as_many_vertices() {
+    let cases = [
+        ("patch1", 1, ExecutionMode::InputPoints),
+        ("patch2", 2, ExecutionMode::InputLines),
+        ("patch3", 3, ExecutionMode::Triangles),
+        ("patch4", 4, ExecutionMode::InputLinesAdjacency),
+        ("patch6", 6, ExecutionMode::InputTrianglesAdjacency),
+    ];
+    for (primitive, vertices, expected) in cases {
+        let text = format!(
+            "gs_5_0
+dcl_input v[{vertices}][0].xyzw
+dcl_inputprimitive {primitive}
+dcl_outputtopology pointlist
+dcl_output_siv o0.xyzw, position
+dcl_maxout 1
+mov o0.xyzw, v[{last}][0].xyzw
+emit
+ret
+",
+            last = vertices - 1
+        );
+        let module = compile(&text);
+        assert!(
+            mode(&module, expected).is_some(),
+            "{primitive}: expected {expected:?}\n{text}"
+        );
+    }
+    // Patches of other sizes have no Vulkan primitive: an error naming the limitation.
+    for primitive in ["patch5", "patch32"] {
+        let error = translate_error(&format!(
+            "gs_5_0\ndcl_inputprimitive {primitive}\ndcl_outputtopology pointlist\ndcl_maxout 1\nret\n"
+        ));
+        assert_eq!(error.kind, ErrorKind::Unsupported, "{primitive}: {error}");
+        assert!(
+            error.message.contains("Vulkan limitation"),
+            "{primitive}: {error}"
+        );
+    }
+}
+
+/// A hull shader whose phases call subroutines and fcall function bodies (the base of the
+/// tests below).
+const HULL_SUBROUTINES: &str = "hs_5_0
+hs_decls
+dcl_input_control_point_count 3
+dcl_output_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_tessellator_partitioning partitioning_integer
+dcl_tessellator_output_primitive output_triangle_cw
+dcl_function_body fb0
+dcl_function_table ft0 = {fb0}
+dcl_interface fp0[1][1] = {ft0}
+hs_control_point_phase
+dcl_input vOutputControlPointID
+dcl_input v[3][0].xyzw
+dcl_output o0.xyzw
+dcl_temps 1
+mov r0.x, vOutputControlPointID
+call l0
+ret
+hs_fork_phase
+dcl_output_siv o0.x, finalTriUeq0EdgeTessFactor
+dcl_output_siv o1.x, finalTriVeq0EdgeTessFactor
+dcl_output_siv o2.x, finalTriWeq0EdgeTessFactor
+dcl_output_siv o3.x, finalTriInsideTessFactor
+dcl_temps 1
+mov r0.x, l(2.000000)
+call l1
+fcall fp0[0][0]
+ret
+label l0
+mov o0.xyzw, v[r0.x + 0][0].xyzw
+ret
+label l1
+mov o0.x, r0.x
+mov o1.x, r0.x
+call l2
+ret
+label l2
+mov o2.x, r0.x
+ret
+label fb0
+mov o3.x, r0.x
+ret
+";
+
+#[test]
+fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
+    let module = compile(HULL_SUBROUTINES);
+    // The entry function, the control-point phase, one fork phase, l0 for the control-point
+    // phase and l1, l2 and fb0 for the fork phase: `o#` of l0 is a control point, of l1, l2
+    // and fb0 a patch constant.
+    assert_eq!(module.functions.len(), 7);
+    let calls = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+        .filter(|i| i.class.opcode == Op::FunctionCall)
+        .count();
+    // main: control-point phase and fork phase; phases: l0, l1, fb0 (through the switch);
+    // l1: l2.
+    assert!(calls >= 6, "{calls} calls");
+    // A subroutine both kinds of phase call is emitted once for each.
+    let both = HULL_SUBROUTINES
+        .replacen("call l1\n", "call l1\ncall l3\n", 1)
+        .replacen(
+            "mov r0.x, vOutputControlPointID\ncall l0\n",
+            "mov r0.x, vOutputControlPointID\ncall l0\ncall l3\n",
+            1,
+        )
+        + "label l3\nmov r0.y, l(1)\nret\n";
+    let module = compile(&both);
+    assert_eq!(module.functions.len(), 9, "l3 twice:\n{both}");
+    // A phase after the subroutines is an error naming the rule.
+    let late = HULL_SUBROUTINES.to_string() + "hs_join_phase\nret\n";
+    let error = translate_error(&late);
+    assert!(
+        error.message.contains("phase after the first label"),
+        "{error}"
+    );
+}
+
+#[test]
+fn invalid_stage_registers_and_system_values_are_errors_that_say_why() {
+    let cases = [
+        ("vs_5_0\ndcl_input vGSInstanceID\nret\n", "vGSInstanceID"),
+        (
+            "ds_5_0\ndcl_tessellator_domain domain_tri\ndcl_input vForkInstanceID\nret\n",
+            "vForkInstanceID",
+        ),
+        (
+            "gs_5_0\ndcl_inputprimitive triangle\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
+             dcl_input vDomain.xy\nret\n",
+            "vDomain",
+        ),
+        (
+            "gs_5_0\ndcl_inputprimitive triangle\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
+             dcl_input_siv v[3][0].x, is_front_face\nret\n",
+            "is_front_face is not a per-vertex input of gs shaders",
+        ),
+        (
+            "ds_5_0\ndcl_tessellator_domain domain_tri\ndcl_input_siv vpc0.x, position\nret\n",
+            "position is not a patch constant system value",
+        ),
+    ];
+    for (text, expected) in cases {
+        let error = translate_error(text);
+        assert_eq!(error.kind, ErrorKind::Invalid, "{text}: {error}");
+        assert!(
+            error.message.contains(expected),
+            "{text}\nexpected {expected:?}, got {error}"
+        );
+    }
+    // A hull shader's fork phase declaring a non-factor system value.
+    let text = HULL_SUBROUTINES.replacen(
+        "dcl_output_siv o3.x, finalTriInsideTessFactor",
+        "dcl_output_siv o3.x, position",
+        1,
+    );
+    let error = translate_error(&text);
+    assert!(
+        error
+            .message
+            .contains("position is not a patch constant system value"),
+        "{error}"
+    );
+    // The layer and viewport index written by the stage before cannot reach a geometry
+    // shader in Vulkan.
     let error = translate_error(
-        "gs_5_0\ndcl_inputprimitive patch3\ndcl_outputtopology pointlist\ndcl_maxout 1\nret\n",
+        "gs_5_0\ndcl_inputprimitive triangle\ndcl_outputtopology pointlist\ndcl_maxout 1\n\
+         dcl_input_siv v[3][1].x, rendertarget_array_index\nret\n",
     );
     assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
+    assert!(error.message.contains("Vulkan limitation"), "{error}");
+}
+
+#[test]
+fn a_domain_shader_reads_its_patch_constants_by_a_relative_index() {
+    let module = compile(
+        "ds_5_0
+dcl_input_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_input vDomain.xyz
+dcl_input_siv vpc0.x, finalTriUeq0EdgeTessFactor
+dcl_input_siv vpc1.x, finalTriVeq0EdgeTessFactor
+dcl_input_siv vpc2.x, finalTriWeq0EdgeTessFactor
+dcl_input_siv vpc3.x, finalTriInsideTessFactor
+dcl_input vpc4.xy
+dcl_indexrange vpc0.x 4
+dcl_output_siv o0.xyzw, position
+dcl_temps 1
+ftou r0.x, vDomain.x
+mov o0.x, vpc[r0.x + 0].x
+mov o0.y, vpc[r0.x + 1].x
+mov o0.zw, vpc4.xxxy
+ret
+",
+    );
+    // The patch constants are copied into a private array, read with a bounds check.
+    assert!(count_op(&module, Op::ULessThan) >= 2);
+    assert!(builtin_var(&module, BuiltIn::TessLevelOuter).is_some());
+    // Without an index range D3D leaves the result undefined (not invalid): the index
+    // selects among the declared registers all the same.
+    let module = compile(
+        "ds_5_0
+dcl_tessellator_domain domain_tri
+dcl_input vDomain.x
+dcl_input vpc4.xy
+dcl_input vpc5.xy
+dcl_output_siv o0.xyzw, position
+dcl_temps 1
+ftou r0.x, vDomain.x
+mov o0.x, vpc[r0.x + 4].x
+mov o0.yzw, l(0, 0, 0, 1.000000)
+ret
+",
+    );
+    assert!(count_op(&module, Op::ULessThan) >= 1);
 }
 
 #[test]

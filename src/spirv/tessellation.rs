@@ -367,10 +367,7 @@ impl Emitter<'_> {
             return Ok(());
         }
         let Some((inner, index)) = tess_level(sv) else {
-            return Err(self.unsupported(format!(
-                "patch constant system value {} is not translated yet",
-                sv.name()
-            )));
+            return Err(self.patch_system_value_error(sv));
         };
         let var = self.tess_level_var(input, inner);
         for component in Self::components_of(mask) {
@@ -434,15 +431,22 @@ impl Emitter<'_> {
                     let target = built(self.m.access_chain(pointer, var, &[c]))?;
                     built(self.m.store(target, value.id))?;
                 }
-                None => {
-                    return Err(self.unsupported(format!(
-                        "patch constant system value {} is not translated yet",
-                        constant.system_value.name()
-                    )))
-                }
+                None => return Err(self.patch_system_value_error(constant.system_value)),
             }
         }
         Ok(())
+    }
+
+    /// The error for a patch constant declared with a system value other than a
+    /// tessellation factor: the patch-constant signature holds the tessellation factors and
+    /// the shader's own values (D3D11 functional specification, hull shader patch constant
+    /// data; d3d11TokenizedProgramFormat.hpp names only the tessellation factors for it).
+    fn patch_system_value_error(&self, sv: SystemValue) -> crate::error::Error {
+        self.err(format!(
+            "{} is not a patch constant system value (patch constants are tessellation \
+             factors or the shader's own values)",
+            sv.name()
+        ))
     }
 
     /// Remembers a hull shader's `Patch` output variable so that it is declared once.
