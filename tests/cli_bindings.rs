@@ -145,7 +145,7 @@ fn default_layout_places_registers_beyond_the_d3d11_slots() {
         "uav u2 raw_buffer: u0 (buffer) in space 0 -> set 0 binding 160 offset 0",
     ] {
         assert!(
-            text.lines().any(|l| l == line),
+            text.lines().any(|l| l.trim() == line),
             "{shader}: missing reflection line\n{line}\nin\n{text}"
         );
     }
@@ -257,7 +257,7 @@ fn default_layout_numbers_the_largest_registers_per_shader() {
          2684354848 offset 0 (runtime array)",
     ] {
         assert!(
-            text.lines().any(|l| l == line),
+            text.lines().any(|l| l.trim() == line),
             "{shader}: missing reflection line\n{line}\nin\n{text}"
         );
     }
