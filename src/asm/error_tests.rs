@@ -311,6 +311,18 @@ fn out_of_range_values() {
         1,
         "shorter than",
     );
+    assert_error(
+        &format!("{HEAD}ret {{trailing=}}\n"),
+        4,
+        15,
+        "expected a trailing dword",
+    );
+    assert_error(
+        &format!("{HEAD}ret {{trailing=1}} {{trailing=2}}\n"),
+        4,
+        19,
+        "given twice",
+    );
 }
 
 #[test]

@@ -305,6 +305,15 @@ fn check_instruction(
     if operands.len() != instruction.operands.len as usize {
         return Err("the instruction's operands lie outside the operand arena".into());
     }
+    let trailing = instruction.trailing;
+    if trailing.len > 0 {
+        if info.layout == Layout::CustomData {
+            return Err("a custom-data block has no dwords past its data".into());
+        }
+        if program.data_slice(trailing).len() != trailing.len as usize {
+            return Err("the instruction's trailing dwords lie outside the data arena".into());
+        }
+    }
     if info.layout != Layout::Declaration && info.layout != Layout::CustomData {
         let expected = info.dsts.len() + info.srcs.len();
         if operands.len() != expected || instruction.dst_count as usize != info.dsts.len() {

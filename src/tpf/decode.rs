@@ -186,7 +186,7 @@ impl Decoder<'_> {
                     Layout::Declaration => self.declaration(token, &mut instruction)?,
                     _ => self.operation(token, &mut instruction)?,
                 }
-                self.check_trailing()?;
+                instruction.trailing = self.trailing();
                 instruction.unused_control =
                     (token & 0x00ff_f800) & !super::encode::control_bits(&instruction);
             }
@@ -198,17 +198,17 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    /// Accepts zero dwords after the last operand (fxc pads `samplepos` with one) and
-    /// rejects anything else left unread.
-    fn check_trailing(&self) -> Result<()> {
-        let mut rest = self.words.range(self.pos.min(self.end), self.end);
-        let left = rest.len();
-        if rest.any(|w| w != 0) {
-            return Err(self.err(format!(
-                "{left} dword(s) left unread at the end of the instruction"
-            )));
+    /// The dwords the instruction's length counts past its last operand, kept in the data
+    /// arena when any of them is not zero (zero dwords, such as fxc's padding of `samplepos`,
+    /// are kept by the instruction's length alone). Like vkd3d-shader and DXVK, the
+    /// translation ignores them.
+    fn trailing(&mut self) -> DataRange {
+        let from = self.pos.min(self.end);
+        if self.words.range(from, self.end).any(|w| w != 0) {
+            self.push_data(from, self.end)
+        } else {
+            DataRange::default()
         }
-        Ok(())
     }
 
     /// True when the instruction length is in the dword after the opcode token: the length

@@ -143,6 +143,7 @@ const DEBUG_BREAK: u32 = 208;
 const MSAD: u32 = 213;
 const LD_S: u32 = 223;
 const SAMPLE_L_S: u32 = 228;
+const SAMPLE_D_CL_S: u32 = 232;
 const CHECK_ACCESS_FULLY_MAPPED: u32 = 234;
 
 // Operand types.
@@ -2899,18 +2900,82 @@ fn unknown_extended_opcode_token_type() {
     expect_error(&words, "instruction 0 (dword 0x2)", "extended opcode");
 }
 
+/// Appends `trailing` to an instruction's dwords and counts them in its length.
+fn with_trailing(mut instruction: Vec<u32>, trailing: &[u32]) -> Vec<u32> {
+    instruction.extend_from_slice(trailing);
+    instruction[0] += (trailing.len() as u32) << 24;
+    instruction
+}
+
+/// Checks that the program's text assembles back to the same dwords.
+fn check_text_round_trip(program: &Program, words: &[u32]) {
+    let text = program_text(program);
+    let parsed = crate::asm::parse_program_unchecked(&text)
+        .unwrap_or_else(|e| panic!("assembling the text of {words:08x?} failed: {e}\n{text}"));
+    let encoded = encode_words(&parsed)
+        .unwrap_or_else(|e| panic!("encoding the assembled text failed: {e}\n{text}"));
+    assert_eq!(
+        encoded, words,
+        "asm(disasm) of {words:08x?} gives other dwords (left: assembled, right: original)\n{text}"
+    );
+}
+
 #[test]
 fn trailing_dwords() {
-    // A non-zero dword after the last operand is an error.
-    let mut mov = op(MOV, &[rd(0, "x"), rs(1, "x")]);
-    mov.push(7);
-    mov[0] += 1 << 24;
-    let words = program_words(PS, 5, 0, &flat(&[op(RET, &[]), mov]));
-    expect_error(&words, "instruction 1 (dword 0x3)", "left unread");
-    // A zero one is accepted (fxc pads samplepos), kept and shown as the length.
-    let mut mov = op(MOV, &[rd(0, "x"), rs(1, "x")]);
-    mov.push(0);
-    mov[0] += 1 << 24;
+    // fxc once wrote a sample_d_cl_s whose length counts one dword past its operands,
+    // 0x00002000; it is kept, shown, and re-encoded (so is one after a mov and after a
+    // declaration).
+    let sample = with_trailing(
+        inst(
+            SAMPLE_D_CL_S,
+            0,
+            &[ext_dim(3, 0), ext_ret(FLOAT4)],
+            &[
+                rd(0, "xyzw"),
+                rd(1, "x"),
+                src(V, 1, "xyxx"),
+                src(T, 0, "xyzw"),
+                bare(S, 0),
+                src(V, 2, "xyxx"),
+                src(V, 3, "xyxx"),
+                src(V, 1, "z"),
+            ],
+        ),
+        &[0x0000_2000],
+    );
+    let body = [
+        with_trailing(vec![opcode(DCL_TEMPS, 2), 2], &[0xdead_beef]),
+        with_trailing(op(MOV, &[rd(0, "x"), rs(1, "x")]), &[7, 0]),
+        sample,
+        op(RET, &[]),
+    ];
+    let program = check(
+        PS,
+        5,
+        0,
+        &body,
+        &[
+            "dcl_temps 2 {trailing=0xdeadbeef}",
+            "mov r0.x, r1.x {trailing=0x00000007,0x00000000}",
+            "sample_d_cl_s_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.x, v1.xyxx, t0.xyzw, s0, v2.xyxx, v3.xyxx, v1.z {trailing=0x00002000}",
+            "ret",
+        ],
+    );
+    let words = program_words(PS, 5, 0, &flat(&body));
+    let trailing: Vec<&[u32]> = program
+        .instructions
+        .iter()
+        .map(|i| program.data_slice(i.trailing))
+        .collect();
+    assert_eq!(
+        trailing,
+        [&[0xdead_beef][..], &[7, 0], &[0x2000], &[]],
+        "trailing dwords kept from {words:08x?}"
+    );
+    assert_eq!(program.instructions[2].length, 20, "sample_d_cl_s length");
+    check_text_round_trip(&program, &words);
+    // Zero dwords are kept by the length alone and shown as the length.
+    let mov = with_trailing(op(MOV, &[rd(0, "x"), rs(1, "x")]), &[0]);
     let words = program_words(PS, 5, 0, &mov);
     let program = decode_words(&words);
     assert_eq!(
@@ -2918,9 +2983,31 @@ fn trailing_dwords() {
         "length of the padded mov {words:08x?}"
     );
     assert_eq!(
+        program.instructions[0].trailing.len, 0,
+        "zero padding is no trailing data"
+    );
+    assert_eq!(
         body_lines(&program),
         ["mov r0.x, r1.x {length=6}"],
         "text of the padded mov {words:08x?}"
+    );
+    check_text_round_trip(&program, &words);
+}
+
+#[test]
+fn trailing_dwords_outside_the_data_arena_are_refused() {
+    let words = program_words(PS, 5, 0, &with_trailing(op(RET, &[]), &[5]));
+    let mut program = decode_words(&words);
+    program.instructions[0].trailing.start = 40;
+    let message = encode_words(&program).expect_err("encoding a dangling trailing range");
+    assert!(
+        message.to_string().contains("trailing dwords lie outside"),
+        "{message}"
+    );
+    let message = crate::ir::validate(&program).expect_err("validating it");
+    assert!(
+        message.to_string().contains("trailing dwords lie outside"),
+        "{message}"
     );
 }
 
