@@ -118,6 +118,72 @@ impl std::fmt::Display for ShaderModel {
     }
 }
 
+/// The range id the IR gives an SM5.0 constant-buffer operand whose register is chosen at
+/// run time, as fxc writes it for class linkage (`cb[r1.y + 0][r1.x + 0]`): not a declared
+/// range but D3D11's constant-buffer slots `0..D3D11_CB_SLOTS` of space 0. The operand is
+/// `(DYNAMIC_CB_RANGE, register index, element)`, the register index holding the relative
+/// address; a register outside the slots reads 0.
+pub const DYNAMIC_CB_RANGE: u32 = u32::MAX;
+
+/// The constant-buffer slots of a D3D11 shader stage (D3D11's
+/// `D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT`).
+pub const D3D11_CB_SLOTS: u32 = 14;
+
+/// Whether an operand is the SM5.0 dynamically indexed constant-buffer register
+/// ([`DYNAMIC_CB_RANGE`]).
+pub fn is_dynamic_cb(model: ShaderModel, operand: &Operand) -> bool {
+    operand.kind == RegisterKind::ConstantBuffer
+        && !model.has_resource_ranges()
+        && operand.indices[0].as_imm32() == Some(DYNAMIC_CB_RANGE)
+}
+
+/// Rewrites an SM4.0–5.0 resource operand of an instruction into SM5.1 form, as the decoder
+/// and the assembler read it: `t3` → `t3[3]`, `cb1[4]` → `cb1[1][4]`, and in SM5.0 a
+/// constant-buffer register chosen at run time, `cb[r1.y + 0][r1.x + 0]`, →
+/// `cb[DYNAMIC_CB_RANGE][r1.y + 0][r1.x + 0]` (see [`DYNAMIC_CB_RANGE`]). Other registers
+/// indexed at run time (`t[r0.x]`, and `cb[r0.x]` before SM5.0) are refused: the bytecode
+/// allows a relative register only for SM5.0 constant buffers, which class linkage uses
+/// to reach a class instance's data. Returns the reason when the operand is refused.
+pub fn normalise_resource_operand(
+    model: ShaderModel,
+    operand: &mut Operand,
+) -> std::result::Result<(), String> {
+    if model.has_resource_ranges() || !operand.kind.is_resource_range() {
+        return Ok(());
+    }
+    let expected = if operand.kind == RegisterKind::ConstantBuffer {
+        2
+    } else {
+        1
+    };
+    if operand.index_count != expected {
+        return Err(format!(
+            "a {} operand takes {expected} index(es) in shader model {model}, found {}",
+            operand.kind.name(),
+            operand.index_count
+        ));
+    }
+    let register = operand.indices[0];
+    let id = match register.as_imm32() {
+        Some(register) => register,
+        None if operand.kind == RegisterKind::ConstantBuffer
+            && model.is_sm5()
+            && !matches!(register, Index::Imm64(_) | Index::Imm64PlusRelative(..)) =>
+        {
+            DYNAMIC_CB_RANGE
+        }
+        None => {
+            return Err(format!(
+                "a {} register indexed at run time or by a 64-bit number, which shader model {model} does not allow (only SM5.0 constant buffers take a relative register)",
+                operand.kind.name()
+            ))
+        }
+    };
+    operand.indices = [Index::Imm32(id), register, operand.indices[1]];
+    operand.index_count += 1;
+    Ok(())
+}
+
 /// A decoded program.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Program {

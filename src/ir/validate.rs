@@ -337,6 +337,42 @@ fn check_instruction(
     Ok(())
 }
 
+/// The SM5.0 constant-buffer register chosen at run time (`cb[r1.y + 0][r1.x + 0]`, held as
+/// range [`super::DYNAMIC_CB_RANGE`]): SM5.0 only (SM4 has no such operand, SM5.1 indexes
+/// declared ranges instead), and its register index has a relative part.
+fn check_dynamic_cb(model: ShaderModel, operand: &Operand) -> std::result::Result<(), String> {
+    if !model.is_sm5() {
+        return Err(format!(
+            "a constant-buffer register chosen at run time needs shader model 5.0, not {model}"
+        ));
+    }
+    if operand.indices[1].relative().is_none()
+        || matches!(operand.indices[1], Index::Imm64PlusRelative(..))
+    {
+        return Err(
+            "the run-time constant-buffer form (range 0xffffffff) needs a 32-bit relative register index"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// Before SM5.1 a resource operand's register is its range id (the decoder writes `t3` as
+/// `t3[3]`); anything else would be an index the bytecode cannot hold.
+fn check_pre_sm51_register(
+    model: ShaderModel,
+    operand: &Operand,
+    id: u32,
+) -> std::result::Result<(), String> {
+    if model.has_resource_ranges() || operand.indices[1].as_imm32() == Some(id) {
+        return Ok(());
+    }
+    Err(format!(
+        "{}{id}: before SM5.1 a resource operand's register index must be its range id",
+        operand.kind.name()
+    ))
+}
+
 fn check_declaration(
     program: &Program,
     declaration: &Declaration,
@@ -353,6 +389,16 @@ fn check_declaration(
             if !data_ok(data) =>
         {
             Err("the declaration's data lies outside the data arena".into())
+        }
+        Declaration::ConstantBuffer { range, .. }
+            if !program.model.has_resource_ranges() && range.id == super::DYNAMIC_CB_RANGE =>
+        {
+            Err(format!(
+                "cb{} is not a constant-buffer register (D3D11 has slots 0–{}); its number \
+                 stands for the register chosen at run time",
+                range.id,
+                super::D3D11_CB_SLOTS - 1
+            ))
         }
         Declaration::Resource { range, .. }
         | Declaration::ResourceRaw { range, .. }
@@ -495,7 +541,12 @@ fn check_operand(
             }
         }
         kind if kind.is_resource_range() => match operand.indices[0].as_imm32() {
-            Some(id) if declared.has_range(kind, id) => {}
+            Some(super::DYNAMIC_CB_RANGE) if is_dynamic_cb(program.model, operand) => {
+                check_dynamic_cb(program.model, operand)?
+            }
+            Some(id) if declared.has_range(kind, id) => {
+                check_pre_sm51_register(program.model, operand, id)?
+            }
             Some(id) => return Err(format!("{name}{id} is used but not declared")),
             None => return Err(format!("{name} operand has no immediate range id")),
         },

@@ -30,7 +30,8 @@ use crate::fast_hash::HashMap;
 use crate::bindings::{resolve, Binding, BindingMapper, DescriptorClass, DescriptorKind, RangeKey};
 use crate::error::{Error, Location, Result};
 use crate::ir::{
-    Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension, ResourceRange,
+    is_dynamic_cb, Declaration, Index, Operand, OperandId, Program, RegisterKind,
+    ResourceDimension, ResourceRange, D3D11_CB_SLOTS,
 };
 use crate::tpf::opcodes::Opcode;
 
@@ -73,6 +74,10 @@ pub struct DescriptorBinding {
     pub usage: UavUsage,
     /// The counter's binding, for a UAV whose counter is used.
     pub counter: Option<Binding>,
+    /// A constant-buffer slot the program does not declare, bound because the program
+    /// reads D3D11's slots through a run-time register index (see
+    /// [`BindingPlan::dynamic_constant_buffers`]).
+    pub undeclared_slot: bool,
 }
 
 /// The array element an operand selects.
@@ -96,8 +101,15 @@ pub enum DescriptorIndex {
 /// The bindings of every declared range of a program.
 #[derive(Debug, Clone, Default)]
 pub struct BindingPlan {
-    /// The bindings, in declaration order.
+    /// The bindings, in declaration order (then the slots bound for a run-time
+    /// constant-buffer index, then the class-linkage data).
     pub bindings: Vec<DescriptorBinding>,
+    /// Whether the program reads a constant-buffer register chosen at run time (SM5.0,
+    /// [`crate::ir::DYNAMIC_CB_RANGE`]): then every D3D11 constant-buffer slot
+    /// `0..D3D11_CB_SLOTS` of space 0 has a binding, asked of the mapper exactly as a
+    /// declared `cbN` would be; the slots the program does not declare are marked
+    /// [`DescriptorBinding::undeclared_slot`].
+    pub dynamic_constant_buffers: bool,
     by_range: HashMap<(u8, u32), usize>,
 }
 
@@ -288,8 +300,10 @@ impl BindingPlan {
                 shape,
                 usage,
                 counter,
+                undeclared_slot: false,
             });
         }
+        plan.bind_dynamic_constant_buffers(program, mapper)?;
         plan.bind_class_linkage(program, mapper)?;
         Ok(plan)
     }
@@ -339,7 +353,61 @@ impl BindingPlan {
             shape,
             usage: UavUsage::default(),
             counter: None,
+            undeclared_slot: false,
         });
+        Ok(())
+    }
+
+    /// When the program reads a constant-buffer register chosen at run time, binds each of
+    /// D3D11's slots `0..D3D11_CB_SLOTS` of space 0 that it does not declare, as the
+    /// declaration `cbN` would be bound (a single-register range in space 0).
+    fn bind_dynamic_constant_buffers(
+        &mut self,
+        program: &Program,
+        mapper: &dyn BindingMapper,
+    ) -> Result<()> {
+        let model = program.model;
+        if model.has_resource_ranges()
+            || !model.is_sm5()
+            || !program.operands.iter().any(|o| is_dynamic_cb(model, o))
+        {
+            return Ok(());
+        }
+        self.dynamic_constant_buffers = true;
+        for slot in 0..D3D11_CB_SLOTS {
+            if self.get(RegisterKind::ConstantBuffer, slot).is_some() {
+                continue;
+            }
+            let range = ResourceRange {
+                id: slot,
+                lower: slot,
+                upper: Some(slot),
+                space: 0,
+            };
+            let key = RangeKey {
+                class: DescriptorClass::ConstantBuffer,
+                kind: DescriptorKind::Buffer,
+                space: 0,
+                lower: slot,
+                upper: Some(slot),
+            };
+            let binding = resolve(mapper, &key)?;
+            let shape = shape_of(&range, &binding)?;
+            self.by_range.insert(
+                (RegisterKind::ConstantBuffer as u8, slot),
+                self.bindings.len(),
+            );
+            self.bindings.push(DescriptorBinding {
+                register: RegisterKind::ConstantBuffer,
+                range,
+                key,
+                binding,
+                shape,
+                usage: UavUsage::default(),
+                counter: None,
+                undeclared_slot: true,
+            });
+        }
         Ok(())
     }
 

@@ -517,36 +517,11 @@ impl Decoder<'_> {
         Ok(id)
     }
 
-    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form: `t3` → `t3[3]`,
-    /// `cb1[4]` → `cb1[1][4]`.
+    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form
+    /// ([`crate::ir::normalise_resource_operand`]).
     fn normalise_resource_operand(&self, operand: &mut Operand) -> Result<()> {
-        if self.program.model.has_resource_ranges() || !operand.kind.is_resource_range() {
-            return Ok(());
-        }
-        let expected = if operand.kind == RegisterKind::ConstantBuffer {
-            2
-        } else {
-            1
-        };
-        if operand.index_count != expected {
-            return Err(self.err(format!(
-                "{} operand has {} indices; shader model {} uses {expected}",
-                operand.kind.name(),
-                operand.index_count,
-                self.program.model
-            )));
-        }
-        let register = operand.indices[0];
-        if register.as_imm32().is_none() {
-            return Err(self.err(format!(
-                "{} register is indexed dynamically, which shader model {} does not allow",
-                operand.kind.name(),
-                self.program.model
-            )));
-        }
-        operand.indices = [register, register, operand.indices[1]];
-        operand.index_count += 1;
-        Ok(())
+        crate::ir::normalise_resource_operand(self.program.model, operand)
+            .map_err(|message| self.err(message))
     }
 
     /// Reads a declaration's register operand and stores it in the operand arena.

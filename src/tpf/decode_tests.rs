@@ -3157,7 +3157,11 @@ fn sm50_resource_operands_need_an_immediate_register() {
             ],
         ),
     );
-    expect_error(&words, "instruction 0 (dword 0x2)", "indexed dynamically");
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "t register indexed at run time",
+    );
     // `cb0` with one index (an SM5.0 constant buffer takes two).
     let words = program_words(
         PS,
@@ -3168,8 +3172,76 @@ fn sm50_resource_operands_need_an_immediate_register() {
     expect_error(
         &words,
         "instruction 0 (dword 0x2)",
-        "cb operand has 1 indices",
+        "a cb operand takes 2 index(es) in shader model ps_5_0, found 1",
     );
+    // Before SM5.0 no register is chosen at run time, not even a constant buffer's.
+    let words = program_words(
+        PS,
+        4,
+        1,
+        &op(
+            MOV,
+            &[
+                rd(0, "x"),
+                operand(head_src(CB, "x"), &[ImmRel(0, rs(1, "y")), Imm(0)]),
+            ],
+        ),
+    );
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "cb register indexed at run time or by a 64-bit number, which shader model ps_4_1",
+    );
+}
+
+#[test]
+fn sm50_constant_buffer_register_chosen_at_run_time() {
+    // fxc's class-linkage form: `cb[r1.y + 0][r1.x + 0].x`, and with a constant element.
+    let body = [
+        vec![opcode(DCL_TEMPS, 2), 3],
+        op(
+            MOV,
+            &[
+                rd(0, "x"),
+                operand(
+                    head_src(CB, "x"),
+                    &[ImmRel(0, rs(1, "y")), ImmRel(0, rs(1, "x"))],
+                ),
+            ],
+        ),
+        op(
+            ADD,
+            &[
+                rd(0, "xyzw"),
+                rs(0, "xxxx"),
+                operand(head_src(CB, "xyzw"), &[Rel(rs(2, "z")), Imm(7)]),
+            ],
+        ),
+        op(RET, &[]),
+    ];
+    let program = check(
+        PS,
+        5,
+        0,
+        &body,
+        &[
+            "dcl_temps 3",
+            "mov r0.x, cb[r1.y + 0][r1.x + 0].x",
+            "add r0.xyzw, r0.xxxx, cb[r2.z][7].xyzw",
+            "ret",
+        ],
+    );
+    let cb = operands(&program, 1)[1];
+    assert!(is_dynamic_cb(program.model, &cb), "{cb:?}");
+    assert_eq!(cb.index_count, 3, "(range, register, element) of {cb:?}");
+    assert_eq!(cb.indices[0], Index::Imm32(DYNAMIC_CB_RANGE));
+    assert!(
+        matches!(cb.indices[1], Index::Imm32PlusRelative(0, _)),
+        "register index of {cb:?}"
+    );
+    let words = program_words(PS, 5, 0, &flat(&body));
+    check_text_round_trip(&program, &words);
+    crate::ir::validate(&program).unwrap_or_else(|e| panic!("validating: {e}"));
 }
 
 #[test]
