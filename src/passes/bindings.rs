@@ -24,6 +24,17 @@
 //!
 //! A non-uniform operand (the `{nonuniform}` hint of the extended operand token) asks for the
 //! `NonUniform` decoration on the index and on what is read through it.
+//!
+//! An SM5.0 program may choose a constant-buffer register at run time (`cb[r1.y + 0][…]`,
+//! held as range [`crate::ir::DYNAMIC_CB_RANGE`]; fxc writes it for class linkage). Such a
+//! register is one of D3D11's slots 0–13 of space 0, so the pass then binds every one of
+//! them: the declared `cbN` as above, and each slot the program does not declare exactly as
+//! the declaration `cbN` would be (a one-register range in space 0, asked of the mapper),
+//! marked [`DescriptorBinding::undeclared_slot`]. The back end gives each slot its own
+//! uniform-buffer variable and reads the register through a switch over the slot (see
+//! `src/spirv/resources.rs`), so layers bind the slots as they bind any `cbN` (an array of
+//! uniform buffers would need the mapper to place fourteen registers as one array, which
+//! no D3D11 layout does).
 
 use crate::fast_hash::HashMap;
 

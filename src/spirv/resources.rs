@@ -310,7 +310,7 @@ impl Emitter<'_> {
         let component_id = self.m.constant_u32(component as u32 & 3);
         let id = match operand.kind {
             RegisterKind::ConstantBuffer if is_dynamic_cb(self.program.model, operand) => {
-                self.load_dynamic_cb_component(operand, component)?
+                self.load_dynamic_cb(operand, Some(component))?
             }
             RegisterKind::ConstantBuffer => {
                 let cb = self.cb_element(operand)?;
@@ -387,15 +387,16 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Reads component `component` of an SM5.0 constant-buffer register chosen at run time
-    /// (`cb[r1.y + 0][r1.x + 0].x`, range [`crate::ir::DYNAMIC_CB_RANGE`]). The register selects one of
+    /// Reads component `component` (`None`: the whole `uint4`) of an SM5.0 constant-buffer
+    /// register chosen at run time (`cb[r1.y + 0][r1.x + 0].x`, range
+    /// [`crate::ir::DYNAMIC_CB_RANGE`]). The register selects one of
     /// D3D11's slots `0..D3D11_CB_SLOTS` of space 0: a selection construct switches over it,
     /// each case reading the element from that slot's uniform block (the declared `cbN`, or
     /// for a slot the program does not declare a block of the largest D3D11 size, 4096
     /// vectors, bound by the binding pass as `cbN` would be), and any other register reads 0
     /// (the default goes straight to the merge block, where an `OpPhi` picks the value).
     /// Vulkan sees no descriptor access outside the slots.
-    fn load_dynamic_cb_component(&mut self, operand: &Operand, component: u8) -> Result<Word> {
+    fn load_dynamic_cb(&mut self, operand: &Operand, component: Option<u8>) -> Result<Word> {
         let slot = self.index_value(operand.indices[1])?;
         let element = self.index_value(operand.indices[2])?;
         for id in 0..D3D11_CB_SLOTS {
@@ -408,10 +409,26 @@ impl Emitter<'_> {
                 self.declare_cbuffer(&range.range, D3D11_CB_MAX_VECTORS)?;
             }
         }
-        let uint = self.m.scalar(Scalar::U32);
         let zero = self.m.constant_u32(0);
-        let component_id = self.m.constant_u32(component as u32 & 3);
-        let pointer = self.m.pointer(StorageClass::Uniform, uint);
+        let (ty, chain, otherwise) = match component {
+            Some(component) => {
+                let component = self.m.constant_u32(component as u32 & 3);
+                (
+                    self.m.scalar(Scalar::U32),
+                    vec![zero, element, component],
+                    zero,
+                )
+            }
+            None => {
+                let vector = self.m.vector(Scalar::U32, 4);
+                (
+                    vector,
+                    vec![zero, element],
+                    self.splat_bits(Scalar::U32, 0, 4),
+                )
+            }
+        };
+        let pointer = self.m.pointer(StorageClass::Uniform, ty);
         let header = self.current_label()?;
         let merge = self.m.b.id();
         let labels: Vec<Word> = (0..D3D11_CB_SLOTS).map(|_| self.m.b.id()).collect();
@@ -440,17 +457,13 @@ impl Emitter<'_> {
             fixed.indices = [Index::Imm32(id), Index::Imm32(id), Index::Imm32(0)];
             fixed.non_uniform = false;
             let selected = self.select_descriptor(&cb.desc, &fixed)?;
-            let ptr = built(self.m.access_chain(
-                pointer,
-                selected.ptr,
-                &[zero, element, component_id],
-            ))?;
-            incoming.push((built(self.m.load(uint, ptr))?, label));
+            let ptr = built(self.m.access_chain(pointer, selected.ptr, &chain))?;
+            incoming.push((built(self.m.load(ty, ptr))?, label));
             built(self.m.branch(merge))?;
         }
         built(self.m.begin_block(Some(merge)))?;
-        incoming.push((zero, header));
-        built(self.m.b.phi(uint, None, incoming))
+        incoming.push((otherwise, header));
+        built(self.m.b.phi(ty, None, incoming))
     }
 
     /// The block and element a `cb#[i]` operand reads (the descriptor selected, the index
@@ -483,13 +496,19 @@ impl Emitter<'_> {
     /// [`Emitter::buffer_vector`]); `None` for a relative element or a non-uniform
     /// descriptor index.
     pub(super) fn buffer_whole_vector(&mut self, operand: &Operand) -> Result<Option<Val>> {
-        // A relative element, or a register chosen at run time, is read component by
-        // component; told before emitting anything.
-        if is_dynamic_cb(self.program.model, operand)
-            || operand
-                .indices()
-                .get(2)
-                .is_some_and(|e| e.relative().is_some())
+        if is_dynamic_cb(self.program.model, operand) {
+            let id = self.load_dynamic_cb(operand, None)?;
+            return Ok(Some(Val {
+                id,
+                scalar: Scalar::U32,
+                count: 4,
+            }));
+        }
+        // A relative element is read component by component; told before emitting anything.
+        if operand
+            .indices()
+            .get(2)
+            .is_some_and(|e| e.relative().is_some())
         {
             return Ok(None);
         }
