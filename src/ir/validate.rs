@@ -373,6 +373,18 @@ fn check_pre_sm51_register(
     ))
 }
 
+/// How an instruction reads an operand, in words (for errors).
+fn value_type_name(value_type: ValueType) -> &'static str {
+    match value_type {
+        ValueType::F32 => "a 32-bit float",
+        ValueType::I32 => "a 32-bit integer",
+        ValueType::U32 => "a 32-bit unsigned integer",
+        ValueType::F64 => "a double",
+        ValueType::Bits => "32-bit bits",
+        ValueType::None => "no value",
+    }
+}
+
 fn check_declaration(
     program: &Program,
     declaration: &Declaration,
@@ -521,6 +533,16 @@ fn check_operand(
         {
             return Err(format!("{name} cannot be written"));
         }
+    }
+    // The format's 64-bit immediate (operand type 5, `d(…)`) holds doubles as (low, high)
+    // halves: only a source that an instruction reads as a double can take one (fxc writes
+    // it nowhere else); a 32-bit read has no component of it to take.
+    if operand.kind == RegisterKind::Immediate64 && operand.value_type != ValueType::F64 {
+        return Err(format!(
+            "a d(…) immediate where the instruction reads {}; only a double-precision source \
+             takes a 64-bit immediate",
+            value_type_name(operand.value_type)
+        ));
     }
     match operand.kind {
         RegisterKind::Temp => {

@@ -252,9 +252,36 @@ impl Emitter<'_> {
                     self.declare_icb(self.program.data_slice(*data))?;
                 }
             }
-            _ => {
-                return Err(self.unsupported(format!(
-                    "{} is not translated yet",
+            // Declarations the emitter hands to the other lowerings before this one
+            // (`Emitter::declaration`: the emitter's own, the stage's, class linkage's, the
+            // typed resources'): listed so that a new declaration kind fails to build here.
+            Declaration::GlobalFlags(_)
+            | Declaration::Temps(_)
+            | Declaration::IndexableTemp { .. }
+            | Declaration::ThreadGroup(_)
+            | Declaration::Signature { .. }
+            | Declaration::IndexRange { .. }
+            | Declaration::Resource { .. }
+            | Declaration::UavTyped { .. }
+            | Declaration::Sampler { .. }
+            | Declaration::GsOutputTopology(_)
+            | Declaration::GsInputPrimitive(_)
+            | Declaration::MaxOutputVertexCount(_)
+            | Declaration::GsInstanceCount(_)
+            | Declaration::Stream(_)
+            | Declaration::InputControlPointCount(_)
+            | Declaration::OutputControlPointCount(_)
+            | Declaration::TessDomain(_)
+            | Declaration::TessPartitioning(_)
+            | Declaration::TessOutputPrimitive(_)
+            | Declaration::HsMaxTessFactor(_)
+            | Declaration::HsForkPhaseInstanceCount(_)
+            | Declaration::HsJoinPhaseInstanceCount(_)
+            | Declaration::FunctionBody(_)
+            | Declaration::FunctionTable { .. }
+            | Declaration::Interface { .. } => {
+                return Err(self.err(format!(
+                    "internal: {} reached the resource declarations, which do not handle it",
                     self.program
                         .instructions
                         .get(self.at.0 as usize)
