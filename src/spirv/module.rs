@@ -241,8 +241,12 @@ impl Module {
     /// A fixed-size array type (`length` elements).
     pub fn array(&mut self, element: Word, length: u32) -> Word {
         let length_id = self.constant_u32(length);
+        // Each array type gets its own id (the cache keeps one per shape): the builder's
+        // sharing of identical declarations would hand a Private array the ArrayStride of a
+        // buffer's array of the same shape, which Vulkan forbids.
         self.cached(TypeKey::Array(element, length), |b| {
-            b.type_array(element, length_id)
+            let id = b.id();
+            b.type_array_id(id, element, length_id)
         })
     }
 
@@ -252,7 +256,10 @@ impl Module {
         // (private arrays) stay undecorated.
         let length_id = self.constant_u32(length);
         let key = TypeKey::Array(element, length | 0x8000_0000);
-        let id = self.cached(key, |b| b.type_array(element, length_id));
+        let id = self.cached(key, |b| {
+            let id = b.id();
+            b.type_array_id(id, element, length_id)
+        });
         self.decorate_stride(id, stride);
         id
     }

@@ -539,10 +539,12 @@ impl Builder {
         self.type_decl(Op::TypeFunction, None, operands)
     }
 
-    /// `OpTypeArray` of `length` (a constant id) elements.
-    pub fn type_array(&mut self, element: Word, length: Word) -> Word {
+    /// `OpTypeArray` of `length` (a constant id) elements under `result_id`, never shared
+    /// with an identical declaration (a strided array and a plain one of the same shape must
+    /// stay apart).
+    pub fn type_array_id(&mut self, result_id: Word, element: Word, length: Word) -> Word {
         let operands = smallvec![Operand::IdRef(element), Operand::IdRef(length)];
-        self.type_decl(Op::TypeArray, None, operands)
+        self.type_decl(Op::TypeArray, Some(result_id), operands)
     }
 
     /// `OpTypeRuntimeArray`.
