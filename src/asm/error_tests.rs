@@ -318,6 +318,12 @@ fn out_of_range_values() {
         "expected a trailing dword",
     );
     assert_error(
+        &format!("{HEAD}ret {{trailing=1,0}}\n"),
+        4,
+        5,
+        "zero dwords at the end are padding",
+    );
+    assert_error(
         &format!("{HEAD}ret {{trailing=1}} {{trailing=2}}\n"),
         4,
         19,

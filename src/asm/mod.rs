@@ -364,6 +364,13 @@ impl<'a> Parser<'a> {
                             break;
                         }
                     }
+                    if self.program.data.last() == Some(&0) {
+                        return Err(self.error_at(
+                            open,
+                            "the last trailing dword is 0: zero dwords at the end are padding, \
+                             given by {length=N}",
+                        ));
+                    }
                     let len = self.program.data.len() as u32 - start;
                     if len > 126 {
                         return Err(self

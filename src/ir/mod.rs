@@ -340,11 +340,11 @@ pub struct Instruction {
     /// Control bits (11–23) of the opcode token that the format leaves unused for this
     /// opcode but the program set; kept so that the program re-encodes to the same tokens.
     pub unused_control: u32,
-    /// Dwords that the instruction's length counts past its last operand, when any of them
-    /// is not zero (fxc once wrote a `sample_d_cl_s` one dword longer than its operands,
-    /// ending in `0x00002000`; vkd3d-shader and DXVK ignore such dwords). They are kept in
-    /// [`Program::data`] so that the program re-encodes to the same tokens; trailing zero
-    /// dwords are kept by [`Instruction::length`] alone.
+    /// Dwords that the instruction's length counts past its last operand, up to the last
+    /// one that is not zero (fxc once wrote a `sample_d_cl_s` one dword longer than its
+    /// operands, `0x00002000`; vkd3d-shader and DXVK ignore such dwords). They are kept in
+    /// [`Program::data`] so that the program re-encodes to the same tokens; zero dwords
+    /// after them are kept by [`Instruction::length`] alone.
     pub trailing: DataRange,
 }
 

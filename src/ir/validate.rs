@@ -310,8 +310,14 @@ fn check_instruction(
         if info.layout == Layout::CustomData {
             return Err("a custom-data block has no dwords past its data".into());
         }
-        if program.data_slice(trailing).len() != trailing.len as usize {
+        let words = program.data_slice(trailing);
+        if words.len() != trailing.len as usize {
             return Err("the instruction's trailing dwords lie outside the data arena".into());
+        }
+        if words.last() == Some(&0) {
+            return Err(
+                "the instruction's trailing dwords end in 0 (zero padding is the length's)".into(),
+            );
         }
     }
     if info.layout != Layout::Declaration && info.layout != Layout::CustomData {

@@ -120,7 +120,11 @@ impl<'a> Words<'a> {
     }
 
     /// The dwords `start..end` (which must exist).
-    fn range(self, start: usize, end: usize) -> impl ExactSizeIterator<Item = u32> + 'a {
+    fn range(
+        self,
+        start: usize,
+        end: usize,
+    ) -> impl ExactSizeIterator<Item = u32> + DoubleEndedIterator + 'a {
         self.0[start * 4..end * 4]
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -198,14 +202,20 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    /// The dwords the instruction's length counts past its last operand, kept in the data
-    /// arena when any of them is not zero (zero dwords, such as fxc's padding of `samplepos`,
-    /// are kept by the instruction's length alone). Like vkd3d-shader and DXVK, the
-    /// translation ignores them.
+    /// The dwords the instruction's length counts past its last operand, up to the last one
+    /// that is not zero, kept in the data arena (zero dwords after it, such as fxc's padding
+    /// of `samplepos`, are kept by the instruction's length alone, so that the form is the
+    /// same however the dwords were laid out). Like vkd3d-shader and DXVK, the translation
+    /// ignores them.
     fn trailing(&mut self) -> DataRange {
         let from = self.pos.min(self.end);
-        if self.words.range(from, self.end).any(|w| w != 0) {
-            self.push_data(from, self.end)
+        let last = self
+            .words
+            .range(from, self.end)
+            .rposition(|w| w != 0)
+            .map_or(from, |i| from + i + 1);
+        if last > from {
+            self.push_data(from, last)
         } else {
             DataRange::default()
         }

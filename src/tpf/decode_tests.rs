@@ -2956,7 +2956,7 @@ fn trailing_dwords() {
         &body,
         &[
             "dcl_temps 2 {trailing=0xdeadbeef}",
-            "mov r0.x, r1.x {trailing=0x00000007,0x00000000}",
+            "mov r0.x, r1.x {trailing=0x00000007} {length=7}",
             "sample_d_cl_s_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.x, v1.xyxx, t0.xyzw, s0, v2.xyxx, v3.xyxx, v1.z {trailing=0x00002000}",
             "ret",
         ],
@@ -2969,11 +2969,28 @@ fn trailing_dwords() {
         .collect();
     assert_eq!(
         trailing,
-        [&[0xdead_beef][..], &[7, 0], &[0x2000], &[]],
+        [&[0xdead_beef][..], &[7], &[0x2000], &[]],
         "trailing dwords kept from {words:08x?}"
     );
     assert_eq!(program.instructions[2].length, 20, "sample_d_cl_s length");
     check_text_round_trip(&program, &words);
+    // An empty extended opcode token is not re-encoded: the trailing dwords move up by one
+    // and the length pads the end with a zero; the program is the same.
+    let ret = vec![opcode(RET, 5) | (1 << 31), 0, 9, 8, 0];
+    let words = program_words(PS, 5, 0, &ret);
+    let program = decode(&to_bytes(&words)).unwrap_or_else(|e| panic!("{e}"));
+    let encoded = encode_words(&program).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        encoded,
+        program_words(PS, 5, 0, &[opcode(RET, 5), 9, 8, 0, 0]),
+        "re-encoding {words:08x?}"
+    );
+    let again = decode(&to_bytes(&encoded)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, program, "decoding the re-encoded {encoded:08x?}");
+    assert_eq!(
+        body_lines(&again),
+        ["ret {trailing=0x00000009,0x00000008} {length=5}"]
+    );
     // Zero dwords are kept by the length alone and shown as the length.
     let mov = with_trailing(op(MOV, &[rd(0, "x"), rs(1, "x")]), &[0]);
     let words = program_words(PS, 5, 0, &mov);
