@@ -601,6 +601,60 @@ ret
         ));
     }
 
+    /// Maps `cbN` of space 0 to set 3, binding 100 + N, and remembers what it was asked.
+    struct Recording(std::cell::RefCell<Vec<RangeKey>>);
+
+    impl BindingMapper for Recording {
+        fn map(&self, range: &RangeKey) -> Option<Binding> {
+            self.0.borrow_mut().push(*range);
+            Some(Binding {
+                set: 3,
+                binding: 100 + range.lower,
+                array_offset: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn run_time_constant_buffer_registers_bind_every_d3d11_slot_through_the_mapper() {
+        let head = "ps_5_0\ndcl_constantbuffer cb2[4], immediateIndexed\ndcl_temps 2\n";
+        let text = format!("{head}mov r0.x, cb[r1.x + 0][0].x\nret\n");
+        let program = crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mapper = Recording(Default::default());
+        let plan = BindingPlan::build(&program, &mapper).unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.dynamic_constant_buffers);
+        // cb2 as declared, then each other slot 0–13 as the declaration `cbN` would be.
+        let asked: Vec<RangeKey> = mapper.0.borrow().clone();
+        let expected: Vec<RangeKey> = [2]
+            .into_iter()
+            .chain((0..14).filter(|&n| n != 2))
+            .map(|n| RangeKey {
+                class: DescriptorClass::ConstantBuffer,
+                kind: DescriptorKind::Buffer,
+                space: 0,
+                lower: n,
+                upper: Some(n),
+            })
+            .collect();
+        assert_eq!(asked, expected, "ranges asked of the mapper for\n{text}");
+        for n in 0..14 {
+            let b = plan
+                .get(RegisterKind::ConstantBuffer, n)
+                .unwrap_or_else(|| panic!("cb{n} has no binding"));
+            assert_eq!((b.binding.set, b.binding.binding), (3, 100 + n), "cb{n}");
+            assert_eq!(b.shape, ArrayShape::Single, "cb{n}");
+            assert_eq!(b.undeclared_slot, n != 2, "cb{n}");
+        }
+        assert!(plan.get(RegisterKind::ConstantBuffer, 14).is_none());
+        // Without a run-time register only the declaration is bound.
+        let text = format!("{head}mov r0.x, cb2[1].x\nret\n");
+        let program = crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mapper = Recording(Default::default());
+        let plan = BindingPlan::build(&program, &mapper).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plan.dynamic_constant_buffers);
+        assert_eq!(mapper.0.borrow().len(), 1, "{:?}", mapper.0.borrow());
+    }
+
     #[test]
     fn unmapped_range_is_an_error() {
         let program = crate::asm::parse_program(RANGES).unwrap();
