@@ -454,7 +454,7 @@ fn run_time_resource_registers_outside_sm50_constant_buffers() {
         &format!("{HEAD}dcl_resource_texture2d (float,float,float,float) t0\nld r0.xyzw, r1.xyzw, t[r1.x + 0].xyzw\n"),
         5,
         22,
-        "a t register indexed at run time",
+        "a t register chosen at run time (SM5.0 class linkage) is not translated yet",
     );
     let program = crate::asm::parse_program(&format!(
         "{HEAD}mov r0.x, cb[r1.y + 0][r1.x + 0].x\nmov o0.xyzw, r0.xxxx\nret\n"

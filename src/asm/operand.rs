@@ -411,6 +411,6 @@ impl<'a> Parser<'a> {
     /// ([`crate::ir::normalise_resource_operand`]).
     fn normalise_resource_operand(&self, operand: &mut Operand, at: Token<'_>) -> Result<()> {
         crate::ir::normalise_resource_operand(self.program.model, operand)
-            .map_err(|message| self.error_at(at, message))
+            .map_err(|(kind, message)| self.error_at(at, message).with_kind(kind))
     }
 }

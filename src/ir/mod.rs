@@ -140,14 +140,18 @@ pub fn is_dynamic_cb(model: ShaderModel, operand: &Operand) -> bool {
 /// Rewrites an SM4.0–5.0 resource operand of an instruction into SM5.1 form, as the decoder
 /// and the assembler read it: `t3` → `t3[3]`, `cb1[4]` → `cb1[1][4]`, and in SM5.0 a
 /// constant-buffer register chosen at run time, `cb[r1.y + 0][r1.x + 0]`, →
-/// `cb[DYNAMIC_CB_RANGE][r1.y + 0][r1.x + 0]` (see [`DYNAMIC_CB_RANGE`]). Other registers
-/// indexed at run time (`t[r0.x]`, and `cb[r0.x]` before SM5.0) are refused: the bytecode
-/// allows a relative register only for SM5.0 constant buffers, which class linkage uses
-/// to reach a class instance's data. Returns the reason when the operand is refused.
+/// `cb[DYNAMIC_CB_RANGE][r1.y + 0][r1.x + 0]` (see [`DYNAMIC_CB_RANGE`]).
+///
+/// Other registers chosen at run time are refused with the kind of error they are: before
+/// SM5.0 and for UAVs the bytecode has no such operand (invalid); SM5.0 texture and sampler
+/// registers chosen at run time are D3D11's class-linkage form for a class instance's
+/// resources (its `this[]` record holds a texture and a sampler base), which the translator
+/// does not read yet (unsupported).
 pub fn normalise_resource_operand(
     model: ShaderModel,
     operand: &mut Operand,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), (crate::error::ErrorKind, String)> {
+    use crate::error::ErrorKind;
     if model.has_resource_ranges() || !operand.kind.is_resource_range() {
         return Ok(());
     }
@@ -157,25 +161,36 @@ pub fn normalise_resource_operand(
         1
     };
     if operand.index_count != expected {
-        return Err(format!(
-            "a {} operand takes {expected} index(es) in shader model {model}, found {}",
-            operand.kind.name(),
-            operand.index_count
+        return Err((
+            ErrorKind::Invalid,
+            format!(
+                "a {} operand takes {expected} index(es) in shader model {model}, found {}",
+                operand.kind.name(),
+                operand.index_count
+            ),
         ));
     }
     let register = operand.indices[0];
-    let id = match register.as_imm32() {
-        Some(register) => register,
-        None if operand.kind == RegisterKind::ConstantBuffer
-            && model.is_sm5()
-            && !matches!(register, Index::Imm64(_) | Index::Imm64PlusRelative(..)) =>
-        {
-            DYNAMIC_CB_RANGE
+    let wide = matches!(register, Index::Imm64(_) | Index::Imm64PlusRelative(..));
+    let id = match (register.as_imm32(), operand.kind) {
+        (Some(register), _) => register,
+        (None, RegisterKind::ConstantBuffer) if model.is_sm5() && !wide => DYNAMIC_CB_RANGE,
+        (None, RegisterKind::Resource | RegisterKind::Sampler) if model.is_sm5() && !wide => {
+            return Err((
+                ErrorKind::Unsupported,
+                format!(
+                    "a {} register chosen at run time (SM5.0 class linkage) is not translated yet",
+                    operand.kind.name()
+                ),
+            ))
         }
-        None => {
-            return Err(format!(
-                "a {} register indexed at run time or by a 64-bit number, which shader model {model} does not allow (only SM5.0 constant buffers take a relative register)",
-                operand.kind.name()
+        (None, _) => {
+            return Err((
+                ErrorKind::Invalid,
+                format!(
+                    "a {} register indexed at run time or by a 64-bit number, which shader model {model} does not allow (only SM5.0 constant buffers, textures and samplers take a relative register)",
+                    operand.kind.name()
+                ),
             ))
         }
     };

@@ -531,7 +531,7 @@ impl Decoder<'_> {
     /// ([`crate::ir::normalise_resource_operand`]).
     fn normalise_resource_operand(&self, operand: &mut Operand) -> Result<()> {
         crate::ir::normalise_resource_operand(self.program.model, operand)
-            .map_err(|message| self.err(message))
+            .map_err(|(kind, message)| self.err(message).with_kind(kind))
     }
 
     /// Reads a declaration's register operand and stores it in the operand arena.

@@ -3177,8 +3177,31 @@ fn sm50_resource_operands_need_an_immediate_register() {
     expect_error(
         &words,
         "instruction 0 (dword 0x2)",
-        "t register indexed at run time",
+        "a t register chosen at run time (SM5.0 class linkage) is not translated yet",
     );
+    let error = decode(&to_bytes(&words)).expect_err("t[r0.x] in ps_5_0");
+    assert_eq!(error.kind, crate::error::ErrorKind::Unsupported, "{error}");
+    // A UAV register is never chosen at run time before SM5.1.
+    let words = program_words(
+        PS,
+        5,
+        0,
+        &op(
+            LD_UAV_TYPED,
+            &[
+                rd(0, "xyzw"),
+                rs(1, "xyzw"),
+                operand(head_src(U, "xyzw"), &[Rel(rs(0, "x"))]),
+            ],
+        ),
+    );
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "a u register indexed at run time or by a 64-bit number, which shader model ps_5_0 does not allow",
+    );
+    let error = decode(&to_bytes(&words)).expect_err("u[r0.x] in ps_5_0");
+    assert_eq!(error.kind, crate::error::ErrorKind::Invalid, "{error}");
     // `cb0` with one index (an SM5.0 constant buffer takes two).
     let words = program_words(
         PS,
