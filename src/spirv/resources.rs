@@ -21,12 +21,12 @@ use crate::ir::{
     is_dynamic_cb, CustomDataClass, Declaration, Index, Instruction, Operand, RegisterKind,
     ResourceRange, D3D11_CB_SLOTS,
 };
+use crate::tpf::opcodes::Opcode;
 
 /// The largest constant buffer D3D11 binds, in 16-byte vectors
 /// (`D3D11_REQ_CONSTANT_BUFFER_ELEMENT_COUNT`): the block of a slot that a run-time
 /// constant-buffer register may select but the program does not declare.
 const D3D11_CB_MAX_VECTORS: u32 = 4096;
-use crate::tpf::opcodes::Opcode;
 
 /// How a buffer-like resource is addressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
