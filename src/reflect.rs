@@ -14,6 +14,12 @@
 //! `$ClassLinkage`), how many slots it has and the layout of each (see
 //! `src/spirv/linkage.rs`), and the interfaces and function tables the program declares,
 //! so that a layer can turn D3D11's class instances into the buffer's contents.
+//!
+//! An SM5.0 program that reads a constant-buffer register chosen at run time
+//! (`cb[r1.y + 0][r1.x + 0]`, fxc's class-linkage form) reads any of D3D11's slots 0–13 of
+//! space 0: it gets a [`DynamicConstantBuffers`] record (`dynamic_constant_buffers` in the
+//! JSON, absent otherwise) listing each slot's binding, and the slots it does not declare
+//! are also listed among the ranges, named `$DynamicSlot`, 4096 vectors long.
 
 use serde_json::{json, Value};
 
@@ -101,6 +107,28 @@ pub struct ClassLinkage {
     pub classes: Option<crate::container::Interfaces>,
 }
 
+/// One of D3D11's constant-buffer slots that a run-time constant-buffer register may select.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicSlot {
+    /// The slot (register `cbN` of space 0).
+    pub register: u32,
+    /// Whether the program declares `cbN` itself (otherwise it was bound for the run-time
+    /// index, as `cbN` would be).
+    pub declared: bool,
+    /// The binding.
+    pub binding: Binding,
+}
+
+/// The constant buffers an SM5.0 program reads through a register chosen at run time:
+/// D3D11's slots `0..D3D11_CB_SLOTS` of space 0 (a register outside them reads 0).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DynamicConstantBuffers {
+    /// The register space (0).
+    pub space: u32,
+    /// Every slot, in register order.
+    pub slots: Vec<DynamicSlot>,
+}
+
 /// Everything [`scan`] finds.
 #[derive(Debug, Clone)]
 pub struct ShaderReflection {
@@ -122,6 +150,8 @@ pub struct ShaderReflection {
     pub stage: StageParameters,
     /// The class-instance data, for a program with interfaces.
     pub class_linkage: Option<ClassLinkage>,
+    /// The constant-buffer slots read through a run-time register index, if any.
+    pub dynamic_constant_buffers: Option<DynamicConstantBuffers>,
 }
 
 /// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
@@ -373,6 +403,7 @@ fn scan_program(
         }
         _ => None,
     };
+    let dynamic_constant_buffers = dynamic_constant_buffers(&plan, &mut ranges);
     let model = program.model;
     Ok(ShaderReflection {
         plan,
@@ -384,7 +415,43 @@ fn scan_program(
         thread_group,
         stage,
         class_linkage,
+        dynamic_constant_buffers,
     })
+}
+
+/// The record of the slots a run-time constant-buffer register reads (see
+/// [`BindingPlan::dynamic_constant_buffers`]); adds the slots the program does not declare
+/// to `ranges`.
+fn dynamic_constant_buffers(
+    plan: &BindingPlan,
+    ranges: &mut Vec<RangeInfo>,
+) -> Option<DynamicConstantBuffers> {
+    if !plan.dynamic_constant_buffers {
+        return None;
+    }
+    let mut slots = Vec::new();
+    for register in 0..crate::ir::D3D11_CB_SLOTS {
+        let Some(binding) = plan.get(RegisterKind::ConstantBuffer, register) else {
+            continue;
+        };
+        if binding.undeclared_slot {
+            ranges.push(RangeInfo {
+                name: Some("$DynamicSlot".to_string()),
+                binding: *binding,
+                dimension: Some("constant_buffer"),
+                return_type: None,
+                stride: None,
+                cbuffer_size: Some(4096),
+                sampler_mode: None,
+            });
+        }
+        slots.push(DynamicSlot {
+            register,
+            declared: !binding.undeclared_slot,
+            binding: binding.binding,
+        });
+    }
+    Some(DynamicConstantBuffers { space: 0, slots })
 }
 
 /// The RDEF name of a range: same class, space and first register.
@@ -557,6 +624,24 @@ impl ClassLinkage {
     }
 }
 
+impl DynamicConstantBuffers {
+    /// The JSON form (under `dynamic_constant_buffers` in [`ShaderReflection::to_json`]).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "space": self.space,
+            "lower_bound": 0,
+            "count": crate::ir::D3D11_CB_SLOTS,
+            "index": "dynamic",
+            "out_of_range_reads": 0,
+            "slots": self.slots.iter().map(|slot| json!({
+                "register": slot.register,
+                "declared": slot.declared,
+                "binding": binding_json(&slot.binding),
+            })).collect::<Vec<_>>(),
+        })
+    }
+}
+
 impl ShaderReflection {
     /// One line per descriptor range: `srv t1 texture2d space 0 registers 10.. -> set 0 binding 42 (runtime array)`.
     pub fn summary(&self) -> String {
@@ -583,8 +668,19 @@ impl ShaderReflection {
         text
     }
 
-    /// The JSON form `dxbc2spirv reflect --json` prints.
+    /// The JSON form `dxbc2spirv reflect --json` prints (`dynamic_constant_buffers` only
+    /// when the program reads a constant-buffer register chosen at run time).
     pub fn to_json(&self) -> Value {
+        let mut value = self.base_json();
+        if let (Some(dynamic), Some(object)) =
+            (&self.dynamic_constant_buffers, value.as_object_mut())
+        {
+            object.insert("dynamic_constant_buffers".to_string(), dynamic.to_json());
+        }
+        value
+    }
+
+    fn base_json(&self) -> Value {
         let s = &self.stage;
         json!({
             "model": self.model,

@@ -311,6 +311,24 @@ fn out_of_range_values() {
         1,
         "shorter than",
     );
+    assert_error(
+        &format!("{HEAD}ret {{trailing=}}\n"),
+        4,
+        15,
+        "expected a trailing dword",
+    );
+    assert_error(
+        &format!("{HEAD}ret {{trailing=1,0}}\n"),
+        4,
+        5,
+        "zero dwords at the end are padding",
+    );
+    assert_error(
+        &format!("{HEAD}ret {{trailing=1}} {{trailing=2}}\n"),
+        4,
+        19,
+        "given twice",
+    );
 }
 
 #[test]
@@ -421,4 +439,27 @@ fn arbitrary_bytes_never_panic() {
         }
         let _ = parse_program(&text);
     }
+}
+
+#[test]
+fn run_time_resource_registers_outside_sm50_constant_buffers() {
+    // SM5.0 constant buffers take a register chosen at run time; nothing else before SM5.1.
+    assert_error(
+        "ps_4_0\ndcl_temps 2\nmov r0.x, cb[r1.y + 0][0].x\n",
+        3,
+        11,
+        "which shader model ps_4_0 does not allow",
+    );
+    assert_error(
+        &format!("{HEAD}dcl_resource_texture2d (float,float,float,float) t0\nld r0.xyzw, r1.xyzw, t[r1.x + 0].xyzw\n"),
+        5,
+        22,
+        "a t register chosen at run time (SM5.0 class linkage) is not translated yet",
+    );
+    let program = crate::asm::parse_program(&format!(
+        "{HEAD}mov r0.x, cb[r1.y + 0][r1.x + 0].x\nmov o0.xyzw, r0.xxxx\nret\n"
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cb = program.operands_of(&program.instructions[2])[1];
+    assert!(crate::ir::is_dynamic_cb(program.model, &cb), "{cb:?}");
 }

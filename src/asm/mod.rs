@@ -14,6 +14,7 @@
 //! fxc's (see [`crate::disasm::implied`]): encoding the parsed program gives back the bytes
 //! the text was printed from. fxc pads `samplepos` with one zero dword; so does the
 //! assembler, and `{length=N}` after an instruction sets any other length.
+//! `{trailing=0x00002000}` gives dwords the instruction holds past its last operand.
 //!
 //! Errors name the line and column and what was expected; no input panics, and relative
 //! addresses nest at most four deep.
@@ -316,18 +317,18 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Reads the `{unused_control=0x…}` and `{length=N}` annotations at the end of a
-    /// statement; returns the length, if given.
+    /// Reads the `{unused_control=0x…}`, `{trailing=0x…,…}` and `{length=N}` annotations at
+    /// the end of a statement; returns the length, if given.
     fn statement_annotations(&mut self, instruction: &mut ir::Instruction) -> Result<Option<u32>> {
         let mut length = None;
         while self.peek().is('{') {
             let open = self.advance();
-            let key = self.ident("'unused_control' or 'length' after '{'")?;
-            if !matches!(key.text, "unused_control" | "length") {
+            let key = self.ident("'unused_control', 'trailing' or 'length' after '{'")?;
+            if !matches!(key.text, "unused_control" | "trailing" | "length") {
                 return Err(self.error_at(
                     key,
                     format!(
-                        "unknown annotation {} (expected unused_control or length)",
+                        "unknown annotation {} (expected unused_control, trailing or length)",
                         key.describe()
                     ),
                 ));
@@ -346,6 +347,36 @@ impl<'a> Parser<'a> {
                         return Err(self.error_at(open, "custom-data blocks have no control bits"));
                     }
                     instruction.unused_control = value;
+                }
+                "trailing" => {
+                    if instruction.opcode == Opcode::CustomData {
+                        return Err(self
+                            .error_at(open, "custom-data blocks have no dwords past their data"));
+                    }
+                    if instruction.trailing.len > 0 {
+                        return Err(self.error_at(key, "the trailing dwords are given twice"));
+                    }
+                    let start = self.program.data.len() as u32;
+                    loop {
+                        let word = self.number_u32("a trailing dword")?;
+                        self.program.data.push(word);
+                        if !self.eat(',') {
+                            break;
+                        }
+                    }
+                    if self.program.data.last() == Some(&0) {
+                        return Err(self.error_at(
+                            open,
+                            "the last trailing dword is 0: zero dwords at the end are padding, \
+                             given by {length=N}",
+                        ));
+                    }
+                    let len = self.program.data.len() as u32 - start;
+                    if len > 126 {
+                        return Err(self
+                            .error_at(open, "more trailing dwords than an instruction can hold"));
+                    }
+                    instruction.trailing = ir::DataRange { start, len };
                 }
                 _ => {
                     length = Some(self.number_at_most("the instruction length", 127)?);

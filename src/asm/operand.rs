@@ -407,41 +407,10 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
-    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form (`t3` → `t3[3]`,
-    /// `cb1[4]` → `cb1[1][4]`), as the decoder does.
+    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form, as the decoder does
+    /// ([`crate::ir::normalise_resource_operand`]).
     fn normalise_resource_operand(&self, operand: &mut Operand, at: Token<'_>) -> Result<()> {
-        if self.program.model.has_resource_ranges() || !operand.kind.is_resource_range() {
-            return Ok(());
-        }
-        let expected = if operand.kind == RegisterKind::ConstantBuffer {
-            2
-        } else {
-            1
-        };
-        if operand.index_count != expected {
-            return Err(self.error_at(
-                at,
-                format!(
-                    "a {} operand takes {expected} index(es) in shader model {}, found {}",
-                    operand.kind.name(),
-                    self.program.model,
-                    operand.index_count
-                ),
-            ));
-        }
-        let register = operand.indices[0];
-        if register.as_imm32().is_none() {
-            return Err(self.error_at(
-                at,
-                format!(
-                    "shader model {} needs an immediate 32-bit {} register number",
-                    self.program.model,
-                    operand.kind.name()
-                ),
-            ));
-        }
-        operand.indices = [register, register, operand.indices[1]];
-        operand.index_count += 1;
-        Ok(())
+        crate::ir::normalise_resource_operand(self.program.model, operand)
+            .map_err(|(kind, message)| self.error_at(at, message).with_kind(kind))
     }
 }

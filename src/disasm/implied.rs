@@ -28,8 +28,9 @@
 //! * `{mask=xy}`, `{swizzle=xxyz}`, `{select1=x}`: the selection of an immediate (whose
 //!   text shows no letters).
 //!
-//! An instruction is as long as its encoding needs, except `samplepos`, which fxc pads with
-//! one zero dword. Any other length (trailing zero dwords the decoder accepted, or an
+//! An instruction is as long as its encoding needs (with the dwords it keeps past its last
+//! operand, shown as `{trailing=0x…}` by [`crate::disasm`]), except `samplepos`, which fxc
+//! pads with one zero dword. Any other length (trailing zero dwords the decoder accepted, or an
 //! unpadded `samplepos`) is shown as `{length=N}` at the end of the line.
 
 use crate::ir::*;

@@ -55,7 +55,8 @@ pub fn program_text(program: &Program) -> String {
 /// Writes one instruction or declaration (without a trailing newline).
 ///
 /// Control bits that the format leaves unused but the program set are shown at the end as
-/// `{unused_control=0x800}`, so that the text keeps them.
+/// `{unused_control=0x800}`, and dwords past the last operand as `{trailing=0x00002000}`, so
+/// that the text keeps them.
 pub fn write_instruction(out: &mut String, program: &Program, instruction: &Instruction) {
     if let Some(declaration) = &instruction.declaration {
         declaration::write_declaration(out, program, instruction, declaration);
@@ -93,6 +94,20 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
     }
     if instruction.unused_control != 0 {
         let _ = write!(out, " {{unused_control={:#x}}}", instruction.unused_control);
+    }
+    write_trailing(out, program.data_slice(instruction.trailing));
+}
+
+/// Writes the dwords an instruction's length counts past its last operand (see
+/// [`Instruction::trailing`]) as ` {trailing=0x00002000}` (several separated by commas);
+/// nothing when there are none.
+fn write_trailing(out: &mut String, trailing: &[u32]) {
+    for (i, word) in trailing.iter().enumerate() {
+        out.push_str(if i == 0 { " {trailing=" } else { "," });
+        let _ = write!(out, "{word:#010x}");
+    }
+    if !trailing.is_empty() {
+        out.push('}');
     }
 }
 

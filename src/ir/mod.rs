@@ -118,6 +118,87 @@ impl std::fmt::Display for ShaderModel {
     }
 }
 
+/// The range id the IR gives an SM5.0 constant-buffer operand whose register is chosen at
+/// run time, as fxc writes it for class linkage (`cb[r1.y + 0][r1.x + 0]`): not a declared
+/// range but D3D11's constant-buffer slots `0..D3D11_CB_SLOTS` of space 0. The operand is
+/// `(DYNAMIC_CB_RANGE, register index, element)`, the register index holding the relative
+/// address; a register outside the slots reads 0.
+pub const DYNAMIC_CB_RANGE: u32 = u32::MAX;
+
+/// The constant-buffer slots of a D3D11 shader stage (D3D11's
+/// `D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT`).
+pub const D3D11_CB_SLOTS: u32 = 14;
+
+/// Whether an operand is the SM5.0 dynamically indexed constant-buffer register
+/// ([`DYNAMIC_CB_RANGE`]).
+pub fn is_dynamic_cb(model: ShaderModel, operand: &Operand) -> bool {
+    operand.kind == RegisterKind::ConstantBuffer
+        && !model.has_resource_ranges()
+        && operand.indices[0].as_imm32() == Some(DYNAMIC_CB_RANGE)
+}
+
+/// Rewrites an SM4.0–5.0 resource operand of an instruction into SM5.1 form, as the decoder
+/// and the assembler read it: `t3` → `t3[3]`, `cb1[4]` → `cb1[1][4]`, and in SM5.0 a
+/// constant-buffer register chosen at run time, `cb[r1.y + 0][r1.x + 0]`, →
+/// `cb[DYNAMIC_CB_RANGE][r1.y + 0][r1.x + 0]` (see [`DYNAMIC_CB_RANGE`]).
+///
+/// Other registers chosen at run time are refused with the kind of error they are: before
+/// SM5.0 and for UAVs the bytecode has no such operand (invalid); SM5.0 texture and sampler
+/// registers chosen at run time are D3D11's class-linkage form for a class instance's
+/// resources (its `this[]` record holds a texture and a sampler base), which the translator
+/// does not read yet (unsupported).
+pub fn normalise_resource_operand(
+    model: ShaderModel,
+    operand: &mut Operand,
+) -> std::result::Result<(), (crate::error::ErrorKind, String)> {
+    use crate::error::ErrorKind;
+    if model.has_resource_ranges() || !operand.kind.is_resource_range() {
+        return Ok(());
+    }
+    let expected = if operand.kind == RegisterKind::ConstantBuffer {
+        2
+    } else {
+        1
+    };
+    if operand.index_count != expected {
+        return Err((
+            ErrorKind::Invalid,
+            format!(
+                "a {} operand takes {expected} index(es) in shader model {model}, found {}",
+                operand.kind.name(),
+                operand.index_count
+            ),
+        ));
+    }
+    let register = operand.indices[0];
+    let wide = matches!(register, Index::Imm64(_) | Index::Imm64PlusRelative(..));
+    let id = match (register.as_imm32(), operand.kind) {
+        (Some(register), _) => register,
+        (None, RegisterKind::ConstantBuffer) if model.is_sm5() && !wide => DYNAMIC_CB_RANGE,
+        (None, RegisterKind::Resource | RegisterKind::Sampler) if model.is_sm5() && !wide => {
+            return Err((
+                ErrorKind::Unsupported,
+                format!(
+                    "a {} register chosen at run time (SM5.0 class linkage) is not translated yet",
+                    operand.kind.name()
+                ),
+            ))
+        }
+        (None, _) => {
+            return Err((
+                ErrorKind::Invalid,
+                format!(
+                    "a {} register indexed at run time or by a 64-bit number, which shader model {model} does not allow (only SM5.0 constant buffers, textures and samplers take a relative register)",
+                    operand.kind.name()
+                ),
+            ))
+        }
+    };
+    operand.indices = [Index::Imm32(id), register, operand.indices[1]];
+    operand.index_count += 1;
+    Ok(())
+}
+
 /// A decoded program.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Program {
@@ -274,6 +355,12 @@ pub struct Instruction {
     /// Control bits (11–23) of the opcode token that the format leaves unused for this
     /// opcode but the program set; kept so that the program re-encodes to the same tokens.
     pub unused_control: u32,
+    /// Dwords that the instruction's length counts past its last operand, up to the last
+    /// one that is not zero (fxc once wrote a `sample_d_cl_s` one dword longer than its
+    /// operands, `0x00002000`; vkd3d-shader and DXVK ignore such dwords). They are kept in
+    /// [`Program::data`] so that the program re-encodes to the same tokens; zero dwords
+    /// after them are kept by [`Instruction::length`] alone.
+    pub trailing: DataRange,
 }
 
 impl Instruction {
@@ -294,6 +381,7 @@ impl Instruction {
             call_index: None,
             declaration: None,
             unused_control: 0,
+            trailing: DataRange { start: 0, len: 0 },
         }
     }
 }

@@ -305,6 +305,21 @@ fn check_instruction(
     if operands.len() != instruction.operands.len as usize {
         return Err("the instruction's operands lie outside the operand arena".into());
     }
+    let trailing = instruction.trailing;
+    if trailing.len > 0 {
+        if info.layout == Layout::CustomData {
+            return Err("a custom-data block has no dwords past its data".into());
+        }
+        let words = program.data_slice(trailing);
+        if words.len() != trailing.len as usize {
+            return Err("the instruction's trailing dwords lie outside the data arena".into());
+        }
+        if words.last() == Some(&0) {
+            return Err(
+                "the instruction's trailing dwords end in 0 (zero padding is the length's)".into(),
+            );
+        }
+    }
     if info.layout != Layout::Declaration && info.layout != Layout::CustomData {
         let expected = info.dsts.len() + info.srcs.len();
         if operands.len() != expected || instruction.dst_count as usize != info.dsts.len() {
@@ -328,6 +343,54 @@ fn check_instruction(
     Ok(())
 }
 
+/// The SM5.0 constant-buffer register chosen at run time (`cb[r1.y + 0][r1.x + 0]`, held as
+/// range [`super::DYNAMIC_CB_RANGE`]): SM5.0 only (SM4 has no such operand, SM5.1 indexes
+/// declared ranges instead), and its register index has a relative part.
+fn check_dynamic_cb(model: ShaderModel, operand: &Operand) -> std::result::Result<(), String> {
+    if !model.is_sm5() {
+        return Err(format!(
+            "a constant-buffer register chosen at run time needs shader model 5.0, not {model}"
+        ));
+    }
+    if operand.indices[1].relative().is_none()
+        || matches!(operand.indices[1], Index::Imm64PlusRelative(..))
+    {
+        return Err(
+            "the run-time constant-buffer form (range 0xffffffff) needs a 32-bit relative register index"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// Before SM5.1 a resource operand's register is its range id (the decoder writes `t3` as
+/// `t3[3]`); anything else would be an index the bytecode cannot hold.
+fn check_pre_sm51_register(
+    model: ShaderModel,
+    operand: &Operand,
+    id: u32,
+) -> std::result::Result<(), String> {
+    if model.has_resource_ranges() || operand.indices[1].as_imm32() == Some(id) {
+        return Ok(());
+    }
+    Err(format!(
+        "{}{id}: before SM5.1 a resource operand's register index must be its range id",
+        operand.kind.name()
+    ))
+}
+
+/// How an instruction reads an operand, in words (for errors).
+fn value_type_name(value_type: ValueType) -> &'static str {
+    match value_type {
+        ValueType::F32 => "a 32-bit float",
+        ValueType::I32 => "a 32-bit integer",
+        ValueType::U32 => "a 32-bit unsigned integer",
+        ValueType::F64 => "a double",
+        ValueType::Bits => "32-bit bits",
+        ValueType::None => "no value",
+    }
+}
+
 fn check_declaration(
     program: &Program,
     declaration: &Declaration,
@@ -344,6 +407,16 @@ fn check_declaration(
             if !data_ok(data) =>
         {
             Err("the declaration's data lies outside the data arena".into())
+        }
+        Declaration::ConstantBuffer { range, .. }
+            if !program.model.has_resource_ranges() && range.id == super::DYNAMIC_CB_RANGE =>
+        {
+            Err(format!(
+                "cb{} is not a constant-buffer register (D3D11 has slots 0–{}); its number \
+                 stands for the register chosen at run time",
+                range.id,
+                super::D3D11_CB_SLOTS - 1
+            ))
         }
         Declaration::Resource { range, .. }
         | Declaration::ResourceRaw { range, .. }
@@ -467,6 +540,16 @@ fn check_operand(
             return Err(format!("{name} cannot be written"));
         }
     }
+    // The format's 64-bit immediate (operand type 5, `d(…)`) holds doubles as (low, high)
+    // halves: only a source that an instruction reads as a double can take one (fxc writes
+    // it nowhere else); a 32-bit read has no component of it to take.
+    if operand.kind == RegisterKind::Immediate64 && operand.value_type != ValueType::F64 {
+        return Err(format!(
+            "a d(…) immediate where the instruction reads {}; only a double-precision source \
+             takes a 64-bit immediate",
+            value_type_name(operand.value_type)
+        ));
+    }
     match operand.kind {
         RegisterKind::Temp => {
             if let Some(register) = operand.indices[0].as_imm32() {
@@ -486,7 +569,12 @@ fn check_operand(
             }
         }
         kind if kind.is_resource_range() => match operand.indices[0].as_imm32() {
-            Some(id) if declared.has_range(kind, id) => {}
+            Some(super::DYNAMIC_CB_RANGE) if is_dynamic_cb(program.model, operand) => {
+                check_dynamic_cb(program.model, operand)?
+            }
+            Some(id) if declared.has_range(kind, id) => {
+                check_pre_sm51_register(program.model, operand, id)?
+            }
             Some(id) => return Err(format!("{name}{id} is used but not declared")),
             None => return Err(format!("{name} operand has no immediate range id")),
         },

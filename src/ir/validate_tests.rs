@@ -359,7 +359,12 @@ fn valid_program(sm51: bool) -> Builder {
         &[temp(1, 0xf)],
         &[
             temp_xyzw(0),
-            resource(RegisterKind::Resource, t.id, lower(t) + 2),
+            // An element inside the SM5.1 range; before SM5.1 the register is the range.
+            resource(
+                RegisterKind::Resource,
+                t.id,
+                lower(t) + if sm51 { 2 } else { 0 },
+            ),
             resource(RegisterKind::Sampler, s.id, lower(s)),
         ],
     );
@@ -556,6 +561,89 @@ fn resource_operand_needs_an_immediate_range_id() {
         bad,
         "no immediate range id",
         "t[r0.x][0]",
+    );
+}
+
+/// `cb[r0.x + 0][element]` in SM5.0 form (range [`DYNAMIC_CB_RANGE`]).
+fn dynamic_cb(register: Index, element: u32) -> Operand {
+    register_operand_cb(&[
+        Index::Imm32(DYNAMIC_CB_RANGE),
+        register,
+        Index::Imm32(element),
+    ])
+}
+
+fn register_operand_cb(indices: &[Index]) -> Operand {
+    register(RegisterKind::ConstantBuffer, IDENTITY, indices)
+}
+
+#[test]
+fn run_time_constant_buffer_register_in_sm50_only() {
+    // SM5.0: `cb[r0.x + 0][2]` is valid without any declaration (D3D11's slots 0–13).
+    let mut b = Builder::sm50();
+    b.temps(1);
+    let address = b.relative(temp_src(0, 0));
+    let operand = dynamic_cb(Index::Imm32PlusRelative(0, address), 2);
+    b.op(Opcode::Mov, &[temp(0, 0xf)], &[operand]);
+    expect_valid(&b.program, "cb[r0.x + 0][2] in SM5.0");
+    // An immediate register under the reserved id is not the run-time form.
+    let bad_operand = dynamic_cb(Index::Imm32(3), 2);
+    let bad = b.op(Opcode::Mov, &[temp(0, 0xf)], &[bad_operand]);
+    expect_error(
+        validate(&b.program),
+        bad,
+        "needs a 32-bit relative register index",
+        "range 0xffffffff with register 3",
+    );
+    // SM4.1 has no such operand.
+    let mut b = Builder::new(Stage::Pixel, 4, 1);
+    b.temps(1);
+    let address = b.relative(temp_src(0, 0));
+    let operand = dynamic_cb(Index::Relative(address), 0);
+    let bad = b.op(Opcode::Mov, &[temp(0, 0xf)], &[operand]);
+    expect_error(
+        validate(&b.program),
+        bad,
+        "needs shader model 5.0",
+        "cb[r0.x][0] in SM4.1",
+    );
+    // SM5.1 indexes declared ranges: the reserved id is an undeclared range there.
+    let mut b = Builder::sm51();
+    b.temps(1);
+    let address = b.relative(temp_src(0, 0));
+    let operand = dynamic_cb(Index::Relative(address), 0);
+    let bad = b.op(Opcode::Mov, &[temp(0, 0xf)], &[operand]);
+    expect_error(
+        validate(&b.program),
+        bad,
+        "cb4294967295 is used but not declared",
+        "the reserved id in SM5.1",
+    );
+    // A declared SM5.0 register's operand names the register itself.
+    let mut b = Builder::sm50();
+    b.temps(1);
+    b.range(RegisterKind::ConstantBuffer, single(2));
+    let address = b.relative(temp_src(0, 0));
+    let operand = register_operand_cb(&[
+        Index::Imm32(2),
+        Index::Imm32PlusRelative(0, address),
+        Index::Imm32(0),
+    ]);
+    let bad = b.op(Opcode::Mov, &[temp(0, 0xf)], &[operand]);
+    expect_error(
+        validate(&b.program),
+        bad,
+        "register index must be its range id",
+        "cb2 with a relative register in SM5.0",
+    );
+    // The reserved number cannot be declared.
+    let mut b = Builder::sm50();
+    let bad = b.range(RegisterKind::ConstantBuffer, single(DYNAMIC_CB_RANGE));
+    expect_error(
+        validate(&b.program),
+        bad,
+        "is not a constant-buffer register",
+        "dcl_constantbuffer cb4294967295",
     );
 }
 

@@ -28,6 +28,17 @@
 //!
 //! A non-uniform operand (the `{nonuniform}` hint of the extended operand token) asks for the
 //! `NonUniform` decoration on the index and on what is read through it.
+//!
+//! An SM5.0 program may choose a constant-buffer register at run time (`cb[r1.y + 0][…]`,
+//! held as range [`crate::ir::DYNAMIC_CB_RANGE`]; fxc writes it for class linkage). Such a
+//! register is one of D3D11's slots 0–13 of space 0, so the pass then binds every one of
+//! them: the declared `cbN` as above, and each slot the program does not declare exactly as
+//! the declaration `cbN` would be (a one-register range in space 0, asked of the mapper),
+//! marked [`DescriptorBinding::undeclared_slot`]. The back end gives each slot its own
+//! uniform-buffer variable and reads the register through a switch over the slot (see
+//! `src/spirv/resources.rs`), so layers bind the slots as they bind any `cbN` (an array of
+//! uniform buffers would need the mapper to place fourteen registers as one array, which
+//! no D3D11 layout does).
 
 use crate::fast_hash::HashMap;
 
@@ -37,7 +48,8 @@ use crate::bindings::{
 };
 use crate::error::{Error, Location, Result};
 use crate::ir::{
-    Declaration, Index, Operand, OperandId, Program, RegisterKind, ResourceDimension, ResourceRange,
+    is_dynamic_cb, Declaration, Index, Operand, OperandId, Program, RegisterKind,
+    ResourceDimension, ResourceRange, D3D11_CB_SLOTS,
 };
 use crate::tpf::opcodes::Opcode;
 
@@ -82,6 +94,10 @@ pub struct DescriptorBinding {
     pub usage: UavUsage,
     /// The counter's binding, for a UAV whose counter is used.
     pub counter: Option<Binding>,
+    /// A constant-buffer slot the program does not declare, bound because the program
+    /// reads D3D11's slots through a run-time register index (see
+    /// [`BindingPlan::dynamic_constant_buffers`]).
+    pub undeclared_slot: bool,
 }
 
 /// The array element an operand selects.
@@ -105,8 +121,15 @@ pub enum DescriptorIndex {
 /// The bindings of every declared range of a program.
 #[derive(Debug, Clone, Default)]
 pub struct BindingPlan {
-    /// The bindings, in declaration order.
+    /// The bindings, in declaration order (then the slots bound for a run-time
+    /// constant-buffer index, then the class-linkage data).
     pub bindings: Vec<DescriptorBinding>,
+    /// Whether the program reads a constant-buffer register chosen at run time (SM5.0,
+    /// [`crate::ir::DYNAMIC_CB_RANGE`]): then every D3D11 constant-buffer slot
+    /// `0..D3D11_CB_SLOTS` of space 0 has a binding, asked of the mapper exactly as a
+    /// declared `cbN` would be; the slots the program does not declare are marked
+    /// [`DescriptorBinding::undeclared_slot`].
+    pub dynamic_constant_buffers: bool,
     by_range: HashMap<(u8, u32), usize>,
 }
 
@@ -249,6 +272,38 @@ fn shape_of(range: &ResourceRange, binding: &Binding) -> Result<ArrayShape> {
     })
 }
 
+/// The D3D11 constant-buffer slots (0–13 of space 0) that an SM5.0 program reads through a
+/// register chosen at run time (`reads_dynamic`, [`reads_dynamic_cb`]) and does not declare;
+/// empty when it reads none that way.
+fn undeclared_dynamic_slots(reads_dynamic: bool, declared: impl Iterator<Item = u32>) -> Vec<u32> {
+    if !reads_dynamic {
+        return Vec::new();
+    }
+    let declared: Vec<u32> = declared.collect();
+    (0..D3D11_CB_SLOTS)
+        .filter(|slot| !declared.contains(slot))
+        .collect()
+}
+
+/// Whether an SM5.0 program reads a constant-buffer register chosen at run time.
+fn reads_dynamic_cb(program: &Program) -> bool {
+    let model = program.model;
+    !model.has_resource_ranges()
+        && model.is_sm5()
+        && program.operands.iter().any(|o| is_dynamic_cb(model, o))
+}
+
+/// The range key of D3D11 constant-buffer slot `slot` of space 0.
+fn dynamic_slot_key(slot: u32) -> RangeKey {
+    RangeKey {
+        class: DescriptorClass::ConstantBuffer,
+        kind: DescriptorKind::Buffer,
+        space: 0,
+        lower: slot,
+        upper: Some(slot),
+    }
+}
+
 impl BindingPlan {
     /// Binds every resource range the program declares: the mapper chooses the bindings of
     /// all the ranges at once ([`BindingMapper::map_shader`]); ranges that share a set and
@@ -309,6 +364,13 @@ impl BindingPlan {
         if interface_slot_count(program) > 0 {
             keys.push(class_linkage_key());
         }
+        let declared_cbs = ranges
+            .iter()
+            .filter(|(_, register, ..)| *register == RegisterKind::ConstantBuffer)
+            .map(|(_, _, range, ..)| range.id);
+        let reads_dynamic = reads_dynamic_cb(program);
+        let dynamic_slots = undeclared_dynamic_slots(reads_dynamic, declared_cbs);
+        keys.extend(dynamic_slots.iter().map(|&slot| dynamic_slot_key(slot)));
         let chosen = ShaderBindings::new(mapper, &keys);
         let mut plan = BindingPlan::default();
         let mut instructions = Vec::with_capacity(ranges.len());
@@ -340,9 +402,12 @@ impl BindingPlan {
                 shape,
                 usage,
                 counter,
+                undeclared_slot: false,
             });
             instructions.push(Some(index));
         }
+        plan.dynamic_constant_buffers = reads_dynamic;
+        plan.bind_dynamic_constant_buffers(&dynamic_slots, &chosen)?;
         plan.bind_class_linkage(program, &chosen)?;
         instructions.resize(plan.bindings.len(), None);
         plan.check_descriptor_types(program, &instructions)?;
@@ -442,7 +507,45 @@ impl BindingPlan {
             shape,
             usage: UavUsage::default(),
             counter: None,
+            undeclared_slot: false,
         });
+        Ok(())
+    }
+
+    /// Binds the D3D11 constant-buffer slots an SM5.0 program reads through a register chosen
+    /// at run time (`cb[r1.y + 0][r1.x + 0]`) and does not declare (`slots`, from
+    /// [`undeclared_dynamic_slots`]), as the mapper binds a declared `cbN`.
+    fn bind_dynamic_constant_buffers(
+        &mut self,
+        slots: &[u32],
+        chosen: &ShaderBindings,
+    ) -> Result<()> {
+        for &slot in slots {
+            let range = ResourceRange {
+                id: slot,
+                lower: slot,
+                upper: Some(slot),
+                space: 0,
+            };
+            let key = dynamic_slot_key(slot);
+            let binding = chosen.resolve(&key)?;
+            let shape = shape_of(&range, &binding)?;
+            self.by_range.insert(
+                (RegisterKind::ConstantBuffer as u8, slot),
+                self.bindings.len(),
+            );
+            self.bindings.push(DescriptorBinding {
+                register: RegisterKind::ConstantBuffer,
+                range,
+                key,
+                binding,
+                descriptor_type: DescriptorType::UniformBuffer,
+                shape,
+                usage: UavUsage::default(),
+                counter: None,
+                undeclared_slot: true,
+            });
+        }
         Ok(())
     }
 
@@ -623,6 +726,60 @@ ret
             plan.index(&ops[3]),
             Ok(DescriptorIndex::Dynamic { add: 1, .. })
         ));
+    }
+
+    /// Maps `cbN` of space 0 to set 3, binding 100 + N, and remembers what it was asked.
+    struct Recording(std::cell::RefCell<Vec<RangeKey>>);
+
+    impl BindingMapper for Recording {
+        fn map(&self, range: &RangeKey) -> Option<Binding> {
+            self.0.borrow_mut().push(*range);
+            Some(Binding {
+                set: 3,
+                binding: 100 + range.lower,
+                array_offset: 0,
+            })
+        }
+    }
+
+    #[test]
+    fn run_time_constant_buffer_registers_bind_every_d3d11_slot_through_the_mapper() {
+        let head = "ps_5_0\ndcl_constantbuffer cb2[4], immediateIndexed\ndcl_temps 2\n";
+        let text = format!("{head}mov r0.x, cb[r1.x + 0][0].x\nret\n");
+        let program = crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mapper = Recording(Default::default());
+        let plan = BindingPlan::build(&program, &mapper).unwrap_or_else(|e| panic!("{e}"));
+        assert!(plan.dynamic_constant_buffers);
+        // cb2 as declared, then each other slot 0–13 as the declaration `cbN` would be.
+        let asked: Vec<RangeKey> = mapper.0.borrow().clone();
+        let expected: Vec<RangeKey> = [2]
+            .into_iter()
+            .chain((0..14).filter(|&n| n != 2))
+            .map(|n| RangeKey {
+                class: DescriptorClass::ConstantBuffer,
+                kind: DescriptorKind::Buffer,
+                space: 0,
+                lower: n,
+                upper: Some(n),
+            })
+            .collect();
+        assert_eq!(asked, expected, "ranges asked of the mapper for\n{text}");
+        for n in 0..14 {
+            let b = plan
+                .get(RegisterKind::ConstantBuffer, n)
+                .unwrap_or_else(|| panic!("cb{n} has no binding"));
+            assert_eq!((b.binding.set, b.binding.binding), (3, 100 + n), "cb{n}");
+            assert_eq!(b.shape, ArrayShape::Single, "cb{n}");
+            assert_eq!(b.undeclared_slot, n != 2, "cb{n}");
+        }
+        assert!(plan.get(RegisterKind::ConstantBuffer, 14).is_none());
+        // Without a run-time register only the declaration is bound.
+        let text = format!("{head}mov r0.x, cb2[1].x\nret\n");
+        let program = crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}"));
+        let mapper = Recording(Default::default());
+        let plan = BindingPlan::build(&program, &mapper).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!plan.dynamic_constant_buffers);
+        assert_eq!(mapper.0.borrow().len(), 1, "{:?}", mapper.0.borrow());
     }
 
     #[test]

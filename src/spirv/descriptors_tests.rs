@@ -360,3 +360,69 @@ store_uav_typed u0[0].xyzw, r1.xxxx, r0.xyzw",
     let m = rspirv::dr::load_words(&words).unwrap();
     assert_eq!(m.extensions.len(), 1);
 }
+
+/// An SM5.0 constant-buffer register chosen at run time: each D3D11 slot 0–13 of space 0 is
+/// its own uniform-buffer variable at the binding the mapper gives `cbN` (here set 2,
+/// binding 20 + N), and the read is a switch over the slot with no descriptor indexing.
+#[test]
+fn run_time_constant_buffer_register_uses_one_variable_per_slot() {
+    let text = "cs_5_0
+dcl_constantbuffer cb4[2], immediateIndexed
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.x, cb4[0].x
+mov r1.xyzw, cb[r0.x + 0][1].xyzw
+store_raw u0.xyzw, l(0), r1.xyzw
+ret
+";
+    /// `cbN` at set 2, binding 20 + N; everything else as the default layout.
+    struct PerSlot;
+    impl BindingMapper for PerSlot {
+        fn map(&self, range: &crate::bindings::RangeKey) -> Option<crate::bindings::Binding> {
+            if range.class == crate::bindings::DescriptorClass::ConstantBuffer {
+                return Some(crate::bindings::Binding {
+                    set: 2,
+                    binding: 20 + range.lower,
+                    array_offset: 0,
+                });
+            }
+            DefaultBindings.map(range)
+        }
+    }
+    let m = module_with(text, &PerSlot);
+    let mut slots: Vec<(u32, u32)> = Vec::new();
+    let sets = decorations_of(&m, Decoration::DescriptorSet);
+    for (target, binding) in decorations_of(&m, Decoration::Binding) {
+        if let Some(&(_, set)) = sets.iter().find(|(t, _)| *t == target) {
+            if set == 2 {
+                slots.push((set, binding));
+            }
+        }
+    }
+    slots.sort_unstable();
+    let expected: Vec<(u32, u32)> = (0..14).map(|n| (2, 20 + n)).collect();
+    assert_eq!(slots, expected, "uniform buffers of the slots in\n{text}");
+    assert!(
+        code(&m).any(|i| i.class.opcode == Op::Switch),
+        "no OpSwitch"
+    );
+    assert!(
+        !has_cap(&m, Capability::UniformBufferArrayDynamicIndexing),
+        "the slots are not a descriptor array"
+    );
+}
+
+/// (target, first literal) of each decoration `decoration`.
+fn decorations_of(m: &Module, decoration: Decoration) -> Vec<(u32, u32)> {
+    m.annotations
+        .iter()
+        .filter(|i| i.operands.get(1) == Some(&Operand::Decoration(decoration)))
+        .filter_map(|i| match (i.operands.first(), i.operands.get(2)) {
+            (Some(Operand::IdRef(target)), Some(Operand::LiteralBit32(value))) => {
+                Some((*target, *value))
+            }
+            _ => None,
+        })
+        .collect()
+}

@@ -74,22 +74,27 @@ impl Emitter<'_> {
             return Ok(value);
         }
         let ty = self.m.vector(to, value.count);
-        let id = match (value.scalar, to) {
-            (Scalar::Bool, _) => {
-                let ones = self.splat_bits(to, u32::MAX, value.count);
-                let zero = self.splat_bits(to, 0, value.count);
-                built(self.m.select(ty, None, value.id, ones, zero))?
-            }
-            (_, Scalar::Bool) => {
-                let as_uint = self.cast(value, Scalar::U32)?;
-                let zero = self.splat_bits(Scalar::U32, 0, value.count);
-                built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
-            }
-            (Scalar::F64, _) | (_, Scalar::F64) => {
-                return Err(self.unsupported("double-precision values are not translated yet"))
-            }
-            _ => built(self.m.bitcast(ty, value.id))?,
-        };
+        let id =
+            match (value.scalar, to) {
+                (Scalar::Bool, _) => {
+                    let ones = self.splat_bits(to, u32::MAX, value.count);
+                    let zero = self.splat_bits(to, 0, value.count);
+                    built(self.m.select(ty, None, value.id, ones, zero))?
+                }
+                (_, Scalar::Bool) => {
+                    let as_uint = self.cast(value, Scalar::U32)?;
+                    let zero = self.splat_bits(Scalar::U32, 0, value.count);
+                    built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
+                }
+                // No value is ever a double here: temps are typed 32-bit (`passes::temp_types`
+                // holds double halves as uint) and the double lowering (`spirv::doubles`) reads
+                // and writes pairs of uint halves, building its doubles itself.
+                (Scalar::F64, _) | (_, Scalar::F64) => return Err(self.err(
+                    "internal: a 64-bit value in a 32-bit conversion (doubles are held as pairs \
+                     of uint halves)",
+                )),
+                _ => built(self.m.bitcast(ty, value.id))?,
+            };
         Ok(Val {
             id,
             scalar: to,
@@ -295,9 +300,12 @@ impl Emitter<'_> {
                 })
             }
             RegisterKind::IndexableTemp => self.load_indexable(operand, component),
-            RegisterKind::Immediate64 => {
-                Err(self.unsupported("double-precision immediates are not translated yet"))
-            }
+            // `d(…)` is a source of double-precision instructions only (the IR validator
+            // refuses it elsewhere), whose lowering reads its halves itself.
+            RegisterKind::Immediate64 => Err(self.err(
+                "internal: a d(…) immediate read as a 32-bit value (the IR validator allows it \
+                 only where an instruction reads a double)",
+            )),
             RegisterKind::ConstantBuffer | RegisterKind::ImmediateConstantBuffer => {
                 self.load_buffer_component(operand, component)
             }
@@ -476,5 +484,85 @@ impl Emitter<'_> {
             let slot = built(e.m.access_chain(pointer, ptr, &[index]))?;
             built(e.m.store(slot, value.id))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::container::Reflection;
+    use crate::spirv::Options;
+
+    const DOUBLES: &str = "cs_5_0
+dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+";
+
+    fn translate(program: &crate::ir::Program) -> crate::error::Result<Vec<u32>> {
+        crate::spirv::translate_with_bindings(
+            program,
+            &Reflection::default(),
+            &Options::default(),
+            &crate::bindings::DefaultBindings,
+        )
+    }
+
+    /// Double results held in temps are read back as 32-bit halves (and 32-bit values read
+    /// as doubles): the temps are typed 32-bit, so no 64-bit value ever reaches a 32-bit
+    /// conversion (`Emitter::cast` treats one as an internal error).
+    #[test]
+    fn double_halves_in_temps_are_32_bit_values() {
+        let text = format!(
+            "{DOUBLES}dmov r0.xy, d(1.5)
+dadd r0.zw, r0.xyxy, d(2.0)
+iadd r1.x, r0.x, r0.w
+utof r1.y, r0.z
+dmul r1.zw, r1.xyxy, r0.zwzw
+store_raw u0.xyzw, l(0), r1.xyzw
+ret
+"
+        );
+        let program = crate::asm::parse_program(&text)
+            .unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
+        let words = crate::spirv::test_support::lowered(
+            &program,
+            &Reflection::default(),
+            &Options::default(),
+            &crate::bindings::DefaultBindings,
+        )
+        .unwrap_or_else(|e| panic!("translation failed: {e}\n{text}"));
+        crate::spirv::test_support::validate(&words);
+    }
+
+    /// A `d(…)` immediate where an instruction reads 32-bit values is refused by the IR
+    /// validator with its place; a program that skipped validation gets an internal error
+    /// from the back end, not a module.
+    #[test]
+    fn a_64_bit_immediate_outside_a_double_source_is_refused_before_the_back_end() {
+        let text = format!("{DOUBLES}mov r0.xy, d(1.0, 2.0)\nret\n");
+        let message = crate::asm::parse_program(&text)
+            .expect_err("a d() source of mov")
+            .to_string();
+        assert!(
+            message.starts_with("line 6, column 1: ")
+                && message.contains("only a double-precision source takes a 64-bit immediate"),
+            "{message}\n{text}"
+        );
+        let program = crate::asm::parse_program_unchecked(&text).expect("parses unchecked");
+        let error = translate(&program).expect_err("the back end refuses it");
+        assert!(
+            error
+                .to_string()
+                .contains("internal: a d(…) immediate read as a 32-bit value")
+                && error.kind == crate::error::ErrorKind::Invalid,
+            "{error}"
+        );
+        // As a double source it is fine.
+        let text = format!("{DOUBLES}dmov r0.xy, d(1.0)\nstore_raw u0.xy, l(0), r0.xyxx\nret\n");
+        let program = crate::asm::parse_program(&text)
+            .unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
+        let words = translate(&program).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        crate::spirv::test_support::validate(&words);
     }
 }

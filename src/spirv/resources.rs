@@ -17,8 +17,16 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::error::Result;
-use crate::ir::{CustomDataClass, Declaration, Instruction, Operand, RegisterKind, ResourceRange};
+use crate::ir::{
+    is_dynamic_cb, CustomDataClass, Declaration, Index, Instruction, Operand, RegisterKind,
+    ResourceRange, D3D11_CB_SLOTS,
+};
 use crate::tpf::opcodes::Opcode;
+
+/// The largest constant buffer D3D11 binds, in 16-byte vectors
+/// (`D3D11_REQ_CONSTANT_BUFFER_ELEMENT_COUNT`): the block of a slot that a run-time
+/// constant-buffer register may select but the program does not declare.
+const D3D11_CB_MAX_VECTORS: u32 = 4096;
 
 /// How a buffer-like resource is addressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,19 +170,7 @@ impl Emitter<'_> {
         }
         match declaration {
             Declaration::ConstantBuffer { range, size, .. } => {
-                let vec4 = self.m.vector(Scalar::U32, 4);
-                let length = (*size).max(1);
-                let array = self.m.strided_array(vec4, length, 16);
-                let block = self.m.block(array, false);
-                let desc = self.declare_descriptor(
-                    RegisterKind::ConstantBuffer,
-                    range,
-                    block,
-                    StorageClass::Uniform,
-                    DescriptorType::UniformBuffer,
-                    format!("cb{}", range.id),
-                )?;
-                self.res.cbuffers.insert(range.id, ConstantBuffer { desc });
+                self.declare_cbuffer(range, *size)?;
             }
             Declaration::ResourceRaw { range, .. }
             | Declaration::ResourceStructured { range, .. } => {
@@ -256,9 +252,36 @@ impl Emitter<'_> {
                     self.declare_icb(self.program.data_slice(*data))?;
                 }
             }
-            _ => {
-                return Err(self.unsupported(format!(
-                    "{} is not translated yet",
+            // Declarations the emitter hands to the other lowerings before this one
+            // (`Emitter::declaration`: the emitter's own, the stage's, class linkage's, the
+            // typed resources'): listed so that a new declaration kind fails to build here.
+            Declaration::GlobalFlags(_)
+            | Declaration::Temps(_)
+            | Declaration::IndexableTemp { .. }
+            | Declaration::ThreadGroup(_)
+            | Declaration::Signature { .. }
+            | Declaration::IndexRange { .. }
+            | Declaration::Resource { .. }
+            | Declaration::UavTyped { .. }
+            | Declaration::Sampler { .. }
+            | Declaration::GsOutputTopology(_)
+            | Declaration::GsInputPrimitive(_)
+            | Declaration::MaxOutputVertexCount(_)
+            | Declaration::GsInstanceCount(_)
+            | Declaration::Stream(_)
+            | Declaration::InputControlPointCount(_)
+            | Declaration::OutputControlPointCount(_)
+            | Declaration::TessDomain(_)
+            | Declaration::TessPartitioning(_)
+            | Declaration::TessOutputPrimitive(_)
+            | Declaration::HsMaxTessFactor(_)
+            | Declaration::HsForkPhaseInstanceCount(_)
+            | Declaration::HsJoinPhaseInstanceCount(_)
+            | Declaration::FunctionBody(_)
+            | Declaration::FunctionTable { .. }
+            | Declaration::Interface { .. } => {
+                return Err(self.err(format!(
+                    "internal: {} reached the resource declarations, which do not handle it",
                     self.program
                         .instructions
                         .get(self.at.0 as usize)
@@ -313,6 +336,9 @@ impl Emitter<'_> {
         let uint = self.m.scalar(Scalar::U32);
         let component_id = self.m.constant_u32(component as u32 & 3);
         let id = match operand.kind {
+            RegisterKind::ConstantBuffer if is_dynamic_cb(self.program.model, operand) => {
+                self.load_dynamic_cb(operand, Some(component))?
+            }
             RegisterKind::ConstantBuffer => {
                 let cb = self.cb_element(operand)?;
                 if cb.shared {
@@ -370,6 +396,103 @@ impl Emitter<'_> {
         })
     }
 
+    /// Declares the uniform block of constant-buffer range `range`, `size` vectors long, at
+    /// the binding the binding pass chose.
+    fn declare_cbuffer(&mut self, range: &ResourceRange, size: u32) -> Result<()> {
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let array = self.m.strided_array(vec4, size.max(1), 16);
+        let block = self.m.block(array, false);
+        let desc = self.declare_descriptor(
+            RegisterKind::ConstantBuffer,
+            range,
+            block,
+            StorageClass::Uniform,
+            DescriptorType::UniformBuffer,
+            format!("cb{}", range.id),
+        )?;
+        self.res.cbuffers.insert(range.id, ConstantBuffer { desc });
+        Ok(())
+    }
+
+    /// Reads component `component` (`None`: the whole `uint4`) of an SM5.0 constant-buffer
+    /// register chosen at run time (`cb[r1.y + 0][r1.x + 0].x`, range
+    /// [`crate::ir::DYNAMIC_CB_RANGE`]). The register selects one of
+    /// D3D11's slots `0..D3D11_CB_SLOTS` of space 0: a selection construct switches over it,
+    /// each case reading the element from that slot's uniform block (the declared `cbN`, or
+    /// for a slot the program does not declare a block of the largest D3D11 size, 4096
+    /// vectors, bound by the binding pass as `cbN` would be), and any other register reads 0
+    /// (the default goes straight to the merge block, where an `OpPhi` picks the value).
+    /// Vulkan sees no descriptor access outside the slots.
+    fn load_dynamic_cb(&mut self, operand: &Operand, component: Option<u8>) -> Result<Word> {
+        let slot = self.index_value(operand.indices[1])?;
+        let element = self.index_value(operand.indices[2])?;
+        for id in 0..D3D11_CB_SLOTS {
+            if !self.res.cbuffers.contains_key(&id) {
+                let range = *self
+                    .bindings
+                    .get(RegisterKind::ConstantBuffer, id)
+                    .filter(|b| b.undeclared_slot)
+                    .ok_or_else(|| self.err(format!("internal: cb slot {id} has no binding")))?;
+                self.declare_cbuffer(&range.range, D3D11_CB_MAX_VECTORS)?;
+            }
+        }
+        let zero = self.m.constant_u32(0);
+        let (ty, chain, otherwise) = match component {
+            Some(component) => {
+                let component = self.m.constant_u32(component as u32 & 3);
+                (
+                    self.m.scalar(Scalar::U32),
+                    vec![zero, element, component],
+                    zero,
+                )
+            }
+            None => {
+                let vector = self.m.vector(Scalar::U32, 4);
+                (
+                    vector,
+                    vec![zero, element],
+                    self.splat_bits(Scalar::U32, 0, 4),
+                )
+            }
+        };
+        let pointer = self.m.pointer(StorageClass::Uniform, ty);
+        let header = self.current_label()?;
+        let merge = self.m.b.id();
+        let labels: Vec<Word> = (0..D3D11_CB_SLOTS).map(|_| self.m.b.id()).collect();
+        built(self.m.selection_merge(merge, spirv::SelectionControl::NONE))?;
+        built(
+            self.m.b.switch(
+                slot,
+                merge,
+                labels
+                    .iter()
+                    .zip(0..)
+                    .map(|(&label, id)| (super::dr::Operand::LiteralBit32(id), label)),
+            ),
+        )?;
+        let mut incoming = Vec::with_capacity(labels.len() + 1);
+        for (&label, id) in labels.iter().zip(0..) {
+            built(self.m.begin_block(Some(label)))?;
+            let cb = self
+                .res
+                .cbuffers
+                .get(&id)
+                .copied()
+                .ok_or_else(|| self.err(format!("internal: cb slot {id} is not declared")))?;
+            // The slot as a constant operand `cbN[N]` selects its descriptor.
+            let mut fixed = *operand;
+            fixed.indices = [Index::Imm32(id), Index::Imm32(id), Index::Imm32(0)];
+            fixed.non_uniform = false;
+            let selected = self.select_descriptor(&cb.desc, &fixed)?;
+            let ptr = built(self.m.access_chain(pointer, selected.ptr, &chain))?;
+            incoming.push((built(self.m.load(ty, ptr))?, label));
+            built(self.m.branch(merge))?;
+        }
+        built(self.m.begin_block(Some(merge)))?;
+        incoming.push((otherwise, header));
+        built(self.m.b.phi(ty, None, incoming))
+    }
+
     /// The block and element a `cb#[i]` operand reads (the descriptor selected, the index
     /// evaluated).
     fn cb_element(&mut self, operand: &Operand) -> Result<CbElement> {
@@ -400,6 +523,14 @@ impl Emitter<'_> {
     /// [`Emitter::buffer_vector`]); `None` for a relative element or a non-uniform
     /// descriptor index.
     pub(super) fn buffer_whole_vector(&mut self, operand: &Operand) -> Result<Option<Val>> {
+        if is_dynamic_cb(self.program.model, operand) {
+            let id = self.load_dynamic_cb(operand, None)?;
+            return Ok(Some(Val {
+                id,
+                scalar: Scalar::U32,
+                count: 4,
+            }));
+        }
         // A relative element is read component by component; told before emitting anything.
         if operand
             .indices()

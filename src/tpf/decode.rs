@@ -120,7 +120,11 @@ impl<'a> Words<'a> {
     }
 
     /// The dwords `start..end` (which must exist).
-    fn range(self, start: usize, end: usize) -> impl ExactSizeIterator<Item = u32> + 'a {
+    fn range(
+        self,
+        start: usize,
+        end: usize,
+    ) -> impl ExactSizeIterator<Item = u32> + DoubleEndedIterator + 'a {
         self.0[start * 4..end * 4]
             .chunks_exact(4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
@@ -186,7 +190,7 @@ impl Decoder<'_> {
                     Layout::Declaration => self.declaration(token, &mut instruction)?,
                     _ => self.operation(token, &mut instruction)?,
                 }
-                self.check_trailing()?;
+                instruction.trailing = self.trailing();
                 instruction.unused_control =
                     (token & 0x00ff_f800) & !super::encode::control_bits(&instruction);
             }
@@ -198,17 +202,23 @@ impl Decoder<'_> {
         Ok(())
     }
 
-    /// Accepts zero dwords after the last operand (fxc pads `samplepos` with one) and
-    /// rejects anything else left unread.
-    fn check_trailing(&self) -> Result<()> {
-        let mut rest = self.words.range(self.pos.min(self.end), self.end);
-        let left = rest.len();
-        if rest.any(|w| w != 0) {
-            return Err(self.err(format!(
-                "{left} dword(s) left unread at the end of the instruction"
-            )));
+    /// The dwords the instruction's length counts past its last operand, up to the last one
+    /// that is not zero, kept in the data arena (zero dwords after it, such as fxc's padding
+    /// of `samplepos`, are kept by the instruction's length alone, so that the form is the
+    /// same however the dwords were laid out). Like vkd3d-shader and DXVK, the translation
+    /// ignores them.
+    fn trailing(&mut self) -> DataRange {
+        let from = self.pos.min(self.end);
+        let last = self
+            .words
+            .range(from, self.end)
+            .rposition(|w| w != 0)
+            .map_or(from, |i| from + i + 1);
+        if last > from {
+            self.push_data(from, last)
+        } else {
+            DataRange::default()
         }
-        Ok(())
     }
 
     /// True when the instruction length is in the dword after the opcode token: the length
@@ -517,36 +527,11 @@ impl Decoder<'_> {
         Ok(id)
     }
 
-    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form: `t3` → `t3[3]`,
-    /// `cb1[4]` → `cb1[1][4]`.
+    /// Rewrites an SM4.0–5.0 resource operand into SM5.1 form
+    /// ([`crate::ir::normalise_resource_operand`]).
     fn normalise_resource_operand(&self, operand: &mut Operand) -> Result<()> {
-        if self.program.model.has_resource_ranges() || !operand.kind.is_resource_range() {
-            return Ok(());
-        }
-        let expected = if operand.kind == RegisterKind::ConstantBuffer {
-            2
-        } else {
-            1
-        };
-        if operand.index_count != expected {
-            return Err(self.err(format!(
-                "{} operand has {} indices; shader model {} uses {expected}",
-                operand.kind.name(),
-                operand.index_count,
-                self.program.model
-            )));
-        }
-        let register = operand.indices[0];
-        if register.as_imm32().is_none() {
-            return Err(self.err(format!(
-                "{} register is indexed dynamically, which shader model {} does not allow",
-                operand.kind.name(),
-                self.program.model
-            )));
-        }
-        operand.indices = [register, register, operand.indices[1]];
-        operand.index_count += 1;
-        Ok(())
+        crate::ir::normalise_resource_operand(self.program.model, operand)
+            .map_err(|(kind, message)| self.err(message).with_kind(kind))
     }
 
     /// Reads a declaration's register operand and stores it in the operand arena.

@@ -143,6 +143,7 @@ const DEBUG_BREAK: u32 = 208;
 const MSAD: u32 = 213;
 const LD_S: u32 = 223;
 const SAMPLE_L_S: u32 = 228;
+const SAMPLE_D_CL_S: u32 = 232;
 const CHECK_ACCESS_FULLY_MAPPED: u32 = 234;
 
 // Operand types.
@@ -2899,18 +2900,99 @@ fn unknown_extended_opcode_token_type() {
     expect_error(&words, "instruction 0 (dword 0x2)", "extended opcode");
 }
 
+/// Appends `trailing` to an instruction's dwords and counts them in its length.
+fn with_trailing(mut instruction: Vec<u32>, trailing: &[u32]) -> Vec<u32> {
+    instruction.extend_from_slice(trailing);
+    instruction[0] += (trailing.len() as u32) << 24;
+    instruction
+}
+
+/// Checks that the program's text assembles back to the same dwords.
+fn check_text_round_trip(program: &Program, words: &[u32]) {
+    let text = program_text(program);
+    let parsed = crate::asm::parse_program_unchecked(&text)
+        .unwrap_or_else(|e| panic!("assembling the text of {words:08x?} failed: {e}\n{text}"));
+    let encoded = encode_words(&parsed)
+        .unwrap_or_else(|e| panic!("encoding the assembled text failed: {e}\n{text}"));
+    assert_eq!(
+        encoded, words,
+        "asm(disasm) of {words:08x?} gives other dwords (left: assembled, right: original)\n{text}"
+    );
+}
+
 #[test]
 fn trailing_dwords() {
-    // A non-zero dword after the last operand is an error.
-    let mut mov = op(MOV, &[rd(0, "x"), rs(1, "x")]);
-    mov.push(7);
-    mov[0] += 1 << 24;
-    let words = program_words(PS, 5, 0, &flat(&[op(RET, &[]), mov]));
-    expect_error(&words, "instruction 1 (dword 0x3)", "left unread");
-    // A zero one is accepted (fxc pads samplepos), kept and shown as the length.
-    let mut mov = op(MOV, &[rd(0, "x"), rs(1, "x")]);
-    mov.push(0);
-    mov[0] += 1 << 24;
+    // fxc once wrote a sample_d_cl_s whose length counts one dword past its operands,
+    // 0x00002000; it is kept, shown, and re-encoded (so is one after a mov and after a
+    // declaration).
+    let sample = with_trailing(
+        inst(
+            SAMPLE_D_CL_S,
+            0,
+            &[ext_dim(3, 0), ext_ret(FLOAT4)],
+            &[
+                rd(0, "xyzw"),
+                rd(1, "x"),
+                src(V, 1, "xyxx"),
+                src(T, 0, "xyzw"),
+                bare(S, 0),
+                src(V, 2, "xyxx"),
+                src(V, 3, "xyxx"),
+                src(V, 1, "z"),
+            ],
+        ),
+        &[0x0000_2000],
+    );
+    let body = [
+        with_trailing(vec![opcode(DCL_TEMPS, 2), 2], &[0xdead_beef]),
+        with_trailing(op(MOV, &[rd(0, "x"), rs(1, "x")]), &[7, 0]),
+        sample,
+        op(RET, &[]),
+    ];
+    let program = check(
+        PS,
+        5,
+        0,
+        &body,
+        &[
+            "dcl_temps 2 {trailing=0xdeadbeef}",
+            "mov r0.x, r1.x {trailing=0x00000007} {length=7}",
+            "sample_d_cl_s_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.x, v1.xyxx, t0.xyzw, s0, v2.xyxx, v3.xyxx, v1.z {trailing=0x00002000}",
+            "ret",
+        ],
+    );
+    let words = program_words(PS, 5, 0, &flat(&body));
+    let trailing: Vec<&[u32]> = program
+        .instructions
+        .iter()
+        .map(|i| program.data_slice(i.trailing))
+        .collect();
+    assert_eq!(
+        trailing,
+        [&[0xdead_beef][..], &[7], &[0x2000], &[]],
+        "trailing dwords kept from {words:08x?}"
+    );
+    assert_eq!(program.instructions[2].length, 20, "sample_d_cl_s length");
+    check_text_round_trip(&program, &words);
+    // An empty extended opcode token is not re-encoded: the trailing dwords move up by one
+    // and the length pads the end with a zero; the program is the same.
+    let ret = vec![opcode(RET, 5) | (1 << 31), 0, 9, 8, 0];
+    let words = program_words(PS, 5, 0, &ret);
+    let program = decode(&to_bytes(&words)).unwrap_or_else(|e| panic!("{e}"));
+    let encoded = encode_words(&program).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        encoded,
+        program_words(PS, 5, 0, &[opcode(RET, 5), 9, 8, 0, 0]),
+        "re-encoding {words:08x?}"
+    );
+    let again = decode(&to_bytes(&encoded)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, program, "decoding the re-encoded {encoded:08x?}");
+    assert_eq!(
+        body_lines(&again),
+        ["ret {trailing=0x00000009,0x00000008} {length=5}"]
+    );
+    // Zero dwords are kept by the length alone and shown as the length.
+    let mov = with_trailing(op(MOV, &[rd(0, "x"), rs(1, "x")]), &[0]);
     let words = program_words(PS, 5, 0, &mov);
     let program = decode_words(&words);
     assert_eq!(
@@ -2918,9 +3000,31 @@ fn trailing_dwords() {
         "length of the padded mov {words:08x?}"
     );
     assert_eq!(
+        program.instructions[0].trailing.len, 0,
+        "zero padding is no trailing data"
+    );
+    assert_eq!(
         body_lines(&program),
         ["mov r0.x, r1.x {length=6}"],
         "text of the padded mov {words:08x?}"
+    );
+    check_text_round_trip(&program, &words);
+}
+
+#[test]
+fn trailing_dwords_outside_the_data_arena_are_refused() {
+    let words = program_words(PS, 5, 0, &with_trailing(op(RET, &[]), &[5]));
+    let mut program = decode_words(&words);
+    program.instructions[0].trailing.start = 40;
+    let message = encode_words(&program).expect_err("encoding a dangling trailing range");
+    assert!(
+        message.to_string().contains("trailing dwords lie outside"),
+        "{message}"
+    );
+    let message = crate::ir::validate(&program).expect_err("validating it");
+    assert!(
+        message.to_string().contains("trailing dwords lie outside"),
+        "{message}"
     );
 }
 
@@ -3070,7 +3174,34 @@ fn sm50_resource_operands_need_an_immediate_register() {
             ],
         ),
     );
-    expect_error(&words, "instruction 0 (dword 0x2)", "indexed dynamically");
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "a t register chosen at run time (SM5.0 class linkage) is not translated yet",
+    );
+    let error = decode(&to_bytes(&words)).expect_err("t[r0.x] in ps_5_0");
+    assert_eq!(error.kind, crate::error::ErrorKind::Unsupported, "{error}");
+    // A UAV register is never chosen at run time before SM5.1.
+    let words = program_words(
+        PS,
+        5,
+        0,
+        &op(
+            LD_UAV_TYPED,
+            &[
+                rd(0, "xyzw"),
+                rs(1, "xyzw"),
+                operand(head_src(U, "xyzw"), &[Rel(rs(0, "x"))]),
+            ],
+        ),
+    );
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "a u register indexed at run time or by a 64-bit number, which shader model ps_5_0 does not allow",
+    );
+    let error = decode(&to_bytes(&words)).expect_err("u[r0.x] in ps_5_0");
+    assert_eq!(error.kind, crate::error::ErrorKind::Invalid, "{error}");
     // `cb0` with one index (an SM5.0 constant buffer takes two).
     let words = program_words(
         PS,
@@ -3081,8 +3212,76 @@ fn sm50_resource_operands_need_an_immediate_register() {
     expect_error(
         &words,
         "instruction 0 (dword 0x2)",
-        "cb operand has 1 indices",
+        "a cb operand takes 2 index(es) in shader model ps_5_0, found 1",
     );
+    // Before SM5.0 no register is chosen at run time, not even a constant buffer's.
+    let words = program_words(
+        PS,
+        4,
+        1,
+        &op(
+            MOV,
+            &[
+                rd(0, "x"),
+                operand(head_src(CB, "x"), &[ImmRel(0, rs(1, "y")), Imm(0)]),
+            ],
+        ),
+    );
+    expect_error(
+        &words,
+        "instruction 0 (dword 0x2)",
+        "cb register indexed at run time or by a 64-bit number, which shader model ps_4_1",
+    );
+}
+
+#[test]
+fn sm50_constant_buffer_register_chosen_at_run_time() {
+    // fxc's class-linkage form: `cb[r1.y + 0][r1.x + 0].x`, and with a constant element.
+    let body = [
+        vec![opcode(DCL_TEMPS, 2), 3],
+        op(
+            MOV,
+            &[
+                rd(0, "x"),
+                operand(
+                    head_src(CB, "x"),
+                    &[ImmRel(0, rs(1, "y")), ImmRel(0, rs(1, "x"))],
+                ),
+            ],
+        ),
+        op(
+            ADD,
+            &[
+                rd(0, "xyzw"),
+                rs(0, "xxxx"),
+                operand(head_src(CB, "xyzw"), &[Rel(rs(2, "z")), Imm(7)]),
+            ],
+        ),
+        op(RET, &[]),
+    ];
+    let program = check(
+        PS,
+        5,
+        0,
+        &body,
+        &[
+            "dcl_temps 3",
+            "mov r0.x, cb[r1.y + 0][r1.x + 0].x",
+            "add r0.xyzw, r0.xxxx, cb[r2.z][7].xyzw",
+            "ret",
+        ],
+    );
+    let cb = operands(&program, 1)[1];
+    assert!(is_dynamic_cb(program.model, &cb), "{cb:?}");
+    assert_eq!(cb.index_count, 3, "(range, register, element) of {cb:?}");
+    assert_eq!(cb.indices[0], Index::Imm32(DYNAMIC_CB_RANGE));
+    assert!(
+        matches!(cb.indices[1], Index::Imm32PlusRelative(0, _)),
+        "register index of {cb:?}"
+    );
+    let words = program_words(PS, 5, 0, &flat(&body));
+    check_text_round_trip(&program, &words);
+    crate::ir::validate(&program).unwrap_or_else(|e| panic!("validating: {e}"));
 }
 
 #[test]

@@ -86,7 +86,17 @@ impl Encoder<'_> {
                 )))
             }
         }
-        // Keep padding the program had (fxc pads `samplepos` with a zero dword).
+        // Dwords past the last operand that the program kept, then the zero padding it had
+        // (fxc pads `samplepos` with a zero dword).
+        if instruction.trailing.len > 0 {
+            let trailing = self.program.data_slice(instruction.trailing);
+            if trailing.len() != instruction.trailing.len as usize {
+                return Err(
+                    self.err("the instruction's trailing dwords lie outside the data arena")
+                );
+            }
+            self.words.extend_from_slice(trailing);
+        }
         let padded = self.start + instruction.length as usize;
         while self.words.len() < padded {
             self.words.push(0);
