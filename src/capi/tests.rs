@@ -125,7 +125,11 @@ fn shader_clock_is_off_by_default_and_turns_the_cycle_counter_on() {
         let mut result = std::ptr::null_mut();
         let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
         assert_ne!(status, Dxbc2spirvStatus::Ok);
-        assert!(last_error().contains("shaderSubgroupClock"), "{}", last_error());
+        assert!(
+            last_error().contains("shaderSubgroupClock"),
+            "{}",
+            last_error()
+        );
         options.shader_clock = 1;
         let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
         assert_eq!(status, Dxbc2spirvStatus::Ok, "{}", last_error());

@@ -111,8 +111,19 @@ pub struct IoState {
 /// come from one read while every other instruction reads the clock again.
 #[derive(Debug, Default)]
 struct ClockState {
-    /// (instruction index and dword, place, the `uvec2` read).
-    last: Option<((u32, u32), (Option<usize>, Option<usize>, u32), Word)>,
+    /// The latest read.
+    last: Option<ClockRead>,
+}
+
+/// One `OpReadClockKHR`.
+#[derive(Debug, Clone, Copy)]
+struct ClockRead {
+    /// The instruction's index and dword (the emitter's `at`).
+    at: (u32, u32),
+    /// The place of the read (see [`super::module::Module::place`]).
+    place: (Option<usize>, Option<usize>, u32),
+    /// The `uvec2` read: low, high.
+    id: Word,
 }
 
 /// The tables of [`IoState`] kept for the next translation (see [`IoState::with_tables`]).
@@ -1393,7 +1404,9 @@ impl Emitter<'_> {
     /// instruction and place, so the halves an instruction reads belong together.
     fn load_clock_component(&mut self, component: u8) -> Result<Val> {
         let Some(clock) = &self.io.clock else {
-            return Err(self.err("vCycleCounter is read but not declared (dcl_input vCycleCounter)"));
+            return Err(
+                self.err("vCycleCounter is read but not declared (dcl_input vCycleCounter)")
+            );
         };
         if component > 1 {
             return Err(self.err(format!(
@@ -1402,21 +1415,24 @@ impl Emitter<'_> {
                 ['x', 'y', 'z', 'w'][usize::from(component & 3)]
             )));
         }
-        let key = (self.at, self.m.place());
+        let (at, place) = (self.at, self.m.place());
         let clock = match clock.last {
-            Some((at, place, id)) if (at, place) == key => id,
+            Some(read) if read.at == at && read.place == place => read.id,
             _ => {
                 let uvec2 = self.m.vector(Scalar::U32, 2);
                 let subgroup = self.m.constant_u32(spirv::Scope::Subgroup as u32);
                 let id = built(self.m.b.read_clock_khr(uvec2, None, subgroup))?;
                 if let Some(clock) = &mut self.io.clock {
-                    clock.last = Some((key.0, key.1, id));
+                    clock.last = Some(ClockRead { at, place, id });
                 }
                 id
             }
         };
         let uint = self.m.scalar(Scalar::U32);
-        let id = built(self.m.composite_extract(uint, clock, &[u32::from(component)]))?;
+        let id = built(
+            self.m
+                .composite_extract(uint, clock, &[u32::from(component)]),
+        )?;
         Ok(Val {
             id,
             scalar: Scalar::U32,

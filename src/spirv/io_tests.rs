@@ -915,7 +915,11 @@ fn the_cycle_counter_without_shader_clock_is_unsupported_naming_the_feature() {
         .expect_err("vCycleCounter without Features::shader_clock");
     assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
     let message = err.to_string();
-    for part in ["vCycleCounter", "shaderSubgroupClock", "Features::shader_clock"] {
+    for part in [
+        "vCycleCounter",
+        "shaderSubgroupClock",
+        "Features::shader_clock",
+    ] {
         assert!(message.contains(part), "{part:?} missing from: {message}");
     }
 }
