@@ -47,6 +47,9 @@ typedef struct Dxbc2spirvOptions {
   uint8_t int16;
   // Compute minimum-precision arithmetic in 16 bits where `float16`/`int16` allow.
   uint8_t native_16bit;
+  // The device has `shaderSubgroupClock` (`VK_KHR_shader_clock`): `vCycleCounter` reads
+  // the clock (without it a read is an error).
+  uint8_t shader_clock;
   // Leave the module unoptimised (non-zero = skip the optimiser's passes).
   uint8_t no_optimize;
   // A JSON binding map (NUL-terminated, the `--bindings` format), or null for the

@@ -61,10 +61,12 @@ fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {
         TargetEnv::Vulkan1_2,
         TargetEnv::Vulkan1_3,
     ] {
-        let options = Options {
+        let mut options = Options {
             target,
             ..Options::default()
         };
+        // Device features off by default that sections use (shaders/clock/).
+        options.features.shader_clock = true;
         let words = dxbc2spirv::translate(dxbc, &options)
             .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
         dxbc2spirv::spirv::spirv_val(&words, target).map_err(|e| e.to_string())?;

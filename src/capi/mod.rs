@@ -55,6 +55,9 @@ pub struct Dxbc2spirvOptions {
     pub int16: u8,
     /// Compute minimum-precision arithmetic in 16 bits where `float16`/`int16` allow.
     pub native_16bit: u8,
+    /// The device has `shaderSubgroupClock` (`VK_KHR_shader_clock`): `vCycleCounter` reads
+    /// the clock (without it a read is an error).
+    pub shader_clock: u8,
     /// Leave the module unoptimised (non-zero = skip the optimiser's passes).
     pub no_optimize: u8,
     /// A JSON binding map (NUL-terminated, the `--bindings` format), or null for the
@@ -117,6 +120,7 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
                 float16: u8::from(defaults.float16),
                 int16: u8::from(defaults.int16),
                 native_16bit: u8::from(defaults.native_16bit),
+                shader_clock: u8::from(defaults.shader_clock),
                 no_optimize: 0,
                 bindings_json: std::ptr::null(),
                 stream_output_json: std::ptr::null(),
@@ -169,6 +173,7 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
             float16: options.float16 != 0,
             int16: options.int16 != 0,
             native_16bit: options.native_16bit != 0,
+            shader_clock: options.shader_clock != 0,
         },
         limits: crate::limits::Limits::default(),
         no_optimize: options.no_optimize != 0,

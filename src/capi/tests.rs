@@ -65,6 +65,7 @@ fn errors_set_the_message() {
         float16: 0,
         int16: 0,
         native_16bit: 0,
+        shader_clock: 0,
         no_optimize: 0,
         bindings_json: std::ptr::null(),
         stream_output_json: std::ptr::null(),
@@ -105,5 +106,33 @@ fn a_stream_output_layout_reaches_the_module() {
             "{text}\nexpected the entry in the error, got {}",
             last_error()
         );
+    }
+}
+
+#[test]
+fn shader_clock_is_off_by_default_and_turns_the_cycle_counter_on() {
+    let bytes = crate::asm::assemble(
+        "cs_5_0\ndcl_uav_raw u0\ndcl_input vCycleCounter\ndcl_thread_group 1, 1, 1\n\
+         store_raw u0.xy, l(0), vCycleCounter.xyxx\nret\n",
+    )
+    .expect("assembles");
+    let mut options = std::mem::MaybeUninit::<Dxbc2spirvOptions>::uninit();
+    // SAFETY: a writable options struct, then live buffers and out pointers.
+    unsafe {
+        dxbc2spirv_options_default(options.as_mut_ptr());
+        let mut options = options.assume_init();
+        assert_eq!(options.shader_clock, 0, "the Rust default is off too");
+        let mut result = std::ptr::null_mut();
+        let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
+        assert_ne!(status, Dxbc2spirvStatus::Ok);
+        assert!(
+            last_error().contains("shaderSubgroupClock"),
+            "{}",
+            last_error()
+        );
+        options.shader_clock = 1;
+        let status = dxbc2spirv_translate(bytes.as_ptr(), bytes.len(), &options, &mut result);
+        assert_eq!(status, Dxbc2spirvStatus::Ok, "{}", last_error());
+        dxbc2spirv_result_free(result);
     }
 }

@@ -102,6 +102,28 @@ pub struct IoState {
     arrays: HashMap<u8, (Word, u32)>,
     /// State of the geometry and tessellation I/O.
     pub stage: super::stage_io::StageState,
+    /// `vCycleCounter`, once declared.
+    clock: Option<ClockState>,
+}
+
+/// `vCycleCounter` after its `dcl_input`: the latest clock read, by the instruction and
+/// the place (function, block, calls) that made it, so one instruction's `.x` and `.y`
+/// come from one read while every other instruction reads the clock again.
+#[derive(Debug, Default)]
+struct ClockState {
+    /// The latest read.
+    last: Option<ClockRead>,
+}
+
+/// One `OpReadClockKHR`.
+#[derive(Debug, Clone, Copy)]
+struct ClockRead {
+    /// The instruction's index and dword (the emitter's `at`).
+    at: (u32, u32),
+    /// The place of the read (see [`super::module::Module::place`]).
+    place: (Option<usize>, Option<usize>, u32),
+    /// The `uvec2` read: low, high.
+    id: Word,
 }
 
 /// The tables of [`IoState`] kept for the next translation (see [`IoState::with_tables`]).
@@ -863,11 +885,16 @@ impl Emitter<'_> {
                 self.set_scalar_slot(kind, 0, 0, var, output, INT);
             }
             K::CycleCounter => {
-                return Err(self.unsupported(
-                    "vCycleCounter (D3D11's debugging cycle counter) is not translated: \
-                     reading a clock needs VK_KHR_shader_clock, a device feature the options \
-                     do not offer",
-                ))
+                if !self.options.features.shader_clock {
+                    return Err(self.unsupported(
+                        "vCycleCounter (D3D11's debugging cycle counter) needs the device \
+                         feature shaderSubgroupClock of VK_KHR_shader_clock \
+                         (Features::shader_clock)",
+                    ));
+                }
+                self.m.capability(Capability::ShaderClockKHR);
+                self.m.extension("SPV_KHR_shader_clock");
+                self.io.clock = Some(ClockState::default());
             }
             other => return Err(self.register_stage_error(other)),
         }
@@ -1330,6 +1357,9 @@ impl Emitter<'_> {
 
     /// Reads one component of an input or system-value register.
     pub fn load_io_component(&mut self, operand: &Operand, component: u8) -> Result<Val> {
+        if operand.kind == RegisterKind::CycleCounter {
+            return self.load_clock_component(component);
+        }
         if let Some(value) = self.stage_load(operand, component)? {
             return Ok(value);
         }
@@ -1365,6 +1395,47 @@ impl Emitter<'_> {
         Ok(Val {
             id,
             scalar: slot.scalar,
+            count: 1,
+        })
+    }
+
+    /// Reads `vCycleCounter.x` (the low 32 bits of the 64-bit counter) or `.y` (the high
+    /// 32 bits): the two components of one `OpReadClockKHR` (subgroup scope) made once per
+    /// instruction and place, so the halves an instruction reads belong together.
+    fn load_clock_component(&mut self, component: u8) -> Result<Val> {
+        let Some(clock) = &self.io.clock else {
+            return Err(
+                self.err("vCycleCounter is read but not declared (dcl_input vCycleCounter)")
+            );
+        };
+        if component > 1 {
+            return Err(self.err(format!(
+                "vCycleCounter has two components (.x the low and .y the high 32 bits of the \
+                 counter); component {} is read",
+                ['x', 'y', 'z', 'w'][usize::from(component & 3)]
+            )));
+        }
+        let (at, place) = (self.at, self.m.place());
+        let clock = match clock.last {
+            Some(read) if read.at == at && read.place == place => read.id,
+            _ => {
+                let uvec2 = self.m.vector(Scalar::U32, 2);
+                let subgroup = self.m.constant_u32(spirv::Scope::Subgroup as u32);
+                let id = built(self.m.b.read_clock_khr(uvec2, None, subgroup))?;
+                if let Some(clock) = &mut self.io.clock {
+                    clock.last = Some(ClockRead { at, place, id });
+                }
+                id
+            }
+        };
+        let uint = self.m.scalar(Scalar::U32);
+        let id = built(
+            self.m
+                .composite_extract(uint, clock, &[u32::from(component)]),
+        )?;
+        Ok(Val {
+            id,
+            scalar: Scalar::U32,
             count: 1,
         })
     }

@@ -881,3 +881,120 @@ ret
     assert!(privates >= 2, "{privates} private arrays");
     assert!(count_op(&module, Op::ULessThan) >= 2);
 }
+
+/// A compute shader reading `vCycleCounter` in three instructions: one reading `.xy`
+/// together, then `.x` and `.y` in two more.
+const CLOCK_READS: &str = "cs_5_0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u0
+dcl_input vCycleCounter
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.xy, vCycleCounter.xyxx
+mov r1.x, vCycleCounter.x
+mov r1.y, vCycleCounter.y
+iadd r0.x, r0.x, r1.x
+iadd r0.y, r0.y, r1.y
+store_uav_typed u0.xyzw, l(0,0,0,0), r0.xyxy
+ret
+";
+
+fn clock_options(target: TargetEnv) -> Options {
+    let mut options = Options {
+        target,
+        ..Options::default()
+    };
+    options.features.shader_clock = true;
+    options
+}
+
+#[test]
+fn the_cycle_counter_without_shader_clock_is_unsupported_naming_the_feature() {
+    let program = crate::asm::parse_program(CLOCK_READS).expect("assembles");
+    assert!(!Options::default().features.shader_clock, "off by default");
+    let err = translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("vCycleCounter without Features::shader_clock");
+    assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
+    let message = err.to_string();
+    for part in [
+        "vCycleCounter",
+        "shaderSubgroupClock",
+        "Features::shader_clock",
+    ] {
+        assert!(message.contains(part), "{part:?} missing from: {message}");
+    }
+}
+
+#[test]
+fn the_cycle_counter_reads_the_clock_once_per_instruction() {
+    for target in [
+        TargetEnv::Vulkan1_1,
+        TargetEnv::Vulkan1_2,
+        TargetEnv::Vulkan1_3,
+    ] {
+        let module = compile_with(CLOCK_READS, &clock_options(target));
+        assert!(
+            has_capability(&module, spirv::Capability::ShaderClockKHR),
+            "{target:?}"
+        );
+        let extensions: Vec<_> = module
+            .extensions
+            .iter()
+            .filter_map(|i| match i.operands.first() {
+                Some(SpvOperand::LiteralString(s)) => Some(s.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            extensions.contains(&"SPV_KHR_shader_clock"),
+            "{target:?}: {extensions:?}"
+        );
+        // Three instructions read it: `.xy` of the first come from one read.
+        let reads: Vec<_> = ops(&module)
+            .into_iter()
+            .filter(|i| i.class.opcode == Op::ReadClockKHR)
+            .collect();
+        assert_eq!(
+            reads.len(),
+            3,
+            "{target:?}: one OpReadClockKHR per reading instruction\n{}",
+            super::test_support::disassemble(&rspirv::binary::Assemble::assemble(&module))
+        );
+        // Subgroup scope, as VK_KHR_shader_clock's shaderSubgroupClock offers.
+        for read in reads {
+            let Some(SpvOperand::IdScope(scope)) = read.operands.first() else {
+                panic!("{target:?}: OpReadClockKHR without a scope: {read:?}");
+            };
+            let value = module
+                .types_global_values
+                .iter()
+                .find(|i| i.result_id == Some(*scope))
+                .and_then(|i| i.operands.first());
+            assert_eq!(
+                value,
+                Some(&SpvOperand::LiteralBit32(spirv::Scope::Subgroup as u32)),
+                "{target:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cycle_counter_has_two_components() {
+    let program = crate::asm::parse_program(
+        "cs_5_0
+dcl_uav_typed_buffer (uint,uint,uint,uint) u0
+dcl_input vCycleCounter
+dcl_thread_group 1, 1, 1
+store_uav_typed u0.xyzw, l(0,0,0,0), vCycleCounter.zzzz
+ret
+",
+    )
+    .expect("assembles");
+    let options = clock_options(TargetEnv::Vulkan1_3);
+    let err = translate(&program, &Reflection::default(), &options).expect_err(".z");
+    let message = err.to_string();
+    assert!(
+        message.contains("vCycleCounter has two components") && message.contains("component z"),
+        "{message}"
+    );
+}

@@ -151,6 +151,9 @@ pub struct Features {
     /// 16 bits where `float16` / `int16` allow (off by default: 32 bits, which D3D always
     /// allows).
     pub native_16bit: bool,
+    /// `shaderSubgroupClock` of `VK_KHR_shader_clock`: `vCycleCounter` reads the subgroup
+    /// clock with `OpReadClockKHR` (off by default; without it a read is an error).
+    pub shader_clock: bool,
 }
 
 impl Default for Features {
@@ -163,6 +166,7 @@ impl Default for Features {
             float16: false,
             int16: false,
             native_16bit: false,
+            shader_clock: false,
         }
     }
 }

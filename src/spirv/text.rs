@@ -109,6 +109,7 @@ fn results(op: Op) -> Option<(bool, bool)> {
         | ExtInst
         | Phi
         | Select
+        | ReadClockKHR
         | SampledImage
         | ConvertFToU
         | ConvertFToS

@@ -81,6 +81,8 @@ pub struct Features {
     pub shader_stencil_export: bool,
     /// `VK_EXT_fragment_shader_interlock` (pixel interlock, ordered).
     pub fragment_shader_interlock: bool,
+    /// `shaderSubgroupClock` of `VK_KHR_shader_clock` (`OpReadClockKHR` at subgroup scope).
+    pub shader_subgroup_clock: bool,
     /// `VK_LAYER_KHRONOS_validation` is enabled.
     pub validation: bool,
 }
@@ -401,6 +403,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     let xfb_ext = has_extension(ash::ext::transform_feedback::NAME);
     let stencil_export_ext = has_extension(ash::ext::shader_stencil_export::NAME);
     let conservative_ext = has_extension(ash::ext::conservative_rasterization::NAME);
+    let clock_ext = has_extension(ash::khr::shader_clock::NAME);
 
     // Query what is supported; everything supported is enabled.
     let mut v11 = vk::PhysicalDeviceVulkan11Features::default();
@@ -410,6 +413,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     let mut demote = vk::PhysicalDeviceShaderDemoteToHelperInvocationFeaturesEXT::default();
     let mut interlock = vk::PhysicalDeviceFragmentShaderInterlockFeaturesEXT::default();
     let mut xfb = vk::PhysicalDeviceTransformFeedbackFeaturesEXT::default();
+    let mut clock = vk::PhysicalDeviceShaderClockFeaturesKHR::default();
     let core = {
         let mut query = vk::PhysicalDeviceFeatures2::default();
         if api >= vk::API_VERSION_1_2 {
@@ -428,6 +432,9 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         }
         if xfb_ext {
             query = query.push_next(&mut xfb);
+        }
+        if clock_ext {
+            query = query.push_next(&mut clock);
         }
         // SAFETY: the chain holds only structures this device version or its extensions know.
         unsafe { instance.get_physical_device_features2(physical, &mut query) };
@@ -485,6 +492,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         shader_stencil_export: stencil_export_ext,
         fully_covered_input: conservative_ext && fully_covered_input(instance, physical),
         fragment_shader_interlock: on(interlock.fragment_shader_pixel_interlock),
+        shader_subgroup_clock: on(clock.shader_subgroup_clock),
         validation: false,
     };
 
@@ -503,6 +511,8 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     e_interlock.p_next = std::ptr::null_mut();
     let mut e_xfb = xfb;
     e_xfb.p_next = std::ptr::null_mut();
+    let mut e_clock = clock;
+    e_clock.p_next = std::ptr::null_mut();
     // The one supported feature left off: with shaderTessellationAndGeometryPointSize a
     // geometry shader that outputs points must write PointSize, which D3D does not have
     // (its points are one pixel, Vulkan's size without the feature).
@@ -531,6 +541,10 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     if xfb_ext {
         enable = enable.push_next(&mut e_xfb);
         device_extensions.push(ash::ext::transform_feedback::NAME.as_ptr());
+    }
+    if clock_ext {
+        enable = enable.push_next(&mut e_clock);
+        device_extensions.push(ash::khr::shader_clock::NAME.as_ptr());
     }
     if stencil_export_ext {
         device_extensions.push(ash::ext::shader_stencil_export::NAME.as_ptr());

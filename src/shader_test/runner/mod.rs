@@ -374,6 +374,7 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "inner-coverage" => Some(features.fully_covered_input),
                     "stencil-export" => Some(features.shader_stencil_export),
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
+                    "shader-clock" => Some(features.shader_subgroup_clock),
                     _ => None,
                 };
                 match have {
@@ -1254,6 +1255,7 @@ pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
             float16: features.shader_float16,
             int16: features.shader_int16,
             native_16bit: false,
+            shader_clock: features.shader_subgroup_clock,
         },
         ..Default::default()
     }
@@ -1402,6 +1404,26 @@ mod tests {
             ..Default::default()
         };
         assert!(missing_features(lines, &with).is_empty());
+    }
+
+    #[test]
+    fn shader_clock_is_a_required_feature_that_options_follow() {
+        let f = file("[require]\nshader-clock\n");
+        let SectionKind::Require(lines) = &f.sections[0].kind else {
+            panic!("{:?}", f.sections[0].kind)
+        };
+        let without = vulkan::Features::default();
+        assert_eq!(
+            missing_features(lines, &without),
+            vec!["device lacks a required feature: shader-clock".to_string()]
+        );
+        assert!(!options_for(&without).features.shader_clock);
+        let with = vulkan::Features {
+            shader_subgroup_clock: true,
+            ..Default::default()
+        };
+        assert!(missing_features(lines, &with).is_empty());
+        assert!(options_for(&with).features.shader_clock);
     }
 
     #[test]

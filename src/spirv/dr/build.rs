@@ -918,6 +918,7 @@ value_instructions! {
     vector_times_scalar(vector, scalar) => VectorTimesScalar;
     image_texel_pointer(image, coordinate, sample) => ImageTexelPointer;
     select(condition, a, b) => Select;
+    read_clock_khr(scope) => ReadClockKHR;
     bit_field_s_extract(base, offset, count) => BitFieldSExtract;
     bit_field_u_extract(base, offset, count) => BitFieldUExtract;
     atomic_i_increment(pointer, scope, semantics) => AtomicIIncrement;
