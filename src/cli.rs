@@ -393,9 +393,7 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
                 .with_context(|| name.clone())?;
             crate::run::check_compute(&reflection, &name)?;
             let plan = crate::run::plan(&reflection, &uav, &cb).with_context(|| name.clone())?;
-            let words = dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default())
-                .with_context(|| name.clone())?;
-            let text = crate::run::run(&words, dispatch, plan).with_context(|| name.clone())?;
+            let text = crate::run::run(&dxbc, dispatch, plan).with_context(|| name.clone())?;
             write_output(None, text.as_bytes())?;
             Ok(0)
         }

@@ -525,13 +525,19 @@ pub fn plan(reflection: &ShaderReflection, uavs: &[BufferArg], cbs: &[BufferArg]
 
 /// Dispatches the module with the planned bindings and returns the text to print: every
 /// UAV after the run (typed UAVs as values of their format, others as hexadecimal words).
-pub fn run(spirv: &[u32], groups: [u32; 3], mut plan: Plan) -> Result<String> {
+///
+/// The shader is translated for the device: with the optional features it has
+/// ([`dxbc2spirv::shader_test::runner::options_for`]), so a shader that reads `vCycleCounter`
+/// runs where the device can read a clock.
+pub fn run(dxbc: &dxbc2spirv::Dxbc, groups: [u32; 3], mut plan: Plan) -> Result<String> {
     let context = vulkan::Context::new().context(
         "Vulkan is not available (on Debian 12: apt-get install -t bookworm-backports \
          mesa-vulkan-drivers)",
     )?;
+    let options = dxbc2spirv::shader_test::runner::options_for(context.features());
+    let spirv = dxbc2spirv::translate(dxbc, &options)?;
     context
-        .dispatch(spirv, &mut plan.bindings, groups)
+        .dispatch(&spirv, &mut plan.bindings, groups)
         .context("the dispatch failed")?;
     let mut out = String::new();
     for shown in &plan.shown {

@@ -32,6 +32,8 @@ pub struct Features {
     pub shader_int16: bool,
     /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
     pub denorm_preserve_float64: bool,
+    /// `shaderDenormPreserveFloat32` (a float-controls property, core 1.2).
+    pub denorm_preserve_float32: bool,
     /// `shaderDemoteToHelperInvocation` (core 1.3 or `VK_EXT_shader_demote_to_helper_invocation`).
     pub shader_demote_to_helper_invocation: bool,
     /// `fragmentStoresAndAtomics`.
@@ -455,6 +457,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     }
     let features = Features {
         denorm_preserve_float64: on(float_controls.shader_denorm_preserve_float64),
+        denorm_preserve_float32: on(float_controls.shader_denorm_preserve_float32),
         device_name: props
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())
