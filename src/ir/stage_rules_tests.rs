@@ -163,3 +163,74 @@ fn a_group_scope_uav_fence_outside_compute_shaders_is_refused() {
         "sync with _t, _g or _ugroup",
     );
 }
+
+#[test]
+fn thread_groups_beyond_d3d11_limits_are_refused() {
+    // The fuzzer's case: 637534976 × 788529152 × 4166 threads, whose product wraps to 0 in
+    // 32 bits (spirv-val: a LocalSize with a product of zero).
+    for (model, size, limit) in [
+        (
+            "cs_5_0",
+            "637534976, 788529152, 4166",
+            "D3D11_CS_THREAD_GROUP_MAX_*",
+        ),
+        ("cs_5_0", "1024, 2, 1", "at most 1024 in all"),
+        ("cs_5_0", "1, 1, 65", "1 to 1024 × 1024 × 64"),
+        ("cs_5_0", "0, 1, 1", "1 to 1024 × 1024 × 64"),
+        ("cs_4_0", "769, 1, 1", "D3D11_CS_4_X_THREAD_GROUP_MAX_*"),
+        ("cs_4_0", "16, 16, 2", "768 × 768 × 1"),
+    ] {
+        refused(&format!("{model}\ndcl_thread_group {size}\nret\n"), limit);
+    }
+    for (model, size) in [
+        ("cs_5_0", "1024, 1, 1"),
+        ("cs_5_0", "16, 1, 64"),
+        ("cs_4_0", "768, 1, 1"),
+    ] {
+        let text = format!("{model}\ndcl_thread_group {size}\nret\n");
+        assert_eq!(first_error(&text), None, "{text}");
+    }
+}
+
+#[test]
+fn an_io_component_declared_twice_in_one_scope_is_refused() {
+    // The fuzzer's case: a domain shader's vpc0.x declared as a tessellation factor and as
+    // an ordinary input (two inputs at one location).
+    refused(
+        "ds_5_0\ndcl_input_control_point_count 1\ndcl_tessellator_domain domain_isoline\n\
+         dcl_input_siv vpc0.x, finalLineDensityTessFactor\ndcl_input_siv vpc0.x, undefined\n\
+         ret\n",
+        "vpc0.x is declared twice",
+    );
+    refused(
+        "ps_5_0\ndcl_input_ps linear v1.xy\ndcl_input_ps linear v1.yz\nret\n",
+        "v1.y is declared twice",
+    );
+    refused(
+        "vs_5_0\ndcl_output o0.xyzw\ndcl_output_siv o0.w, position\nret\n",
+        "o0.w is declared twice",
+    );
+    // Other components, other registers and other hull-shader phases are separate.
+    let text = "ps_5_0\ndcl_input_ps linear v1.xy\ndcl_input_ps linear v1.zw\n\
+        dcl_input_ps linear v2.xy\nret\n";
+    assert_eq!(first_error(text), None, "{text}");
+    let text = format!(
+        "{HULL_DECLS}hs_fork_phase\ndcl_output_siv o0.x, finalTriUeq0EdgeTessFactor\n\
+         mov o0.x, l(1.0)\nret\nhs_fork_phase\ndcl_output_siv o0.x, finalTriUeq0EdgeTessFactor\n\
+         mov o0.x, l(1.0)\nret\n"
+    );
+    assert_eq!(first_error(&text), None, "{text}");
+}
+
+#[test]
+fn each_geometry_shader_stream_declares_its_own_outputs() {
+    let text = "gs_5_0\ndcl_input v[1][0].xyzw\ndcl_inputprimitive point\n\
+        dcl_stream m0\ndcl_outputtopology pointlist\ndcl_output o0.xyzw\n\
+        dcl_stream m1\ndcl_outputtopology pointlist\ndcl_output o0.xyzw\ndcl_maxout 1\nret\n";
+    assert_eq!(first_error(text), None, "{text}");
+    refused(
+        "gs_5_0\ndcl_input v[1][0].xyzw\ndcl_input v[1][0].x\ndcl_inputprimitive point\n\
+         dcl_stream m0\ndcl_outputtopology pointlist\ndcl_output o0.xyzw\ndcl_maxout 1\nret\n",
+        "v0.x is declared twice",
+    );
+}

@@ -30,8 +30,18 @@ pub fn validate(program: &Program) -> Result<()> {
 pub fn validate_stage_rules(program: &Program) -> Result<()> {
     let mut once = HashSet::default();
     let mut topology = None;
+    let mut io = DeclaredIo::default();
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
+        if matches!(
+            instruction.opcode,
+            Opcode::HsDecls
+                | Opcode::HsControlPointPhase
+                | Opcode::HsForkPhase
+                | Opcode::HsJoinPhase
+        ) {
+            io.0.clear();
+        }
         let sync = instruction.sync;
         if instruction.opcode == Opcode::Sync
             && (sync.threads_in_group || sync.group_shared_memory || sync.uav_group)
@@ -55,8 +65,16 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
         if let Some(declaration) = &instruction.declaration {
             check_stage_declaration(program.model.stage, declaration, &mut once, &mut topology)
                 .map_err(fail)?;
+            if let Declaration::Stream(_) = declaration {
+                // A geometry shader declares the outputs of each stream after its dcl_stream.
+                io.0.retain(|&(kind, ..)| kind != RegisterKind::Output as u8);
+            }
+            if let Declaration::ThreadGroup(size) = declaration {
+                check_thread_group(program.model, *size).map_err(fail)?;
+            }
             if let Declaration::Signature { operand, .. } = declaration {
                 let operand = program.operand(*operand);
+                io.declare(operand).map_err(fail)?;
                 check_signature_kind(instruction.opcode, operand.kind).map_err(fail)?;
                 check_register_stage(program.model.stage, operand.kind).map_err(fail)?;
                 if program.model.stage == Stage::Hull
@@ -72,6 +90,79 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// D3D11's limits on a compute shader's thread group (`D3D11_CS_THREAD_GROUP_MAX_*` and
+/// `D3D11_CS_4_X_THREAD_GROUP_MAX_*`): cs_5_0 up to 1024 × 1024 × 64 and 1024 threads in all;
+/// cs_4_x up to 768 × 768 × 1 and 768 threads; every dimension at least 1.
+fn check_thread_group(model: ShaderModel, size: [u32; 3]) -> std::result::Result<(), String> {
+    let (max, threads) = if model.is_sm5() {
+        ([1024, 1024, 64], 1024)
+    } else {
+        ([768, 768, 1], 768)
+    };
+    let fits = size.iter().zip(max).all(|(&n, m)| (1..=m).contains(&n));
+    // Each dimension is at most 1024 here, so the product fits in 64 bits.
+    if fits && size.iter().map(|&n| u64::from(n)).product::<u64>() <= threads {
+        return Ok(());
+    }
+    Err(format!(
+        "dcl_thread_group {}, {}, {}: a cs_{}_x thread group has 1 to {} × {} × {} threads \
+         and at most {threads} in all (D3D11_CS{}_THREAD_GROUP_MAX_*)",
+        size[0],
+        size[1],
+        size[2],
+        model.major,
+        max[0],
+        max[1],
+        max[2],
+        if model.is_sm5() { "" } else { "_4_X" },
+    ))
+}
+
+/// The input and output register components declared so far in one scope (the program, one
+/// hull-shader phase, or for outputs one geometry-shader stream): `(register file code,
+/// register, mask)`.
+#[derive(Default)]
+struct DeclaredIo(Vec<(u8, u32, u8)>);
+
+impl DeclaredIo {
+    /// Records a signature declaration; a component of a register declared twice in one scope
+    /// is an error (the declarations give it two meanings, or two interpolations).
+    fn declare(&mut self, operand: &Operand) -> std::result::Result<(), String> {
+        let per_register = matches!(
+            operand.kind,
+            RegisterKind::Input
+                | RegisterKind::Output
+                | RegisterKind::InputPatchConstant
+                | RegisterKind::InputControlPoint
+                | RegisterKind::OutputControlPoint
+        );
+        let count = usize::from(operand.index_count);
+        let register = match count
+            .checked_sub(1)
+            .map(|last| operand.indices[last].as_imm32())
+        {
+            Some(Some(register)) if per_register => register,
+            _ => return Ok(()),
+        };
+        let (kind, mask) = (operand.kind as u8, operand.mask());
+        let overlap = self
+            .0
+            .iter()
+            .filter(|&&(k, r, _)| k == kind && r == register)
+            .fold(0, |o, &(_, _, m)| o | (m & mask));
+        if overlap != 0 {
+            let component = ["x", "y", "z", "w"][overlap.trailing_zeros() as usize & 3];
+            return Err(format!(
+                "{}{register}.{component} is declared twice (one declaration per component \
+                 and scope)",
+                operand.kind.name(),
+            ));
+        }
+        self.0.push((kind, register, mask));
+        Ok(())
+    }
 }
 
 /// Checks that an input register file exists in the stage (thread ids only in compute
