@@ -64,10 +64,9 @@
 use std::fmt;
 
 use crate::error::{Error, Location, Result};
-use crate::fast_hash::HashMap;
 
 /// The class of a descriptor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DescriptorClass {
     /// A constant buffer (`cb#`): a uniform buffer.
     ConstantBuffer,
@@ -118,7 +117,7 @@ impl DescriptorClass {
 
 /// Whether a descriptor is a buffer (constant, raw, structured or typed buffer, counter) or
 /// an image (texture, storage image, sampler).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DescriptorKind {
     /// A buffer.
     Buffer,
@@ -137,7 +136,7 @@ impl DescriptorKind {
 }
 
 /// A register range to bind.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RangeKey {
     /// The descriptor class.
     pub class: DescriptorClass,
@@ -214,20 +213,23 @@ fn unmapped(range: &RangeKey) -> Error {
 /// ([`BindingMapper::map_shader`]), looked up range by range.
 #[derive(Debug, Clone, Default)]
 pub struct ShaderBindings {
-    chosen: HashMap<RangeKey, Option<Binding>>,
+    /// Each range with its binding, sorted by range (a shader has few: sorting and bisecting
+    /// costs less than hashing).
+    chosen: Vec<(RangeKey, Option<Binding>)>,
 }
 
 impl ShaderBindings {
     /// Asks `mapper` about the ranges of one shader (repeated ranges keep their first answer).
     pub fn new(mapper: &dyn BindingMapper, ranges: &[RangeKey]) -> Self {
         let bindings = mapper.map_shader(ranges);
-        let mut chosen = HashMap::default();
-        for (range, binding) in ranges
+        let mut chosen: Vec<(RangeKey, Option<Binding>)> = ranges
             .iter()
+            .copied()
             .zip(bindings.into_iter().chain(std::iter::repeat(None)))
-        {
-            chosen.entry(*range).or_insert(binding);
-        }
+            .collect();
+        // A stable sort keeps repeated ranges in order, so the first answer is kept.
+        chosen.sort_by_key(|&(range, _)| range);
+        chosen.dedup_by_key(|&mut (range, _)| range);
         ShaderBindings { chosen }
     }
 
@@ -235,9 +237,9 @@ impl ShaderBindings {
     /// naming it when the mapper did not map it.
     pub fn resolve(&self, range: &RangeKey) -> Result<Binding> {
         self.chosen
-            .get(range)
-            .copied()
-            .flatten()
+            .binary_search_by_key(range, |&(r, _)| r)
+            .ok()
+            .and_then(|i| self.chosen[i].1)
             .ok_or_else(|| unmapped(range))
     }
 }
@@ -470,6 +472,30 @@ impl fmt::Display for DescriptorTypes {
 /// Bindings of one type may share a binding number, overlapping or not (Vulkan lets several
 /// variables use one binding of a compatible type).
 pub fn type_conflict(bindings: &[(Binding, DescriptorTypes)]) -> Option<(usize, usize)> {
+    // Few bindings (every ordinary shader): compare each with the earlier ones, without
+    // allocating; the same answer as the grouping.
+    if bindings.len() <= 32 {
+        type_conflict_pairwise(bindings)
+    } else {
+        type_conflict_grouped(bindings)
+    }
+}
+
+/// [`type_conflict`] by comparing every binding with the earlier ones (quadratic).
+fn type_conflict_pairwise(bindings: &[(Binding, DescriptorTypes)]) -> Option<(usize, usize)> {
+    (0..bindings.len()).find_map(|j| {
+        let (b, types) = bindings[j];
+        (0..j)
+            .find(|&i| {
+                let (a, other) = bindings[i];
+                (a.set, a.binding) == (b.set, b.binding) && !other.intersects(types)
+            })
+            .map(|i| (i, j))
+    })
+}
+
+/// [`type_conflict`] by sorting the bindings into groups of one set and binding.
+fn type_conflict_grouped(bindings: &[(Binding, DescriptorTypes)]) -> Option<(usize, usize)> {
     let mut order: Vec<usize> = (0..bindings.len()).collect();
     order.sort_by_key(|&i| (bindings[i].0.set, bindings[i].0.binding, i));
     let mut best: Option<(usize, usize)> = None;
@@ -1137,6 +1163,47 @@ mod tests {
             ]),
             Some((0, 2))
         );
+    }
+
+    #[test]
+    fn both_ways_of_finding_type_conflicts_agree() {
+        // A small xorshift generator: lists of up to 40 bindings over few sets, bindings and
+        // types, so that conflicts are frequent.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n) as u32
+        };
+        let types = [
+            DescriptorType::UniformBuffer,
+            DescriptorType::StorageBuffer,
+            DescriptorType::UniformTexelBuffer,
+            DescriptorType::SampledImage,
+        ];
+        for case in 0..2000 {
+            let len = next(41) as usize;
+            let list: Vec<(Binding, DescriptorTypes)> = (0..len)
+                .map(|_| {
+                    let binding = Binding {
+                        set: next(2),
+                        binding: next(4),
+                        array_offset: next(3),
+                    };
+                    let mut set = DescriptorTypes::from(types[next(4) as usize]);
+                    if next(3) == 0 {
+                        set = set.with(types[next(4) as usize]);
+                    }
+                    (binding, set)
+                })
+                .collect();
+            assert_eq!(
+                type_conflict_pairwise(&list),
+                type_conflict_grouped(&list),
+                "case {case}: {list:?}"
+            );
+        }
     }
 
     fn map_error(text: &str) -> String {

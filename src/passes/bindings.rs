@@ -422,13 +422,23 @@ impl BindingPlan {
         program: &Program,
         instructions: &[Option<usize>],
     ) -> Result<()> {
-        let mut placed: Vec<(Binding, DescriptorTypes)> = Vec::new();
-        let mut owners: Vec<(usize, RangeKey)> = Vec::new();
-        for (i, b) in self.bindings.iter().enumerate() {
+        // Inline for a typical shader's handful of bindings: no allocation on the common path.
+        let mut placed: smallvec::SmallVec<[(Binding, DescriptorTypes); 16]> =
+            smallvec::SmallVec::new();
+        for b in &self.bindings {
             placed.push((b.binding, b.descriptor_type.into()));
-            owners.push((i, b.key));
             if let Some(counter) = b.counter {
                 placed.push((counter, DescriptorType::StorageBuffer.into()));
+            }
+        }
+        let Some((first, second)) = type_conflict(&placed) else {
+            return Ok(());
+        };
+        // The error path: which range (or counter) each placed binding is.
+        let mut owners: Vec<(usize, RangeKey)> = Vec::new();
+        for (i, b) in self.bindings.iter().enumerate() {
+            owners.push((i, b.key));
+            if b.counter.is_some() {
                 owners.push((
                     i,
                     RangeKey {
@@ -439,9 +449,6 @@ impl BindingPlan {
                 ));
             }
         }
-        let Some((first, second)) = type_conflict(&placed) else {
-            return Ok(());
-        };
         let name = |n: usize| {
             let (i, key) = owners[n];
             let ty = if key.class == DescriptorClass::UavCounter {
