@@ -746,22 +746,10 @@ fn run_checks_the_buffers_against_the_shader() {
     }
 }
 
-/// A container with the given chunks (empty ones; the checksum left zero).
+/// A container with the given chunks, each empty (a correct checksum).
 fn container_with(chunks: &[&[u8; 4]]) -> Vec<u8> {
-    let header = 32 + 4 * chunks.len();
-    let mut bytes = b"DXBC".to_vec();
-    bytes.extend_from_slice(&[0; 16]);
-    bytes.extend_from_slice(&1u32.to_le_bytes());
-    bytes.extend_from_slice(&((header + 8 * chunks.len()) as u32).to_le_bytes());
-    bytes.extend_from_slice(&(chunks.len() as u32).to_le_bytes());
-    for i in 0..chunks.len() {
-        bytes.extend_from_slice(&((header + 8 * i) as u32).to_le_bytes());
-    }
-    for fourcc in chunks {
-        bytes.extend_from_slice(*fourcc);
-        bytes.extend_from_slice(&0u32.to_le_bytes());
-    }
-    bytes
+    let chunks: Vec<([u8; 4], Vec<u8>)> = chunks.iter().map(|c| (**c, Vec::new())).collect();
+    dxbc2spirv::container::write_container(&chunks)
 }
 
 #[test]

@@ -498,11 +498,22 @@ impl BindingPlan {
             upper: Some(register),
             space: 0,
         };
-        let key = class_linkage_key();
+        self.bind_constant_buffer(range, class_linkage_key(), chosen, false)
+    }
+
+    /// Adds a constant buffer the program reads without declaring it (the class-linkage data,
+    /// or a D3D11 slot read through a register chosen at run time).
+    fn bind_constant_buffer(
+        &mut self,
+        range: ResourceRange,
+        key: RangeKey,
+        chosen: &ShaderBindings,
+        undeclared_slot: bool,
+    ) -> Result<()> {
         let binding = chosen.resolve(&key)?;
         let shape = shape_of(&range, &binding)?;
         self.by_range.insert(
-            (RegisterKind::ConstantBuffer as u8, register),
+            (RegisterKind::ConstantBuffer as u8, range.id),
             self.bindings.len(),
         );
         self.bindings.push(DescriptorBinding {
@@ -514,7 +525,7 @@ impl BindingPlan {
             shape,
             usage: UavUsage::default(),
             counter: None,
-            undeclared_slot: false,
+            undeclared_slot,
         });
         Ok(())
     }
@@ -534,24 +545,7 @@ impl BindingPlan {
                 upper: Some(slot),
                 space: 0,
             };
-            let key = dynamic_slot_key(slot);
-            let binding = chosen.resolve(&key)?;
-            let shape = shape_of(&range, &binding)?;
-            self.by_range.insert(
-                (RegisterKind::ConstantBuffer as u8, slot),
-                self.bindings.len(),
-            );
-            self.bindings.push(DescriptorBinding {
-                register: RegisterKind::ConstantBuffer,
-                range,
-                key,
-                binding,
-                descriptor_type: DescriptorType::UniformBuffer,
-                shape,
-                usage: UavUsage::default(),
-                counter: None,
-                undeclared_slot: true,
-            });
+            self.bind_constant_buffer(range, dynamic_slot_key(slot), chosen, true)?;
         }
         Ok(())
     }

@@ -1043,9 +1043,9 @@ impl Emitter<'_> {
         built(self.m.access_chain(pointer, array, &[r, c]))
     }
 
-    /// For a relatively addressed `v#`/`o#`: a pointer to the component in the private array
-    /// (clamped into range) and whether the index was in range.
-    fn relative_element(&mut self, operand: &Operand, component: u8) -> Result<(Word, Word)> {
+    /// The register index of a relatively addressed `v#`/`o#` (its last index) as a value;
+    /// an error when its registers were not gathered into a private array.
+    fn relative_index(&mut self, operand: &Operand) -> Result<Word> {
         if !self.io.ranged.contains(&(operand.kind as u8)) {
             return Err(self.err(format!(
                 "{} is addressed relatively, but its registers were not gathered for it",
@@ -1057,7 +1057,13 @@ impl Emitter<'_> {
             .last()
             .copied()
             .ok_or_else(|| self.err(format!("{} needs an index", operand.kind.name())))?;
-        let index = self.index_value(index)?;
+        self.index_value(index)
+    }
+
+    /// For a relatively addressed `v#`/`o#`: a pointer to the component in the private array
+    /// (clamped into range) and whether the index was in range.
+    fn relative_element(&mut self, operand: &Operand, component: u8) -> Result<(Word, Word)> {
+        let index = self.relative_index(operand)?;
         let (array, length) = self.io_array(operand.kind);
         let uint = self.m.scalar(Scalar::U32);
         let boolean = self.m.scalar(Scalar::Bool);
@@ -1278,18 +1284,7 @@ impl Emitter<'_> {
         component: u8,
         extra: (u32, Word),
     ) -> Result<Word> {
-        if !self.io.ranged.contains(&(operand.kind as u8)) {
-            return Err(self.err(format!(
-                "{} is addressed relatively, but its registers were not gathered for it",
-                operand.kind.name()
-            )));
-        }
-        let index = operand
-            .indices()
-            .last()
-            .copied()
-            .ok_or_else(|| self.err(format!("{} needs an index", operand.kind.name())))?;
-        let index = self.index_value(index)?;
+        let index = self.relative_index(operand)?;
         let float = self.m.scalar(Scalar::F32);
         let boolean = self.m.scalar(Scalar::Bool);
         let mut result = self.m.constant_bits(Scalar::F32, 0);
