@@ -247,7 +247,7 @@ impl ShaderBindings {
 /// The constant-buffer register (space 0) of the class-linkage instance data: a program that
 /// declares interfaces (`dcl_interface`) reads, per interface slot, the function table the
 /// bound class instance selects and its `this[]` data from this buffer (layout in
-/// `src/spirv/linkage.rs` and the README). The binding pass asks the mapper for `cb15` of
+/// `src/spirv/linkage.rs` and `docs/instruction-set.md`). The binding pass asks the mapper for `cb15` of
 /// space 0 as for any constant buffer; D3D11 applications bind only `cb0`–`cb13`, so the
 /// register is free in every SM5.0 program.
 pub const CLASS_LINKAGE_REGISTER: u32 = 15;

@@ -110,7 +110,7 @@ enum Command {
         #[arg(long, value_name = "MAP.json")]
         bindings: Option<PathBuf>,
         /// A JSON stream-output (transform feedback) layout for a vertex, domain or geometry
-        /// shader (see the README); nothing is captured without.
+        /// shader (see docs/stream-output.md); nothing is captured without.
         #[arg(long, value_name = "FILE.json")]
         stream_output: Option<PathBuf>,
     },

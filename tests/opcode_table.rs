@@ -1,6 +1,6 @@
-//! The README's table of every opcode of the tokenized program format (SM4.0–5.1) with its
+//! The table in `docs/instruction-set.md` of every opcode of the tokenized program format (SM4.0–5.1) with its
 //! status and a test that translates it. The table is generated from the library's opcode
-//! table; this test fails when the README's copy is stale (set `UPDATE_README=1` to rewrite
+//! table; this test fails when that copy is stale (set `UPDATE_README=1` to rewrite
 //! it) or when an opcode has no test: every opcode must appear in an assembly input of the
 //! snapshot tests (`tests/in/*.asm`, each translated and checked by spirv-val), of a
 //! project `.shader_test` (translated, validated and executed) or of the back end's unit
@@ -111,10 +111,10 @@ fn readme_lists_every_opcode_with_a_test() {
         "opcodes that no snapshot input (tests/in/*.asm), project test (shaders/) or back-end unit test (src/spirv/*_tests.rs) uses: {untested:?}"
     );
 
-    let readme_path = root.join("README.md");
-    let readme = fs::read_to_string(&readme_path).expect("README.md");
+    let readme_path = root.join("docs").join("instruction-set.md");
+    let readme = fs::read_to_string(&readme_path).expect("docs/instruction-set.md");
     let (Some(start), Some(end)) = (readme.find(BEGIN), readme.find(END)) else {
-        panic!("README.md lacks the opcode table markers `{BEGIN}` … `{END}`");
+        panic!("docs/instruction-set.md lacks the opcode table markers `{BEGIN}` … `{END}`");
     };
     let current = &readme[start..end + END.len()];
     if current != table {
@@ -125,10 +125,10 @@ fn readme_lists_every_opcode_with_a_test() {
                 table,
                 &readme[end + END.len()..]
             );
-            fs::write(&readme_path, updated).expect("writing README.md");
+            fs::write(&readme_path, updated).expect("writing docs/instruction-set.md");
         } else {
             panic!(
-                "README.md's opcode table is out of date: run UPDATE_README=1 cargo test --test opcode_table"
+                "docs/instruction-set.md's opcode table is out of date: run UPDATE_README=1 cargo test --test opcode_table"
             );
         }
     }

@@ -113,7 +113,7 @@ impl StreamOutput {
         }
     }
 
-    /// Reads the JSON form of `--stream-output` (described in the README):
+    /// Reads the JSON form of `--stream-output` (described in `docs/stream-output.md`):
     /// `{"entries": [{"stream": 1, "semantic": "TEXCOORD", "index": 0, "start": 0,
     /// "count": 4, "slot": 0}, {"count": 2, "slot": 0}], "strides": [24],
     /// "rasterized_stream": 0}`. Omitted fields are 0 (`count` is required; an entry without
