@@ -70,6 +70,10 @@ enum Compare {
     IEqual,
     INotEqual,
     SLessThan,
+    /// Only for the `wrong-comparison` fault.
+    FOrdLessThanEqual,
+    /// Only for the `wrong-comparison` fault.
+    SLessThanEqual,
     SGreaterThanEqual,
     ULessThan,
     UGreaterThanEqual,
@@ -166,6 +170,13 @@ impl Emitter<'_> {
             O::Umax => self.ext_binary(instruction, u, ext::UMAX)?,
             O::Eq => self.compare(instruction, f, Compare::FOrdEqual)?,
             O::Ne => self.compare(instruction, f, Compare::FUnordNotEqual)?,
+            // FAULT INJECTION (`wrong-comparison`): `lt` and `ilt` as less-or-equal.
+            O::Lt if self.fault(super::Fault::WrongComparison) => {
+                self.compare(instruction, f, Compare::FOrdLessThanEqual)?
+            }
+            O::Ilt if self.fault(super::Fault::WrongComparison) => {
+                self.compare(instruction, i, Compare::SLessThanEqual)?
+            }
             O::Lt => self.compare(instruction, f, Compare::FOrdLessThan)?,
             O::Ge => self.compare(instruction, f, Compare::FOrdGreaterThanEqual)?,
             O::Ieq => self.compare(instruction, i, Compare::IEqual)?,
@@ -177,8 +188,15 @@ impl Emitter<'_> {
             O::Ishl | O::Ishr | O::Ushr => {
                 let opcode = instruction.opcode;
                 let scalar = if opcode == O::Ushr { u } else { i };
+                // FAULT INJECTION (`swapped-operands`): the sources trade places.
+                let swapped = self.fault(super::Fault::SwappedOperands);
                 self.alu_op(instruction, &[scalar, u], scalar, |e, ty, a| {
-                    let (value, count) = (arg(a, 0)?, arg(a, 1)?);
+                    let (value, count) = if swapped {
+                        let value = e.cast(arg_val(a, 1)?, scalar)?.id;
+                        (value, e.cast(arg_val(a, 0)?, u)?.id)
+                    } else {
+                        (arg(a, 0)?, arg(a, 1)?)
+                    };
                     // Only the low five bits of the shift count are used.
                     let count = e.low_five_bits(count, a)?;
                     built(match opcode {
@@ -605,6 +623,9 @@ impl Emitter<'_> {
             Compare::IEqual => b_.i_equal(ty, None, a.id, b.id),
             Compare::INotEqual => b_.i_not_equal(ty, None, a.id, b.id),
             Compare::SLessThan => b_.s_less_than(ty, None, a.id, b.id),
+            // a <= b as b >= a (the builder has the one form).
+            Compare::FOrdLessThanEqual => b_.f_ord_greater_than_equal(ty, None, b.id, a.id),
+            Compare::SLessThanEqual => b_.s_greater_than_equal(ty, None, b.id, a.id),
             Compare::SGreaterThanEqual => b_.s_greater_than_equal(ty, None, a.id, b.id),
             Compare::ULessThan => b_.u_less_than(ty, None, a.id, b.id),
             Compare::UGreaterThanEqual => b_.u_greater_than_equal(ty, None, a.id, b.id),
@@ -622,8 +643,16 @@ impl Emitter<'_> {
 
     /// `ftoi`/`ftou`: saturate to the integer range, NaN gives 0.
     fn float_to_int(&mut self, instruction: &Instruction, to: Scalar) -> Result<()> {
+        // FAULT INJECTION (`unclamped-ftoi`): the bare conversion.
+        let unclamped = self.fault(super::Fault::UnclampedFtoi);
         self.alu_op(instruction, &[Scalar::F32], to, |e, ty, a| {
             let x = arg_val(a, 0)?;
+            if unclamped {
+                return built(match to {
+                    Scalar::I32 => e.m.b.convert_f_to_s(ty, None, x.id),
+                    _ => e.m.b.convert_f_to_u(ty, None, x.id),
+                });
+            }
             let n = x.count;
             let float = e.m.vector(Scalar::F32, n);
             // [low, high] is the range that converts exactly; from `limit` on the result
