@@ -643,16 +643,10 @@ impl Emitter<'_> {
 
     /// `ftoi`/`ftou`: saturate to the integer range, NaN gives 0.
     fn float_to_int(&mut self, instruction: &Instruction, to: Scalar) -> Result<()> {
-        // FAULT INJECTION (`unclamped-ftoi`): the bare conversion.
+        // FAULT INJECTION (`unclamped-ftoi`): see `Emitter::fault_unclamped` below.
         let unclamped = self.fault(super::Fault::UnclampedFtoi);
         self.alu_op(instruction, &[Scalar::F32], to, |e, ty, a| {
             let x = arg_val(a, 0)?;
-            if unclamped {
-                return built(match to {
-                    Scalar::I32 => e.m.b.convert_f_to_s(ty, None, x.id),
-                    _ => e.m.b.convert_f_to_u(ty, None, x.id),
-                });
-            }
             let n = x.count;
             let float = e.m.vector(Scalar::F32, n);
             // [low, high] is the range that converts exactly; from `limit` on the result
@@ -689,6 +683,10 @@ impl Emitter<'_> {
             let boolean = e.m.vector(Scalar::Bool, n);
             let limit_c = e.splat_bits(Scalar::F32, limit.to_bits(), n);
             let too_big = built(e.m.b.f_ord_greater_than_equal(boolean, None, x.id, limit_c))?;
+            if unclamped {
+                // FAULT INJECTION (`unclamped-ftoi`).
+                return e.fault_unclamped(ty, to, x, low_c, limit_c, converted);
+            }
             let max = e.splat_bits(to, high_int, n);
             let saturated = built(e.m.select(ty, None, too_big, max, converted))?;
             let is_nan = built(e.m.b.is_nan(boolean, None, x.id))?;

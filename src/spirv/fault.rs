@@ -9,7 +9,7 @@
 //! stores past the end land on the last dword), `wrong-atomic-op` (`atomic_iadd` and
 //! `imm_atomic_iadd` as an atomic XOR), `wrong-double-lane` (the second double of a
 //! two-double source read from the first), `unclamped-ftoi` (`ftoi`/`ftou` without D3D's
-//! saturation and NaN → 0).
+//! saturation and NaN → 0: out-of-range and NaN sources give x86's `0x80000000`).
 //!
 //! Each fault is a change in what the emitter writes, so it is there with the optimiser on
 //! or off (the optimiser keeps a module's meaning, and a fault changes the meaning). Every
@@ -46,7 +46,8 @@ pub enum Fault {
     /// In a double instruction with two doubles (`.xyzw`), the second double of each source
     /// is read from the first (`xy` instead of `zw`).
     WrongDoubleLane,
-    /// `ftoi`/`ftou` convert without D3D's saturation to the integer range and NaN → 0.
+    /// `ftoi`/`ftou` convert without D3D's saturation to the integer range and NaN → 0:
+    /// out-of-range and NaN sources give `0x80000000` (x86's "integer indefinite").
     UnclampedFtoi,
 }
 
@@ -97,7 +98,7 @@ impl Fault {
             }
             Fault::WrongAtomicOp => "atomic_iadd and imm_atomic_iadd are an atomic xor",
             Fault::WrongDoubleLane => "the second double of a source is read from the first",
-            Fault::UnclampedFtoi => "ftoi/ftou do not saturate and NaN does not give 0",
+            Fault::UnclampedFtoi => "ftoi/ftou give 0x80000000 out of range and for NaN",
         }
     }
 }
@@ -137,6 +138,28 @@ impl Emitter<'_> {
         let yes = self.m.b.constant_true(boolean);
         built(self.m.store(flag, yes))?;
         self.conditional(ignored_before, |e| e.branch(merge))
+    }
+
+    /// `unclamped-ftoi`: a float-to-integer conversion without D3D's saturation: a source
+    /// outside `[low, limit)` or NaN gives `0x80000000`, the "integer indefinite" value of
+    /// x86's conversions (what a bare `OpConvertFTo*` gives on such hardware; SPIR-V leaves
+    /// it undefined, and lavapipe saturates, so the fault spells the value out). `converted`
+    /// is the conversion of the clamped source.
+    pub(super) fn fault_unclamped(
+        &mut self,
+        ty: Word,
+        to: Scalar,
+        x: super::emitter::Val,
+        low: Word,
+        limit: Word,
+        converted: Word,
+    ) -> Result<Word> {
+        let boolean = self.m.vector(Scalar::Bool, x.count);
+        let above_low = built(self.m.b.f_ord_greater_than_equal(boolean, None, x.id, low))?;
+        let below_limit = built(self.m.b.f_ord_less_than(boolean, None, x.id, limit))?;
+        let in_range = built(self.m.b.logical_and(boolean, None, above_low, below_limit))?;
+        let indefinite = self.splat_bits(to, 0x8000_0000, x.count);
+        built(self.m.select(ty, None, in_range, converted, indefinite))
     }
 
     /// `out-of-bounds-write-lands`: writes dword `address + offset` of a UAV buffer, the
