@@ -1,0 +1,1 @@
+//! Tests of the executor: programs in assembly text, run on small resources.
