@@ -1,37 +1,43 @@
 //! Resources of the reference interpreter: buffers and textures with D3D's formats,
 //! addressing, out-of-bounds rules and atomics.
 //!
-//! The rules, from the D3D11.3 functional specification and Microsoft's SM5 instruction
-//! reference (`ld_raw`, `ld_structured`, `store_raw`, `store_structured`, `ld`,
-//! `ld_uav_typed`, `store_uav_typed`, `imm_atomic_*`, `resinfo`):
+//! The rules, from the D3D11.3 functional specification (section numbers in brackets) and
+//! Microsoft's SM5 instruction pages:
 //!
-//! - **Raw** (`[byte offset]`): the offset addresses a window of four consecutive dwords.
-//!   Offsets are dword aligned by definition; this interpreter ignores the two low bits
-//!   (the address is rounded down to a dword, as the Vulkan back end's `offset >> 2` does).
-//!   Each dword is checked on its own: one past the end of the buffer reads 0 and is not
-//!   written, the in-bounds dwords of the same access are read or written normally.
-//! - **Structured** (`[element, byte offset]`): the dword at `element * stride + offset + 4i`
-//!   is out of bounds when `element` is not below the element count (`len / stride`) or
-//!   when `offset + 4i + 4` passes the stride. D3D: an out-of-bounds element index reads 0
-//!   and writes nothing; an out-of-bounds *byte offset* makes a read's result undefined
-//!   (every component) and a write makes the *whole UAV* undefined. The interpreter
-//!   applies the element rule to both (reads 0, drops the write, per dword); a program
-//!   whose byte offset passes the stride has no defined result, so the generator must not
-//!   produce one. The address is computed without wrapping (64-bit).
-//! - **Typed** (`ld`, `ld_uav_typed`, `store_uav_typed`): out of range in any dimension, the
-//!   array layer or the mip level → a read returns 0 in every channel the format has and
-//!   the defaults (0, 0, 0, 1) for the others (exactly what decoding an all-zero texel
-//!   gives); a write stores nothing.
-//! - **Atomics**: out of bounds → nothing written, and D3D returns an undefined value
-//!   (`None` here). Structured atomics take `[element, byte offset]` like loads; an
-//!   out-of-bounds byte offset there makes the UAV undefined in D3D (the generator must
-//!   avoid it). Typed atomics require a single 32-bit integer channel (R32_UINT/SINT).
+//! - **Raw** (`[byte offset]`, 22.4.10 `ld_raw`, 22.4.11 `store_raw`): the offset addresses a
+//!   window of four consecutive dwords. D3D requires it to be a multiple of 4 (22.3.47) and
+//!   leaves other offsets undefined; this interpreter ignores the two low bits (the address
+//!   is rounded down to a dword, as the Vulkan back end's `offset >> 2` does), so the
+//!   generator should keep offsets aligned. Each dword is checked on its own: one past the
+//!   end of the buffer reads 0 and is not written, the in-bounds dwords of the same access
+//!   are read or written normally.
+//! - **Structured** (`[element, byte offset]`, 22.4.12 `ld_structured`, 22.4.13
+//!   `store_structured`; strides are multiples of 4, 22.3.44): the dword at
+//!   `element * stride + offset + 4i` is out of bounds when `element` is not below the
+//!   element count (`len / stride`) or when `offset + 4i + 4` passes the stride. D3D: an
+//!   out-of-bounds element index reads 0 and writes nothing; an out-of-bounds *byte offset*
+//!   makes a read's result undefined (every component) and a write makes the *whole UAV*
+//!   undefined. The interpreter applies the element rule to both (reads 0, drops the write,
+//!   per dword); a program whose byte offset passes the stride has no defined result, so
+//!   the generator must not produce one. The address is computed without wrapping (64-bit).
+//! - **Typed** (22.4.6 `ld`, 22.4.8 `ld_uav_typed`, 22.4.9 `store_uav_typed`): out of range
+//!   in any dimension, the array layer or the mip level → a read returns 0 in every channel
+//!   the format has and the defaults (0, 0, 0, 1) for the others (exactly what decoding an
+//!   all-zero texel gives); a write stores nothing. D3D11 allows `ld_uav_typed` only on
+//!   R32_UINT/SINT/FLOAT UAVs (5.3.9.5); `store_uav_typed` takes any format.
+//! - **Atomics** (22.17, and the `imm_atomic_cmp_exch` page): out of bounds → nothing
+//!   written, and D3D returns an undefined value (`None` here). Structured atomics take
+//!   `[element, byte offset]` like loads; an out-of-bounds byte offset there makes the UAV
+//!   undefined in D3D (the generator must avoid it). Typed atomics require a single 32-bit
+//!   integer channel (R32_UINT/SINT). The hidden counter of `imm_atomic_alloc` /
+//!   `imm_atomic_consume` wraps without clamping (5.3.10.2).
 //! - **Group-shared memory** (`g#`, a [`Resource`] of shape [`Shape::Raw`] or
-//!   [`Shape::Structured`]): D3D leaves out-of-bounds accesses *undefined*: a read returns
-//!   an undefined value and a write makes the contents of *all* shared memory undefined.
-//!   The interpreter reads 0 and drops the write like a UAV, but no result of a program
-//!   that goes out of bounds on `g#` can be compared; the generator must keep `g#`
+//!   [`Shape::Structured`]; 22.4.10-13): D3D leaves out-of-bounds accesses *undefined*: a
+//!   read returns an undefined value and a write makes the contents of *all* shared memory
+//!   undefined. The interpreter reads 0 and drops the write like a UAV, but no result of a
+//!   program that goes out of bounds on `g#` can be compared; the generator must keep `g#`
 //!   accesses in bounds.
+//! - **Formats**: see [`Format`] (conversions of 3.1.5, 3.1.6 and 3.2).
 
 mod format;
 mod shader_test;

@@ -1,25 +1,5 @@
 //! Texel formats: names, layout, and D3D's conversions between stored texels and the 32-bit
 //! values a shader sees.
-//!
-//! The conversion rules follow the D3D "Data Conversion Rules" (the D3D11.3 functional
-//! specification, section 3.2 "Data Conversion"):
-//!
-//! - float → UNORM / SNORM: NaN gives 0, the value is clamped to [0, 1] / [-1, 1], scaled by
-//!   2ⁿ−1 / 2ⁿ⁻¹−1 in 32-bit float arithmetic, then 0.5 is added (subtracted for negative
-//!   SNORM values) and the fraction dropped (round half away from zero);
-//! - UNORM / SNORM → float: `c / (2ⁿ−1)` / `c / (2ⁿ⁻¹−1)` correctly rounded (the spec allows a
-//!   small tolerance, this is the ideal value); the most negative SNORM code reads −1.0;
-//! - float32 → a smaller float (16-bit half, 11- and 10-bit unsigned floats): round toward
-//!   zero; a finite value beyond the target's range gives the largest finite value of the
-//!   same sign (never infinity); ±infinity stays infinity; NaN stays NaN; values too small
-//!   for the target's denormals give (signed) zero; formats without a sign bit (11/10-bit)
-//!   store 0 for every negative value, −infinity included;
-//! - smaller float → float32: exact (denormals become normal float32 values);
-//! - integer → an integer format of fewer bits: clamped to the target's range (the value is
-//!   read as unsigned for UINT formats, as two's complement for SINT formats); 32-bit
-//!   integer and float channels store the bits unchanged;
-//! - on load, channels a format does not have read (0, 0, 0, 1), with 1 as float 1.0 for
-//!   float / UNORM / SNORM formats and integer 1 for UINT / SINT formats.
 
 /// How a format's channels are numbers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +28,28 @@ impl NumberKind {
 
 /// A texel format of a typed buffer or texture: the channels a texel stores, from the
 /// least significant bits of the little-endian texel upwards.
+///
+/// The conversion rules follow the D3D11.3 functional specification, 3.1.5 (16-bit float),
+/// 3.1.6 (11- and 10-bit floats) and 3.2 (data conversion; integer ↔ float conversions are
+/// exact, 3.2.3.2):
+///
+/// - float → UNORM / SNORM: NaN gives 0, the value is clamped to [0, 1] / [-1, 1], scaled by
+///   2ⁿ−1 / 2ⁿ⁻¹−1 in 32-bit float arithmetic, then 0.5 is added (subtracted for negative
+///   SNORM values) and the fraction dropped (round half away from zero; the spec
+///   tolerates 0.6 ULP on the integer side, this is the ideal result);
+/// - UNORM / SNORM → float: `c / (2ⁿ−1)` / `c / (2ⁿ⁻¹−1)` correctly rounded (3.2.3.2 requires
+///   these exact); the most negative SNORM code reads −1.0;
+/// - float32 → a smaller float (16-bit half, 11- and 10-bit unsigned floats): round toward
+///   zero; a finite value beyond the target's range gives the largest finite value of the
+///   same sign (never infinity); ±infinity stays infinity; NaN stays NaN; values too small
+///   for the target's denormals give (signed) zero; formats without a sign bit (11/10-bit)
+///   store 0 for every negative value, −infinity included;
+/// - smaller float → float32: exact (denormals become normal float32 values);
+/// - integer → an integer format of fewer bits: clamped to the target's range (the value is
+///   read as unsigned for UINT formats, as two's complement for SINT formats); 32-bit
+///   integer and float channels store the bits unchanged;
+/// - on load, channels a format does not have read (0, 0, 0, 1), with 1 as float 1.0 for
+///   float / UNORM / SNORM formats and integer 1 for UINT / SINT formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Format {
     kind: NumberKind,
@@ -59,7 +61,8 @@ pub struct Format {
     channels: u8,
 }
 
-/// The formats by name: channel layout, then the number kinds it may have.
+/// The formats by name: the channel widths and the shader component of each channel, in
+/// storage order.
 const LAYOUTS: [(&str, &[u8], &[u8]); 14] = [
     ("r32", &[32], &[0]),
     ("r32g32", &[32, 32], &[0, 1]),

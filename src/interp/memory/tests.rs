@@ -888,3 +888,99 @@ fn shader_test_every_file_builds_or_names_the_problem() {
         assert!(message.contains("interpreter:"), "{message}");
     }
 }
+
+/// Texel sizes and texture layouts agree with what the Vulkan runner uploads.
+#[cfg(feature = "vulkan")]
+#[test]
+fn layout_matches_the_vulkan_runner() {
+    use crate::vulkan::{ImageKind, ImageShape};
+    let names = [
+        "r32-uint",
+        "r32-typeless",
+        "r32-sint",
+        "r32-float",
+        "r32-float-shadow",
+        "r32g32-uint",
+        "r32g32-sint",
+        "r32g32-float",
+        "r32g32b32-float",
+        "r32g32b32a32-uint",
+        "r32g32b32a32-sint",
+        "r32g32b32a32-float",
+        "r8g8b8a8-unorm",
+        "r8g8b8a8-uint",
+        "r16g16b16a16-float",
+    ];
+    for name in names {
+        let vk = crate::shader_test::runner::vk_format(name)
+            .unwrap_or_else(|| panic!("the runner no longer knows {name}"));
+        assert_eq!(
+            fmt(name).texel_size() as usize,
+            vk.texel_size(),
+            "texel size of {name}"
+        );
+    }
+    let vk = crate::shader_test::runner::vk_format("r32g32b32a32-float").unwrap();
+    let cases = [
+        (ResourceDimension::Texture2D, ImageKind::D2, 5, 3, 1, 3),
+        (
+            ResourceDimension::Texture2DArray,
+            ImageKind::D2Array,
+            4,
+            4,
+            3,
+            3,
+        ),
+        (ResourceDimension::Texture3D, ImageKind::D3, 4, 2, 5, 3),
+        (ResourceDimension::TextureCube, ImageKind::Cube, 4, 4, 6, 2),
+    ];
+    for (dimension, kind, width, height, depth_or_layers, levels) in cases {
+        let three_d = kind == ImageKind::D3;
+        let image = ImageShape {
+            kind,
+            format: vk,
+            width,
+            height,
+            depth: if three_d { depth_or_layers } else { 1 },
+            layers: if three_d { 1 } else { depth_or_layers },
+            levels,
+            samples: 1,
+        };
+        let shape = Shape::Texture {
+            dimension,
+            format: fmt("r32g32b32a32-float"),
+            width,
+            height,
+            depth_or_layers,
+            levels,
+        };
+        assert_eq!(
+            shader_test::texture_bytes(&shape),
+            image.byte_size().map(|n| n as u64),
+            "{shape:?} against the runner's {image:?}"
+        );
+        // Mark the first texel of every (layer, level) where the runner's layout puts it,
+        // and read each back through the interpreter's addressing.
+        let mut texture = Resource::zeroed(shape, image.byte_size().unwrap());
+        let level_bytes = |level: u32| image.level_bytes(level).unwrap();
+        let layer_bytes: usize = (0..levels).map(level_bytes).sum();
+        let layers = if three_d { 1 } else { depth_or_layers };
+        let marker = |layer: u32, level: u32| 100 * layer + level + 1;
+        for layer in 0..layers {
+            for level in 0..levels {
+                let before: usize = (0..level).map(level_bytes).sum();
+                let at = layer as usize * layer_bytes + before;
+                texture.data[at..at + 4].copy_from_slice(&marker(layer, level).to_le_bytes());
+            }
+        }
+        for layer in 0..layers {
+            for level in 0..levels {
+                assert_eq!(
+                    texture.load_typed([0, 0, layer], level)[0],
+                    marker(layer, level),
+                    "{shape:?}: first texel of layer {layer}, level {level}"
+                );
+            }
+        }
+    }
+}
