@@ -419,9 +419,10 @@ fn every_fault_has_a_program_and_a_name() {
 }
 
 /// `None` is the default and changes nothing: every program's module is the same with
-/// `fault: None` as with the default options, and a fault leaves the programs of the
-/// other faults unchanged (except `out-of-bounds-write-lands`, as every program stores its
-/// results to a raw or structured UAV).
+/// `fault: None` as with the default options, and a fault leaves the programs without a
+/// site of it ([`Fault::applies_to`]) unchanged. Each program is a site of its own fault
+/// and, as every program stores its results to a raw UAV, of `out-of-bounds-write-lands`;
+/// of no other.
 #[test]
 fn no_fault_changes_nothing() {
     assert_eq!(Options::default().fault, None);
@@ -439,7 +440,14 @@ fn no_fault_changes_nothing() {
             ));
         }
         for other in Fault::ALL {
-            if other == case.fault || other == Fault::OutOfBoundsWriteLands {
+            let site = other == case.fault || other == Fault::OutOfBoundsWriteLands;
+            if other.applies_to(&program) != site {
+                problems.push(format!(
+                    "{}'s program: applies_to({other}) should be {site}",
+                    case.fault
+                ));
+            }
+            if site {
                 continue;
             }
             if modules(case, Some(other), target) != none {
@@ -509,6 +517,95 @@ fn each_fault_changes_the_results_on_vulkan() {
                     case.fault
                 )),
                 _ => {}
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// [`Fault::applies_to`] on programs with and without a site: a `break` out of a `switch`
+/// is no loop exit, `sync` without `_t` no barrier, a `g#` store no UAV store, a one-lane
+/// double instruction no second double.
+#[test]
+fn applies_to_finds_the_sites_only() {
+    let cs = |body: &str| {
+        let text = format!(
+            "cs_5_0\ndcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps\n\
+             dcl_uav_raw u0\ndcl_tgsm_raw g0, 16\ndcl_temps 4\ndcl_thread_group 1, 1, 1\n\
+             {body}\nret\n"
+        );
+        crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let cases: &[(Fault, &str, bool)] = &[
+        (Fault::LoopExitOffByOne, "loop\nbreak\nendloop", true),
+        (
+            Fault::LoopExitOffByOne,
+            "loop\nswitch r0.x\ndefault\nbreak\nendswitch\nendloop",
+            false,
+        ),
+        (
+            Fault::LoopExitOffByOne,
+            "loop\nswitch r0.x\ndefault\nbreak\nendswitch\nbreakc_nz r0.y\nendloop",
+            true,
+        ),
+        (
+            Fault::LoopExitOffByOne,
+            "switch r0.x\ndefault\nloop\nbreak\nendloop\nbreak\nendswitch",
+            true,
+        ),
+        (Fault::LostBarrier, "sync_g", false),
+        (Fault::LostBarrier, "sync_g_t", true),
+        (
+            Fault::OutOfBoundsWriteLands,
+            "store_raw g0.x, l(0), l(1)",
+            false,
+        ),
+        (
+            Fault::OutOfBoundsWriteLands,
+            "store_raw u0.x, l(0), l(1)",
+            true,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.zw, r1.xyxy, r1.xyxy",
+            false,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.xyzw, r1.xyxy, r1.xyxy",
+            false,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.xyzw, r1.xyzw, r1.xyxy",
+            true,
+        ),
+        (Fault::WrongDoubleLane, "ftod r0.xyzw, r1.xy", false),
+        (Fault::DroppedSaturate, "add r0.x, r1.x, r1.y", false),
+        (Fault::DroppedSaturate, "add_sat r0.x, r1.x, r1.y", true),
+        (Fault::WrongComparison, "ige r0.x, r1.x, r1.y", false),
+        (Fault::WrongAtomicOp, "atomic_or u0, l(0), l(1)", false),
+        (Fault::UnclampedFtoi, "itof r0.x, r1.x", false),
+        (Fault::SwappedOperands, "iadd r0.x, r1.x, r1.y", false),
+    ];
+    let mut problems = Vec::new();
+    for &(fault, body, want) in cases {
+        let program = cs(body);
+        if fault.applies_to(&program) != want {
+            problems.push(format!("{fault} on `{body}`: expected {want}"));
+        }
+        // Where there is no site, the module is the correct one.
+        if !want {
+            let translate = |fault| {
+                let options = Options {
+                    fault,
+                    ..Options::default()
+                };
+                super::translate(&program, &Reflection::default(), &options)
+                    .unwrap_or_else(|e| panic!("{body}: {e}"))
+            };
+            if translate(Some(fault)) != translate(None) {
+                problems.push(format!("{fault} changes `{body}`, which has no site of it"));
             }
         }
     }
