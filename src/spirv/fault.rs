@@ -23,6 +23,9 @@ use spirv::{StorageClass, Word};
 use super::emitter::Emitter;
 use super::module::{built, Scalar};
 use crate::error::Result;
+use crate::ir::{Program, RegisterKind};
+use crate::passes::doubles::SourceRead;
+use crate::tpf::opcodes::Opcode;
 
 /// A deliberate miscompilation the differential harness's self-check must catch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -103,6 +106,71 @@ impl Fault {
     }
 }
 
+impl Fault {
+    /// Whether `program` has an instruction the fault changes (a site of the fault): without
+    /// one, the fault leaves the program's module as it is. (A self-check picks programs
+    /// the fault can break; whether a site's change shows in the results depends on the
+    /// values.)
+    pub fn applies_to(self, program: &Program) -> bool {
+        use Opcode as O;
+        for (index, instruction) in program.instructions.iter().enumerate() {
+            if instruction.declaration.is_some() {
+                continue;
+            }
+            let opcode = instruction.opcode;
+            let site = match self {
+                Fault::SwappedOperands => matches!(opcode, O::Ishl | O::Ishr | O::Ushr),
+                Fault::WrongComparison => matches!(opcode, O::Ilt | O::Lt),
+                Fault::DroppedSaturate => instruction.saturate,
+                Fault::LoopExitOffByOne => opcode == O::Loop && loop_has_exit(program, index),
+                Fault::LostBarrier => opcode == O::Sync && instruction.sync.threads_in_group,
+                Fault::OutOfBoundsWriteLands => {
+                    matches!(opcode, O::StoreRaw | O::StoreStructured)
+                        && program
+                            .dsts(instruction)
+                            .first()
+                            .is_some_and(|d| d.kind == RegisterKind::UnorderedAccessView)
+                }
+                Fault::WrongAtomicOp => matches!(opcode, O::AtomicIadd | O::ImmAtomicIadd),
+                Fault::WrongDoubleLane => {
+                    match crate::passes::doubles::legalize_instruction(program, index, instruction)
+                    {
+                        Ok(Some(legal)) => match legal.lanes.as_slice() {
+                            [first, second] => first.srcs.iter().zip(&second.srcs).any(|(a, b)| {
+                                matches!((a, b), (SourceRead::Double { .. }, SourceRead::Double { .. }) if a != b)
+                            }),
+                            _ => false,
+                        },
+                        _ => false,
+                    }
+                }
+                Fault::UnclampedFtoi => matches!(opcode, O::Ftoi | O::Ftou),
+            };
+            if site {
+                return true;
+            }
+        }
+        false
+    }
+}
+
+/// Whether the `loop` at instruction `index` has a `break` or `breakc` that leaves it (one
+/// not inside a nested `loop` or `switch`).
+fn loop_has_exit(program: &Program, index: usize) -> bool {
+    use Opcode as O;
+    let mut depth = 0u32;
+    for instruction in program.instructions.iter().skip(index + 1) {
+        match instruction.opcode {
+            O::Loop | O::Switch => depth += 1,
+            O::EndLoop | O::EndSwitch if depth == 0 => return false,
+            O::EndLoop | O::EndSwitch => depth -= 1,
+            O::Break | O::Breakc if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
 impl std::fmt::Display for Fault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
@@ -117,9 +185,10 @@ impl Emitter<'_> {
 
     /// `loop-exit-off-by-one`: a fresh hidden flag for a loop being entered, cleared in the
     /// block before the loop's header (so it is cleared every time the loop is entered);
-    /// `None` without the fault.
+    /// `None` without the fault or when no `break` leaves the loop.
     pub(super) fn fault_loop_flag(&mut self) -> Result<Option<Word>> {
-        if !self.fault(Fault::LoopExitOffByOne) {
+        if !self.fault(Fault::LoopExitOffByOne) || !loop_has_exit(self.program, self.at.0 as usize)
+        {
             return Ok(None);
         }
         let boolean = self.m.scalar(Scalar::Bool);

@@ -419,9 +419,10 @@ fn every_fault_has_a_program_and_a_name() {
 }
 
 /// `None` is the default and changes nothing: every program's module is the same with
-/// `fault: None` as with the default options, and a fault leaves the programs of the
-/// other faults unchanged (except `out-of-bounds-write-lands`, as every program stores its
-/// results to a raw or structured UAV).
+/// `fault: None` as with the default options, and a fault leaves the programs without a
+/// site of it ([`Fault::applies_to`]) unchanged. Each program is a site of its own fault
+/// and, as every program stores its results to a raw UAV, of `out-of-bounds-write-lands`;
+/// of no other.
 #[test]
 fn no_fault_changes_nothing() {
     assert_eq!(Options::default().fault, None);
@@ -439,7 +440,14 @@ fn no_fault_changes_nothing() {
             ));
         }
         for other in Fault::ALL {
-            if other == case.fault || other == Fault::OutOfBoundsWriteLands {
+            let site = other == case.fault || other == Fault::OutOfBoundsWriteLands;
+            if other.applies_to(&program) != site {
+                problems.push(format!(
+                    "{}'s program: applies_to({other}) should be {site}",
+                    case.fault
+                ));
+            }
+            if site {
                 continue;
             }
             if modules(case, Some(other), target) != none {
@@ -512,5 +520,173 @@ fn each_fault_changes_the_results_on_vulkan() {
             }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// [`Fault::applies_to`] on programs with and without a site: a `break` out of a `switch`
+/// is no loop exit, `sync` without `_t` no barrier, a `g#` store no UAV store, a one-lane
+/// double instruction no second double.
+#[test]
+fn applies_to_finds_the_sites_only() {
+    let cs = |body: &str| {
+        let text = format!(
+            "cs_5_0\ndcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps\n\
+             dcl_uav_raw u0\ndcl_tgsm_raw g0, 16\ndcl_temps 4\ndcl_thread_group 1, 1, 1\n\
+             {body}\nret\n"
+        );
+        crate::asm::parse_program(&text).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    };
+    let cases: &[(Fault, &str, bool)] = &[
+        (Fault::LoopExitOffByOne, "loop\nbreak\nendloop", true),
+        (
+            Fault::LoopExitOffByOne,
+            "loop\nswitch r0.x\ndefault\nbreak\nendswitch\nendloop",
+            false,
+        ),
+        (
+            Fault::LoopExitOffByOne,
+            "loop\nswitch r0.x\ndefault\nbreak\nendswitch\nbreakc_nz r0.y\nendloop",
+            true,
+        ),
+        (
+            Fault::LoopExitOffByOne,
+            "switch r0.x\ndefault\nloop\nbreak\nendloop\nbreak\nendswitch",
+            true,
+        ),
+        (Fault::LostBarrier, "sync_g", false),
+        (Fault::LostBarrier, "sync_g_t", true),
+        (
+            Fault::OutOfBoundsWriteLands,
+            "store_raw g0.x, l(0), l(1)",
+            false,
+        ),
+        (
+            Fault::OutOfBoundsWriteLands,
+            "store_raw u0.x, l(0), l(1)",
+            true,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.zw, r1.xyxy, r1.xyxy",
+            false,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.xyzw, r1.xyxy, r1.xyxy",
+            false,
+        ),
+        (
+            Fault::WrongDoubleLane,
+            "dadd r0.xyzw, r1.xyzw, r1.xyxy",
+            true,
+        ),
+        (Fault::WrongDoubleLane, "ftod r0.xyzw, r1.xy", false),
+        (Fault::DroppedSaturate, "add r0.x, r1.x, r1.y", false),
+        (Fault::DroppedSaturate, "add_sat r0.x, r1.x, r1.y", true),
+        (Fault::WrongComparison, "ige r0.x, r1.x, r1.y", false),
+        (Fault::WrongAtomicOp, "atomic_or u0, l(0), l(1)", false),
+        (Fault::UnclampedFtoi, "itof r0.x, r1.x", false),
+        (Fault::SwappedOperands, "iadd r0.x, r1.x, r1.y", false),
+    ];
+    let mut problems = Vec::new();
+    for &(fault, body, want) in cases {
+        let program = cs(body);
+        if fault.applies_to(&program) != want {
+            problems.push(format!("{fault} on `{body}`: expected {want}"));
+        }
+        // Where there is no site, the module is the correct one.
+        if !want {
+            let translate = |fault| {
+                let options = Options {
+                    fault,
+                    ..Options::default()
+                };
+                super::translate(&program, &Reflection::default(), &options)
+                    .unwrap_or_else(|e| panic!("{body}: {e}"))
+            };
+            if translate(Some(fault)) != translate(None) {
+                problems.push(format!("{fault} changes `{body}`, which has no site of it"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every fault on every instruction-family input of the snapshot tests (`tests/in/*.asm`,
+/// all stages): a program with a site of the fault translates to a module spirv-val
+/// accepts (optimiser on and off, Vulkan 1.1 and 1.3); a program without one keeps its
+/// module.
+#[test]
+fn every_fault_keeps_the_snapshot_inputs_valid() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/in");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "asm"))
+        .collect();
+    paths.sort();
+    assert!(
+        paths.len() >= 30,
+        "expected the inputs in {}",
+        dir.display()
+    );
+    let mut sites = 0;
+    let mut problems = Vec::new();
+    let mut skipped = Vec::new();
+    for path in &paths {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let Ok(program) = crate::asm::parse_program(&text) else {
+            problems.push(format!("{name}: does not assemble"));
+            continue;
+        };
+        let translate = |fault, target, no_optimize| {
+            let options = Options {
+                target,
+                no_optimize,
+                fault,
+                ..Options::default()
+            };
+            super::translate(&program, &Reflection::default(), &options)
+        };
+        let correct = match translate(None, TargetEnv::default(), false) {
+            Ok(words) => words,
+            // Inputs that need a stream-output layout or other options are left out.
+            Err(e) => {
+                skipped.push(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        for fault in Fault::ALL {
+            if !fault.applies_to(&program) {
+                match translate(Some(fault), TargetEnv::default(), false) {
+                    Ok(words) if words == correct => {}
+                    _ => problems.push(format!("{name}: {fault} changes it without a site")),
+                }
+                continue;
+            }
+            sites += 1;
+            for target in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_3] {
+                for no_optimize in [false, true] {
+                    match translate(Some(fault), target, no_optimize) {
+                        Ok(words) => {
+                            if let Err(e) = super::spirv_val(&words, target) {
+                                problems.push(format!(
+                                    "{name} with {fault} ({}, optimiser off: {no_optimize}): \
+                                     {e}",
+                                    target.name()
+                                ));
+                            }
+                        }
+                        Err(e) => problems.push(format!("{name} with {fault}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        sites >= 30,
+        "only {sites} (program, fault) sites in tests/in"
+    );
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
