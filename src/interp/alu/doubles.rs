@@ -57,22 +57,18 @@ fn saturate64(value: u64) -> u64 {
     }
 }
 
-/// D3D `dmin`: the non-NaN operand, `-0` below `+0`.
+/// D3D `dmin`: `src0 < src1 ? src0 : src1`, a NaN operand giving the other one.
 fn min_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
+    if y.is_nan() || x < y {
         x
     } else {
         y
     }
 }
 
-/// D3D `dmax`: the non-NaN operand, `+0` above `-0`.
+/// D3D `dmax`: `src0 >= src1 ? src0 : src1`, a NaN operand giving the other one.
 fn max_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
+    if y.is_nan() || x >= y {
         x
     } else {
         y

@@ -85,23 +85,21 @@ pub(super) fn saturate(bits: u32) -> u32 {
     }
 }
 
-/// D3D `min`: the non-NaN operand; `-0` is below `+0` (the IEEE 754R behaviour the spec
-/// recommends).
+/// D3D `min`: `src0 < src1 ? src0 : src1`, except that a NaN operand gives the other one.
+/// (For `-0` against `+0` this picks `src1`; the spec recommends IEEE 754R's `-0` but
+/// allows the order-dependent answer its operation defines.)
 pub(super) fn min_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
+    if y.is_nan() || x < y {
         x
     } else {
         y
     }
 }
 
-/// D3D `max`: the non-NaN operand; `+0` is above `-0`.
+/// D3D `max`: `src0 >= src1 ? src0 : src1`, except that a NaN operand gives the other one
+/// (`max(-0, +0)` is `-0`, `max(+0, -0)` is `+0`).
 pub(super) fn max_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
+    if y.is_nan() || x >= y {
         x
     } else {
         y
