@@ -1160,10 +1160,19 @@ fn integer_products_match_wide_arithmetic() {
             (wide + u128::from(c)) as u32,
         );
         let divisor = b >> (a & 31);
+        // Long division bit by bit, independent of the hardware divide.
         let (q, r) = if divisor == 0 {
             (u32::MAX, u32::MAX)
         } else {
-            (a / divisor, a % divisor)
+            let (mut q, mut r) = (0u32, 0u64);
+            for i in (0..32).rev() {
+                r = (r << 1) | u64::from((a >> i) & 1);
+                if r >= u64::from(divisor) {
+                    r -= u64::from(divisor);
+                    q |= 1 << i;
+                }
+            }
+            (q, r as u32)
         };
         check_with(Opcode::Udiv, &[a, divisor], false, KEEP, 0, q);
         check_with(Opcode::Udiv, &[a, divisor], false, KEEP, 1, r);
