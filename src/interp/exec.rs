@@ -11,8 +11,6 @@ pub(super) fn dispatch(
     _groups: [u32; 3],
     _options: &Options,
 ) -> Result<()> {
-    Err(
-        super::error_at(program, 0, "the interpreter's executor is not written yet")
-            .with_kind(ErrorKind::Unsupported),
-    )
+    Err(super::error_at(program, 0, "the interpreter's executor is not written yet")
+        .with_kind(ErrorKind::Unsupported))
 }
