@@ -70,7 +70,7 @@ pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
             Tolerance::Absolute(0.0008),
         ),
         O::Div => (
-            "div: as accurate as a * (1/b), 1 ULP reciprocal and 0.5 ULP multiply (spec 3.1.3)",
+            "div: as accurate as a * (1/b), 1 ULP reciprocal and 0.5 ULP multiply (spec 3.1, floating-point rules)",
             Tolerance::Relative(TWO_POW_MINUS_22),
         ),
         O::F32ToF16 => (
@@ -81,7 +81,7 @@ pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
         // Exact, but the spec only recommends IEEE 754R's signed zeros: the order-dependent
         // answer of `src0 < src1 ? src0 : src1` is allowed too, so +0 and -0 match.
         O::Min | O::Max | O::Dmin | O::Dmax => (
-            "min/max: -0 and +0 may compare either way (spec 3.1.3)",
+            "min/max: -0 and +0 may compare either way (spec 3.1, floating-point rules)",
             Tolerance::Ulps(0),
         ),
         _ => return None,
