@@ -762,3 +762,218 @@ ret
     assert_eq!(error.kind, ErrorKind::Invalid, "{error}");
     assert_eq!(index_of(&error), 5, "{error}");
 }
+
+/// A texture of `r32-uint` texels holding `0x1000 * layer + 0x100 * level + index within
+/// the level`, laid out layer by layer, each layer's levels one after another.
+fn uint_texture(dimension: crate::ir::ResourceDimension, size: [u32; 3], levels: u32) -> Resource {
+    let format = crate::interp::Format::from_name("r32-uint").expect("r32-uint");
+    let three_d = dimension == crate::ir::ResourceDimension::Texture3D;
+    let layers = if three_d { 1 } else { size[2] };
+    let mut data = Vec::new();
+    for layer in 0..layers {
+        for level in 0..levels {
+            let w = (size[0] >> level).max(1);
+            let h = (size[1] >> level).max(1);
+            let d = if three_d {
+                (size[2] >> level).max(1)
+            } else {
+                1
+            };
+            for i in 0..w * h * d {
+                data.extend((0x1000 * layer + 0x100 * level + i).to_le_bytes());
+            }
+        }
+    }
+    Resource::new(
+        Shape::Texture {
+            dimension,
+            format,
+            width: size[0],
+            height: size[1],
+            depth_or_layers: size[2],
+            levels,
+        },
+        data,
+    )
+}
+
+#[test]
+fn typed_loads_with_mips_layers_offsets_and_bounds() {
+    // t0: a typed buffer of 4 uint4 elements; t1: a 4x4 texture with 3 levels; t2: a 2x2
+    // array of 3 layers with 2 levels.
+    let text = "cs_5_0
+dcl_resource_buffer (uint,uint,uint,uint) t0
+dcl_resource_texture2d (uint,uint,uint,uint) t1
+dcl_resource_texture2darray (uint,uint,uint,uint) t2
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+ld r0.xyzw, l(2, 0, 0, 0), t0.wzyx
+store_raw u0.xyzw, l(0), r0.xyzw
+ld r0.xyzw, l(4, 0, 0, 0), t0.xyzw
+store_raw u0.xyzw, l(16), r0.xyzw
+ld r1.x, l(1, 2, 0, 0), t1.xxxx
+ld r1.y, l(1, 1, 1, 0), t1.yxxx
+ld_aoffimmi(1,-1,0) r1.z, l(0, 1, 1, 0), t1.xxxx
+ld r1.w, l(0, 0, 3, 0), t1.xxxx
+store_raw u0.xyzw, l(32), r1.xyzw
+ld r1.x, l(1, 0, 2, 0), t2.xxxx
+ld r1.y, l(0, 0, 1, 1), t2.xxxx
+ld r1.z, l(0, 0, 3, 0), t2.xxxx
+ld_indexable(texture2d)(uint,uint,uint,uint) r1.w, l(3, 3, 0, 0), t1.xxxx
+store_raw u0.xyzw, l(48), r1.xyzw
+ret
+";
+    let mut resources = Resources::default();
+    let format = crate::interp::Format::from_name("r32g32b32a32-uint").expect("format");
+    let elements: Vec<u8> = (0..16u32).flat_map(|v| (v + 1).to_le_bytes()).collect();
+    resources.srvs.insert(
+        (0, 0),
+        Resource::new(Shape::TypedBuffer { format }, elements),
+    );
+    use crate::ir::ResourceDimension as D;
+    resources
+        .srvs
+        .insert((0, 1), uint_texture(D::Texture2D, [4, 4, 1], 3));
+    resources
+        .srvs
+        .insert((0, 2), uint_texture(D::Texture2DArray, [2, 2, 3], 2));
+    let actual = run_u0(text, 16, [1, 1, 1], resources);
+    check(
+        text,
+        &actual,
+        &[
+            // element 2 reversed; element 4 is out of bounds
+            12, 11, 10, 9, 0, 0, 0, 0,
+            // (1,2) level 0 = 9; (1,1) level 1 through .yxxx (r1.y reads x) = 0x103;
+            // (0,1)+(1,-1) level 1 = (1,0) → 0x101; level 3 does not exist
+            9, 0x103, 0x101, 0,
+            // array (1,0) layer 2 level 0; (0,0) layer 1 level 1; layer 3 is out of
+            // bounds; (3,3) level 0 = 15
+            0x2001, 0x1100, 0, 15,
+        ],
+    );
+}
+
+#[test]
+fn typed_uav_stores_and_loads() {
+    // Thread t stores t + 100 at (t, 1) of a 4x2 r32-uint UAV texture, then (after a
+    // barrier) loads (3 - t, 1), (t, 0) (.x and the missing .w) and an out-of-bounds (t, 2).
+    let text = "cs_5_0
+dcl_uav_typed_texture2d (uint,uint,uint,uint) u1
+dcl_uav_raw u0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 3
+dcl_thread_group 4, 1, 1
+mov r0.x, vThreadIDInGroupFlattened.x
+mov r0.y, l(1)
+iadd r1.x, r0.x, l(100)
+store_uav_typed u1.xyzw, r0.xyyy, r1.xxxx
+sync_uglobal_t
+iadd r0.z, l(3), -r0.x
+ld_uav_typed r2.x, r0.zyyy, u1.xxxx
+mov r0.w, l(0)
+ld_uav_typed r2.y, r0.xwww, u1.xxxx
+ld_uav_typed r2.z, r0.xwww, u1.xxwx
+mov r0.w, l(2)
+ld_uav_typed r2.w, r0.xwww, u1.xxxx
+ishl r0.w, r0.x, l(4)
+store_raw u0.xyzw, r0.w, r2.xyzw
+ret
+";
+    let mut resources = Resources::default();
+    use crate::ir::ResourceDimension as D;
+    resources
+        .uavs
+        .insert((0, 1), uint_texture(D::Texture2D, [4, 2, 1], 1));
+    let actual = run_u0(text, 16, [1, 1, 1], resources);
+    let mut expected = Vec::new();
+    for t in 0..4u32 {
+        // The missing .w of an r32 texel reads 1; (t, 2) is out of bounds.
+        expected.extend([103 - t, t, 1, 0]);
+    }
+    check(text, &actual, &expected);
+}
+
+#[test]
+fn resinfo_in_every_return_type_and_bufinfo() {
+    let text = "cs_5_0
+dcl_resource_texture2d (uint,uint,uint,uint) t1
+dcl_resource_texture2darray (uint,uint,uint,uint) t2
+dcl_resource_structured t3, 8
+dcl_uav_typed_texture2d (uint,uint,uint,uint) u1
+dcl_uav_raw u0
+dcl_temps 1
+dcl_thread_group 1, 1, 1
+resinfo_uint r0.xyzw, l(1), t1.xyzw
+store_raw u0.xyzw, l(0), r0.xyzw
+resinfo r0.xyzw, l(0), t1.xyzw
+store_raw u0.xyzw, l(16), r0.xyzw
+resinfo_rcpFloat r0.xyzw, l(1), t2.xyzw
+store_raw u0.xyzw, l(32), r0.xyzw
+resinfo_rcpFloat r0.xyzw, l(5), t1.wzyx
+store_raw u0.xyzw, l(48), r0.xyzw
+resinfo_uint r0.xyzw, l(0), u1.xyzw
+store_raw u0.xyzw, l(64), r0.xyzw
+bufinfo r0.x, t3.xxxx
+bufinfo r0.y, u0.xxxx
+resinfo_uint r0.zw, l(0), t4.xxxy
+store_raw u0.xyzw, l(80), r0.xyzw
+ret
+";
+    let text = &text.replace(
+        "dcl_resource_structured t3, 8\n",
+        "dcl_resource_structured t3, 8\ndcl_resource_texture2d (float,float,float,float) t4\n",
+    );
+    let mut resources = Resources::default();
+    use crate::ir::ResourceDimension as D;
+    resources
+        .srvs
+        .insert((0, 1), uint_texture(D::Texture2D, [4, 4, 1], 3));
+    resources
+        .srvs
+        .insert((0, 2), uint_texture(D::Texture2DArray, [8, 2, 3], 2));
+    resources.srvs.insert(
+        (0, 3),
+        Resource::new(Shape::Structured { stride: 8 }, vec![0; 8 * 5 + 4]),
+    );
+    resources
+        .uavs
+        .insert((0, 1), uint_texture(D::Texture2D, [4, 2, 1], 3));
+    let actual = run_u0(text, 24, [1, 1, 1], resources);
+    let f = |v: f32| v.to_bits();
+    check(
+        text,
+        &actual,
+        &[
+            2,
+            2,
+            0,
+            3,
+            f(4.0),
+            f(4.0),
+            0,
+            f(3.0),
+            // 1/4, 1/1 at level 1; the array size is not a reciprocal
+            f(0.25),
+            f(1.0),
+            f(3.0),
+            f(2.0),
+            // level 5 is out of range: 1/0 for width and height, swizzled wzyx
+            f(3.0),
+            0,
+            f(f32::INFINITY),
+            f(f32::INFINITY),
+            // a UAV has one level
+            4,
+            2,
+            0,
+            1,
+            // 5 structures; u0 is 24 dwords = 96 bytes; t4 is unbound
+            5,
+            96,
+            0,
+            0,
+        ],
+    );
+}
