@@ -203,10 +203,8 @@ impl<'p> Plan<'p> {
                     Shape::Structured { stride: *stride },
                     *stride as u64 * *count as u64,
                 )?,
-                Declaration::ThreadGroup(size) => {
-                    if group_size.replace(*size).is_some() {
-                        return Err(fail("dcl_thread_group appears twice".into()));
-                    }
+                Declaration::ThreadGroup(size) if group_size.replace(*size).is_some() => {
+                    return Err(fail("dcl_thread_group appears twice".into()));
                 }
                 Declaration::CustomData {
                     class: CustomDataClass::ImmediateConstantBuffer,

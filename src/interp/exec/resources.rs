@@ -298,15 +298,8 @@ impl Machine<'_, '_> {
                 // alloc returns the counter before incrementing, consume the counter after
                 // decrementing (both wrap).
                 let value = match self.get_mut(located.target) {
-                    Some(r) if opcode == O::ImmAtomicAlloc => {
-                        let old = r.counter;
-                        r.counter = old.wrapping_add(1);
-                        old
-                    }
-                    Some(r) => {
-                        r.counter = r.counter.wrapping_sub(1);
-                        r.counter
-                    }
+                    Some(r) if opcode == O::ImmAtomicAlloc => r.counter_increment(),
+                    Some(r) => r.counter_decrement(),
                     None => 0,
                 };
                 self.write(t, self.operand(dsts, 0, pc)?, [value; 4], pc)?;
@@ -382,9 +375,16 @@ impl Machine<'_, '_> {
         }
         let spatial = coordinate_counts(dimension).map_or(0, |c| c.1);
         let mip = self.read(t, self.operand(srcs, 0, pc)?, pc)?[0];
-        let sizes = self
-            .get(located.target)
-            .map_or([0; 4], |r| r.dimensions(mip));
+        let uav = matches!(located.target, Target::Uav(_));
+        let sizes = match self.get(located.target) {
+            None => [0; 4],
+            // A UAV views one mip level: any other level is out of range.
+            Some(r) if uav => {
+                let [w, h, d, _] = if mip == 0 { r.dimensions(0) } else { [0; 4] };
+                [w, h, d, 1]
+            }
+            Some(r) => r.dimensions(mip),
+        };
         let value = match instruction
             .info_return_type
             .unwrap_or(InfoReturnType::Float)

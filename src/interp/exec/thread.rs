@@ -257,15 +257,17 @@ impl Machine<'_, '_> {
             | O::SampleInfo
             | O::SamplePos
             | O::LdMs
-            | O::LdMsS => return Err(self
-                .fail(
-                    pc,
-                    format!(
+            | O::LdMsS => {
+                return Err(self
+                    .fail(
+                        pc,
+                        format!(
                         "`{}`: the interpreter does not sample textures or read multisampled ones",
                         instruction.opcode.name()
                     ),
-                )
-                .with_kind(ErrorKind::Unsupported)),
+                    )
+                    .with_kind(ErrorKind::Unsupported))
+            }
             O::InterfaceCall => {
                 return Err(self
                     .fail(pc, "`fcall`: the interpreter does not run class linkage")
