@@ -12,6 +12,7 @@
 mod bench;
 mod conformance;
 mod corpus;
+mod difftest;
 mod fuzz;
 mod hot_symbols;
 mod paths;
