@@ -1362,7 +1362,9 @@ impl Gen {
     }
 
     fn loop_block(&mut self, depth: u32) {
-        if self.next_counter >= self.temps + 2 + MAX_LOOPS || self.loop_depth >= 3 {
+        // Subroutines (which loops may call) hold at most one loop level.
+        let max_depth = if self.function.is_some() { 1 } else { 3 };
+        if self.next_counter >= self.temps + 2 + MAX_LOOPS || self.loop_depth >= max_depth {
             return self.if_block(depth);
         }
         let c = self.next_counter;

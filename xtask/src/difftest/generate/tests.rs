@@ -27,10 +27,19 @@ fn programs_assemble_read_and_validate() {
     let options = GenOptions::default();
     let mut failures = Vec::new();
     let mut instructions = 0usize;
+    let mut largest = (0usize, 0u64);
     for seed in 0..2000u64 {
         let case = generate(seed, &options);
         match read(&case) {
-            Ok(p) => instructions += p.instructions.len(),
+            Ok(p) => {
+                let n = p
+                    .instructions
+                    .iter()
+                    .filter(|i| !i.opcode.is_declaration())
+                    .count();
+                instructions += n;
+                largest = largest.max((n, seed));
+            }
             Err(e) => failures.push((seed, e, case.asm)),
         }
     }
@@ -41,7 +50,18 @@ fn programs_assemble_read_and_validate() {
             numbered(asm)
         );
     }
-    println!("2000 programs, {instructions} instructions and declarations");
+    println!(
+        "2000 programs: {} instructions on average, at most {} (seed {})",
+        instructions / 2000,
+        largest.0,
+        largest.1
+    );
+    assert!(
+        largest.0 <= 260,
+        "seed {} has {} instructions",
+        largest.1,
+        largest.0
+    );
 }
 
 #[test]
@@ -303,4 +323,60 @@ fn coverage_over_500_seeds() {
         APPROXIMATE_SLOTS.iter().all(|op| seen.contains(op)),
         "approximate ops missing"
     );
+}
+
+/// Translates 300 programs with spirv-val; skipped (loudly) when spirv-val is not on PATH.
+/// A failure here is a translator refusal or an invalid module: report it.
+#[test]
+fn programs_translate_and_validate() {
+    let on_path = std::process::Command::new("spirv-val")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !on_path {
+        println!("SKIPPED: spirv-val is not on PATH");
+        return;
+    }
+    let options = dxbc2spirv::TranslateOptions {
+        validate: true,
+        ..Default::default()
+    };
+    let mut failures = Vec::new();
+    for seed in 0..300u64 {
+        let case = generate(seed, &GenOptions::default());
+        let bytes = match dxbc2spirv::asm::assemble(&case.asm) {
+            Ok(b) => b,
+            Err(e) => panic!("seed {seed}: assemble: {e}"),
+        };
+        if let Err(e) = dxbc2spirv::translate_bytes(&bytes, &options) {
+            failures.push(format!("seed {seed}: {e}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of 300 fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Writes the `.shader_test` files of seeds 0..N (N from `DIFFTEST_DUMP_COUNT`, default 50)
+/// to the folder `DIFFTEST_DUMP` for manual runs (`cargo xtask conformance --dir`).
+#[test]
+#[ignore]
+fn dump_cases() {
+    let Ok(dir) = std::env::var("DIFFTEST_DUMP") else {
+        println!("set DIFFTEST_DUMP to a folder");
+        return;
+    };
+    let count: u64 = std::env::var("DIFFTEST_DUMP_COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(50);
+    std::fs::create_dir_all(&dir).expect("create the dump folder");
+    for seed in 0..count {
+        let case = generate(seed, &GenOptions::default());
+        let path = std::path::Path::new(&dir).join(format!("gen_{seed:05}.shader_test"));
+        std::fs::write(&path, case.shader_test("")).expect("write a case");
+    }
 }
