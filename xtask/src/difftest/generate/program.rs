@@ -673,7 +673,7 @@ impl Gen {
     fn double(&mut self) {
         self.uses_doubles = true;
         let r = self.data_reg();
-        match self.rng.below(9) {
+        match self.rng.below(10) {
             0..=2 => {
                 let op = self.rng.pick(&["dadd", "dmul", "dmin", "dmax"]);
                 let m = self.dmask();
@@ -681,7 +681,7 @@ impl Gen {
                 let (a, b) = (self.dsrc(), self.dsrc());
                 self.emit(format!("{op}{sat} r{r}.{m}, {a}, {b}"));
             }
-            3 => {
+            3 | 9 => {
                 let op = self.rng.pick(&["deq", "dne", "dlt", "dge"]);
                 let d = self.dst12();
                 let (a, b) = (self.dsrc(), self.dsrc());
@@ -1020,7 +1020,12 @@ impl Gen {
         ];
         let u3 = self.u[3].name(self.m51);
         let u0 = self.u[0].name(self.m51);
-        match self.rng.below(6) {
+        let roll = if self.single {
+            self.rng.below(8)
+        } else {
+            self.rng.below(6)
+        };
+        match roll {
             0 | 1 => {
                 let (op, ty) = if self.rng.chance(35) {
                     ("iadd", Ty::I)
@@ -1046,7 +1051,7 @@ impl Gen {
                 };
                 self.emit(format!("imm_atomic_iadd {d}, {u3}, l({a}), {v}"));
             }
-            3 if self.single => {
+            3 | 6 | 7 if self.single => {
                 const IMM: &[(&str, Ty)] = &[
                     ("iadd", Ty::I),
                     ("and", Ty::U),
@@ -1124,7 +1129,7 @@ impl Gen {
         let u4 = self.u_counter.name(self.m51);
         let r = self.data_reg();
         let c = self.comp();
-        if self.allocs > 0 && self.rng.chance(40) {
+        if self.allocs > 0 && self.rng.chance(50) {
             self.allocs -= 1;
             self.emit(format!("imm_atomic_consume r{r}.{c}, {u4}"));
         } else {
@@ -1328,23 +1333,23 @@ impl Gen {
         let top_main = depth == 0 && self.function.is_none();
         let roll = self.rng.below(100);
         match roll {
-            0..=37 => self.alu(),
-            38..=43 => self.approximate(),
-            44..=49 => self.store_own(),
-            50..=55 => self.load(),
-            56..=59 => self.out_of_bounds(),
-            60..=63 => self.atomic(),
-            64..=67 => self.indexed(),
-            68..=75 if self.doubles => self.double(),
-            76..=80 if nest => self.if_block(depth),
-            81..=84 if nest => self.loop_block(depth),
-            85..=87 if nest => self.switch_block(depth),
-            88..=90 if self.loop_depth <= 1 => self.call(),
-            91..=94 if top_main => match self.tgsm {
+            0..=33 => self.alu(),
+            34..=39 => self.approximate(),
+            40..=44 => self.store_own(),
+            45..=50 => self.load(),
+            51..=54 => self.out_of_bounds(),
+            55..=59 => self.atomic(),
+            60..=63 => self.indexed(),
+            64..=71 if self.doubles => self.double(),
+            72..=76 if nest => self.if_block(depth),
+            77..=80 if nest => self.loop_block(depth),
+            81..=83 if nest => self.switch_block(depth),
+            84..=86 if self.loop_depth <= 1 => self.call(),
+            87..=92 if top_main => match self.tgsm {
                 Some(kind) => self.tgsm_round(kind),
                 None => self.alu(),
             },
-            95..=96 if top_main && self.single && self.counters => self.counter_op(),
+            93..=97 if top_main && self.single && self.counters => self.counter_op(),
             _ => self.alu(),
         }
     }
@@ -1432,6 +1437,18 @@ impl Gen {
         self.loop_depth -= 1;
         self.scope.pop();
         self.emit("endloop");
+        if self.rng.chance(60) {
+            // The iteration count itself, to this thread's own region.
+            let slot = self.rng.range(self.temps, U0_SLOTS - 1);
+            let comp = self.rng.below(4);
+            let u0 = self.u[0].name(self.m51);
+            self.emit(format!(
+                "imad r0.z, r0.x, l({}), l({})",
+                U0_SLOTS * 16,
+                slot * 16 + comp * 4
+            ));
+            self.emit(format!("store_raw {u0}.x, r0.z, r{c}.x"));
+        }
     }
 
     fn switch_block(&mut self, depth: u32) {
@@ -1549,6 +1566,9 @@ impl Gen {
         self.prologue();
         while self.budget > 0 {
             self.item(0);
+        }
+        if let (Some(kind), 0) = (self.tgsm, self.tgsm_rounds) {
+            self.tgsm_round(kind);
         }
         for j in 0..self.subs {
             if !self.called[j as usize] {

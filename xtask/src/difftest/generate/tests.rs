@@ -274,16 +274,29 @@ const WANTED: &[Opcode] = &[
 fn coverage_over_500_seeds() {
     let options = GenOptions::default();
     let mut seen = BTreeSet::new();
+    let mut share = std::collections::BTreeMap::<&str, u32>::new();
     let mut text = String::new();
     let mut models = [0u32; 2];
     let mut single = 0;
     for seed in 0..500u64 {
         let case = generate(seed, &options);
         let program = read(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        seen.extend(program.instructions.iter().map(|i| i.opcode));
+        let ops: BTreeSet<Opcode> = program.instructions.iter().map(|i| i.opcode).collect();
+        for op in &ops {
+            *share.entry(op.name()).or_default() += 1;
+        }
+        if case.total_threads() > 1 && ops.contains(&Opcode::Sync) {
+            *share.entry("(sync_g_t, several threads)").or_default() += 1;
+        }
+        seen.extend(ops);
         text.push_str(&case.asm);
         models[usize::from(case.model.1)] += 1;
         single += u32::from(case.total_threads() == 1);
+    }
+    let mut table: Vec<(u32, &str)> = share.iter().map(|(k, v)| (*v, *k)).collect();
+    table.sort();
+    for (n, op) in table {
+        println!("{op:>32}: {n:3} of 500 programs");
     }
     let missing: Vec<&str> = WANTED
         .iter()
@@ -325,7 +338,7 @@ fn coverage_over_500_seeds() {
     );
 }
 
-/// Translates 300 programs with spirv-val; skipped (loudly) when spirv-val is not on PATH.
+/// Translates 300 programs (`DIFFTEST_TRANSLATE_COUNT`) with spirv-val; skipped (loudly) when spirv-val is not on PATH.
 /// A failure here is a translator refusal or an invalid module: report it.
 #[test]
 fn programs_translate_and_validate() {
@@ -341,8 +354,12 @@ fn programs_translate_and_validate() {
         validate: true,
         ..Default::default()
     };
+    let count: u64 = std::env::var("DIFFTEST_TRANSLATE_COUNT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(300);
     let mut failures = Vec::new();
-    for seed in 0..300u64 {
+    for seed in 0..count {
         let case = generate(seed, &GenOptions::default());
         let bytes = match dxbc2spirv::asm::assemble(&case.asm) {
             Ok(b) => b,
@@ -354,7 +371,7 @@ fn programs_translate_and_validate() {
     }
     assert!(
         failures.is_empty(),
-        "{} of 300 fail:\n{}",
+        "{} of {count} fail:\n{}",
         failures.len(),
         failures.join("\n")
     );
