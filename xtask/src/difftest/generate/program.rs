@@ -297,6 +297,15 @@ impl Gen {
         (0..4).map(|_| self.comp()).collect()
     }
 
+    /// A swizzle for a structured read at byte `offset` of a 16-byte element: D3D leaves
+    /// the whole result undefined when offset plus swizzle leave the element.
+    fn element_swizzle(&mut self, offset: u32) -> String {
+        let room = 4 - (offset / 4).min(3);
+        (0..4)
+            .map(|_| COMPS[self.rng.below(room) as usize])
+            .collect()
+    }
+
     fn mask(&mut self) -> String {
         if self.rng.chance(30) {
             return "xyzw".into();
@@ -826,10 +835,8 @@ impl Gen {
                 let k = self.rng.below(ELEMENTS_PER_THREAD);
                 let off = self.rng.below(4) * 4;
                 let u1 = self.u[1].name(self.m51);
-                // Components past the element's end would read the next thread's element.
-                let s: String = (0..4)
-                    .map(|_| COMPS[self.rng.below(4 - off / 4) as usize])
-                    .collect();
+                // Components past the element's end would be undefined.
+                let s = self.element_swizzle(off);
                 self.emit(format!("imad r0.z, r0.x, l({ELEMENTS_PER_THREAD}), l({k})"));
                 self.emit(format!("ld_structured {d}, r0.z, l({off}), {u1}.{s}"));
             }
@@ -866,6 +873,7 @@ impl Gen {
                     "r0.z".into()
                 };
                 let off = self.rng.below(4) * 4;
+                let s = self.element_swizzle(off);
                 self.emit(format!("ld_structured {d}, {index}, l({off}), {t1}.{s}"));
             }
             _ => {
@@ -984,6 +992,7 @@ impl Gen {
                 } else {
                     let t1 = self.t1.name(self.m51);
                     let i = self.rng.pick(&[T1_ELEMENTS, 0x1000_0000]);
+                    let s = self.element_swizzle(4);
                     self.emit(format!("ld_structured {d}, l({i}), l(4), {t1}.{s}"));
                 }
             }
