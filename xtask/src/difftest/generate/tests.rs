@@ -397,3 +397,47 @@ fn dump_cases() {
         std::fs::write(&path, case.shader_test("")).expect("write a case");
     }
 }
+
+#[test]
+fn options_are_honoured() {
+    let options = GenOptions {
+        model: Some((5, 1)),
+        doubles: false,
+        counters: false,
+        single_thread_percent: 100,
+        max_body: 30,
+    };
+    for seed in 0..100u64 {
+        let case = generate(seed, &options);
+        let program = read(&case).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(case.model, (5, 1), "seed {seed}");
+        assert_eq!(case.total_threads(), 1, "seed {seed}");
+        assert!(case.asm.starts_with("cs_5_1"), "seed {seed}");
+        let doubles: Vec<&str> = program
+            .instructions
+            .iter()
+            .map(|i| i.opcode.name())
+            .filter(|n| {
+                n.starts_with('d')
+                    && !n.starts_with("dcl")
+                    && !n.starts_with("dp")
+                    && *n != "div"
+                    && *n != "default"
+            })
+            .collect();
+        assert!(doubles.is_empty(), "seed {seed}: {doubles:?}");
+        assert!(
+            !case.uavs.iter().any(|b| b.kind == BufferKind::Counter),
+            "seed {seed}: a counter UAV with counters off"
+        );
+    }
+    let case = generate(
+        5,
+        &GenOptions {
+            model: Some((5, 0)),
+            ..GenOptions::default()
+        },
+    );
+    assert!(case.asm.starts_with("cs_5_0"));
+    assert!(case.uavs.iter().chain(&case.srvs).all(|b| b.space == 0));
+}
