@@ -441,3 +441,206 @@ fn options_are_honoured() {
     assert!(case.asm.starts_with("cs_5_0"));
     assert!(case.uavs.iter().chain(&case.srvs).all(|b| b.space == 0));
 }
+
+/// The operand names of the UAV registers 0, 1, 2, 3 and 7 (`u3` or `u5[3]` in cs_5_1), from
+/// the declarations.
+fn uav_names(asm: &str) -> std::collections::BTreeMap<u32, String> {
+    let mut names = std::collections::BTreeMap::new();
+    for line in asm.lines().filter(|l| l.starts_with("dcl_uav_")) {
+        let Some(operand) = line.split([' ', ',']).find(|w| w.starts_with('u')) else {
+            continue;
+        };
+        // `u3` or `u5[3:3]`.
+        let (name, register) = match operand.split_once('[') {
+            Some((id, range)) => {
+                let reg = range.split(':').next().unwrap_or("");
+                (format!("{id}[{reg}]"), reg.parse().unwrap_or(u32::MAX))
+            }
+            None => (
+                operand.to_string(),
+                operand[1..].parse().unwrap_or(u32::MAX),
+            ),
+        };
+        names.insert(register, name);
+    }
+    names
+}
+
+/// Splits an instruction line into its mnemonic and operands (top-level commas only).
+fn operands(line: &str) -> (&str, Vec<String>) {
+    let (op, rest) = line.split_once(' ').unwrap_or((line, ""));
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0, String::new());
+    for ch in rest.chars() {
+        match ch {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(cur.trim().to_string());
+                cur.clear();
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(ch);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur.trim().to_string());
+    }
+    (op, out)
+}
+
+fn immediate(operand: &str) -> Option<u32> {
+    let inner = operand.strip_prefix("l(")?.split([',', ')']).next()?.trim();
+    match inner.strip_prefix("0x") {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => inner.parse().ok(),
+    }
+}
+
+/// Static check of the harness contract on the text: accesses to u0/u1/u2 address this
+/// thread's own region (`imad r0.z, r0.x, l(stride), l(c)` just before, `c` inside the
+/// region), or an immediate wholly past the end, or the pad with a thread-independent
+/// value; shared u3 and g0 results are used only with one thread; the approximate temp is
+/// read only by its store to u7.
+fn check_contract(case: &Case) -> Result<(), String> {
+    let names = uav_names(&case.asm);
+    let name = |r: u32| names.get(&r).cloned().unwrap_or_default();
+    let (u0, u1, u2, u3, u7) = (name(0), name(1), name(2), name(3), name(7));
+    let size = |r: u32| {
+        case.uavs
+            .iter()
+            .find(|b| b.register == r)
+            .map(|b| b.words.len())
+    };
+    let u0_bytes = size(0).unwrap_or(0) as u32 * 4;
+    let elements = (case.total_threads() * 4 + 1) as u64;
+    let single = case.total_threads() == 1;
+    let lines: Vec<&str> = case.asm.lines().collect();
+    let mut approx = None;
+    for (i, line) in lines.iter().enumerate() {
+        let (op, ops) = operands(line);
+        let base = |o: &String| o.split('.').next().unwrap_or("").to_string();
+        let fail = |why: &str| Err(format!("line {}: `{line}`: {why}", i + 1));
+        // Which operand is the resource and which the address.
+        let (res, addr) = if op.starts_with("store_") || op.starts_with("atomic_") {
+            (ops.first().map(base), ops.get(1).cloned())
+        } else if op.starts_with("imm_atomic_") {
+            (ops.get(1).map(base), ops.get(2).cloned())
+        } else if op.starts_with("ld_raw") || op.starts_with("ld_uav_typed") {
+            (ops.get(2).map(base), ops.get(1).cloned())
+        } else if op.starts_with("ld_structured") {
+            (ops.get(3).map(base), ops.get(1).cloned())
+        } else {
+            (None, None)
+        };
+        let (Some(res), Some(addr)) = (res, addr) else {
+            continue;
+        };
+        if res == u3 || res == "g0" {
+            let ordered = op.starts_with("imm_atomic_") && !ops[0].starts_with("r0.w")
+                || op == "atomic_cmp_store"
+                || op.contains("exch");
+            if ordered && !single {
+                return fail("order-dependent shared atomic with several threads");
+            }
+            continue;
+        }
+        if res == u7 {
+            if let Some(r) = ops.get(2) {
+                approx = Some(base(r));
+            }
+            continue;
+        }
+        let (stride, bytes) = if res == u0 {
+            (128u32, true)
+        } else if res == u1 || res == u2 {
+            (4, false)
+        } else {
+            continue;
+        };
+        if addr.starts_with("r0.z") {
+            let prev = lines.get(i.wrapping_sub(1)).copied().unwrap_or("");
+            let (pop, pops) = operands(prev);
+            let ok = pop == "imad"
+                && pops.len() == 4
+                && pops[1] == "r0.x"
+                && immediate(&pops[2]) == Some(stride)
+                && immediate(&pops[3]).is_some_and(|c| c < stride);
+            if !ok {
+                return fail(&format!("address not from this thread's region: `{prev}`"));
+            }
+            continue;
+        }
+        let Some(a) = immediate(&addr) else {
+            return fail("address neither r0.z nor an immediate");
+        };
+        let past_end = if bytes {
+            a >= u0_bytes
+        } else {
+            u64::from(a) >= elements
+        };
+        if past_end {
+            continue;
+        }
+        let in_pad = if bytes {
+            a >= u0_bytes - 16
+        } else {
+            u64::from(a) == elements - 1
+        };
+        let value = ops.last().cloned().unwrap_or_default();
+        let uniform = value.starts_with("l(") || value.starts_with("cb");
+        if !(op.starts_with("store_") && in_pad && uniform) {
+            return fail("immediate address inside the buffer");
+        }
+    }
+    if let Some(a) = approx {
+        for (i, line) in lines.iter().enumerate() {
+            let (op, ops) = operands(line);
+            let dests = match op {
+                "sincos" | "swapc" | "imul" | "umul" | "udiv" | "uaddc" | "usubb" => 2,
+                _ => 1,
+            };
+            let reads = ops.iter().skip(dests).any(|o| {
+                o.trim_start_matches(['-', '|'])
+                    .starts_with(&format!("{a}."))
+            });
+            let store = op == "store_raw" && ops.first().is_some_and(|o| o.starts_with(&u7));
+            if reads && !store {
+                return Err(format!(
+                    "line {}: `{line}` reads the approximate temp {a}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn programs_keep_to_the_harness_contract() {
+    for seed in 0..1000u64 {
+        let case = generate(seed, &GenOptions::default());
+        if let Err(e) = check_contract(&case) {
+            panic!("seed {seed}: {e}\n{}", numbered(&case.asm));
+        }
+    }
+}
+
+#[test]
+fn contract_check_catches_violations() {
+    let case = generate(1, &GenOptions::default());
+    let mut bad = case.clone();
+    bad.asm = case
+        .asm
+        .replacen("imad r0.z, r0.x, l(128)", "imad r0.z, r0.y, l(128)", 1);
+    assert_ne!(bad.asm, case.asm, "seed 1 has no u0 address to break");
+    assert!(check_contract(&bad).is_err(), "an address from r0.y passed");
+    let mut bad = case.clone();
+    bad.asm = case.asm.replacen("ret\n", "mov r1.x, r6.x\nret\n", 1);
+    let approx_used = case.asm.contains("store_raw u7.x, r0.z, r6.x");
+    assert!(
+        !approx_used || check_contract(&bad).is_err(),
+        "a read of the approximate temp passed"
+    );
+}
