@@ -89,8 +89,6 @@ pub struct Case {
     pub asm: String,
     /// Dispatch size in thread groups.
     pub groups: [u32; 3],
-    /// Thread-group size (as declared by `dcl_thread_group`).
-    pub threads: [u32; 3],
     /// Shader resource views.
     pub srvs: Vec<Buffer>,
     /// Unordered access views (initial contents).
@@ -174,9 +172,24 @@ impl Buffer {
 }
 
 impl Case {
+    /// The thread-group size the program declares (`dcl_thread_group`; 1, 1, 1 if none).
+    pub fn threads(&self) -> [u32; 3] {
+        let mut size = [1u32; 3];
+        if let Some(line) = self
+            .asm
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("dcl_thread_group"))
+        {
+            for (slot, n) in size.iter_mut().zip(line.split(',')) {
+                *slot = n.trim().parse().unwrap_or(1);
+            }
+        }
+        size
+    }
+
     /// Threads in the whole dispatch.
     pub fn total_threads(&self) -> u32 {
-        self.groups.iter().product::<u32>() * self.threads.iter().product::<u32>()
+        self.groups.iter().product::<u32>() * self.threads().iter().product::<u32>()
     }
 
     /// A complete `.shader_test` file in this project's dialect: requirement, one section per

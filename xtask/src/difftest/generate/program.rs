@@ -158,12 +158,13 @@ pub(super) fn build(seed: u64, options: &GenOptions) -> Case {
             reg,
             space,
         };
-        let s = [rng.below(3), rng.below(3), rng.below(3), rng.below(3)];
+        // UAVs stay in space 0 (the harness compares space 0 by register); the SRVs take
+        // other spaces.
         u = [
-            mk('u', ids[0], 0, s[0]),
-            mk('u', ids[1], 1, s[1]),
-            mk('u', ids[2], 2, s[2]),
-            mk('u', ids[3], 3, s[3]),
+            mk('u', ids[0], 0, 0),
+            mk('u', ids[1], 1, 0),
+            mk('u', ids[2], 2, 0),
+            mk('u', ids[3], 3, 0),
             mk('u', ids[4], 4, 0),
         ];
         u_approx = mk('u', ids[5], APPROXIMATE_UAV, 0);
@@ -1649,7 +1650,6 @@ impl Gen {
             model: if self.m51 { (5, 1) } else { (5, 0) },
             asm,
             groups: self.groups,
-            threads: self.threads,
             srvs,
             uavs,
             constants,

@@ -103,9 +103,9 @@ fn cases_follow_the_contract() {
         let case = generate(seed, &GenOptions::default());
         let total = case.total_threads();
         assert!(
-            case.threads.iter().product::<u32>() <= 64,
+            case.threads().iter().product::<u32>() <= 64,
             "seed {seed}: {:?}",
-            case.threads
+            case.threads()
         );
         assert!(
             case.groups.iter().product::<u32>() <= 4,
@@ -120,6 +120,10 @@ fn cases_follow_the_contract() {
         assert_eq!(approx.kind, BufferKind::Raw);
         assert_eq!(approx.words.len() as u32, total * 16, "seed {seed}");
         assert_eq!(case.constants.len(), 64, "seed {seed}");
+        assert!(
+            case.uavs.iter().all(|b| b.space == 0),
+            "seed {seed}: a UAV outside space 0 (the harness compares space 0)"
+        );
         if case.uavs.iter().any(|b| b.kind == BufferKind::Counter) {
             assert_eq!(total, 1, "seed {seed}: counter in a multi-thread program");
         }
