@@ -280,12 +280,17 @@ fn report_mismatch(
     for m in found.iter().take(8) {
         println!("  {m}");
     }
+    std::fs::create_dir_all(out_dir)?;
+    if let Ok(expected) = interpret(case) {
+        let original = out_dir.join(format!("mismatch-{}-original.shader_test", case.seed));
+        std::fs::write(&original, case.shader_test(&compare::probes(&expected)))
+            .with_context(|| format!("writing {}", original.display()))?;
+    }
     let small = minimise::minimise(case, |candidate| {
         matches!(check(ctx, candidate, fault), Verdict::Mismatch(_))
     });
     let expected = interpret(&small).map_err(|e| anyhow::anyhow!("{e}"))?;
     let probes = compare::probes(&expected);
-    std::fs::create_dir_all(out_dir)?;
     let path = out_dir.join(format!("mismatch-{}.shader_test", case.seed));
     std::fs::write(&path, small.shader_test(&probes))
         .with_context(|| format!("writing {}", path.display()))?;
