@@ -142,7 +142,7 @@ impl Machine<'_, '_> {
                 let mut out = [0; 4];
                 if let Some(words) = element
                     .checked_mul(4)
-                    .and_then(|start| icb.get(start..start + 4))
+                    .and_then(|start| icb.get(start..start.checked_add(4)?))
                 {
                     out.copy_from_slice(words);
                 }

@@ -977,3 +977,240 @@ ret
         ],
     );
 }
+
+#[test]
+fn sync_in_every_flag_combination() {
+    // Thread i writes g0[i], syncs, reads g0[(i + 1) % 8]. With `_t` every thread sees
+    // its neighbour's write; the memory-only forms do not stop the thread (threads run one
+    // after another, so a later neighbour has not written yet: D3D leaves that order open,
+    // the test checks only that the run goes through and each thread's own write).
+    let names = ["uglobal", "ugroup", "g", "t"];
+    for flags in 1u32..16 {
+        let suffix: String = names
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| flags & (1 << bit) != 0)
+            .map(|(_, name)| format!("_{name}"))
+            .collect();
+        let text = format!(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_tgsm_raw g0, 32
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 8, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+iadd r0.y, vThreadIDInGroupFlattened.x, l(10)
+store_raw g0.x, r0.x, r0.y
+sync{suffix}
+iadd r1.x, r0.x, l(4)
+and r1.x, r1.x, l(31)
+ld_raw r1.y, r1.x, g0.xxxx
+ishl r1.z, r0.x, l(1)
+mov r1.x, r0.y
+store_raw u0.xy, r1.z, r1.xyxx
+ret
+"
+        );
+        let actual = run_u0(&text, 16, [1, 1, 1], Resources::default());
+        for i in 0..8 {
+            assert_eq!(
+                actual[2 * i],
+                10 + i as u32,
+                "own write of thread {i}\n{text}"
+            );
+            if flags & 8 != 0 {
+                let neighbour = 10 + (i as u32 + 1) % 8;
+                assert_eq!(
+                    actual[2 * i + 1],
+                    neighbour,
+                    "thread {i} after the barrier\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sm51_relative_resource_indices_and_srv_loads() {
+    // t0..t1 of space 2 (raw, registers 4..5) and t2 (structured, stride 8, register 0 of
+    // space 1) read through run-time register indices; u1[r + 7] picks a UAV of range
+    // 7..8.
+    let text = "cs_5_1
+dcl_resource_raw t0[4:5], space=2
+dcl_resource_structured t1[0:0], 8, space=1
+dcl_uav_raw u0[0:0], space=0
+dcl_uav_raw u1[7:8], space=0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 2, 1, 1
+mov r0.x, vThreadIDInGroupFlattened.x
+ld_raw r1.x, l(4), t0[r0.x + 4].xxxx
+ld_structured r1.yz, r0.x, l(4), t1[0].xxyx
+ishl r0.y, r0.x, l(4)
+iadd r1.w, r0.x, l(50)
+store_raw u0[0].xyzw, r0.y, r1.xyzw
+store_raw u1[r0.x + 7].x, l(0), r1.w
+ret
+";
+    let mut resources = Resources::default();
+    let bytes = |words: &[u32]| {
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    resources
+        .srvs
+        .insert((2, 4), Resource::new(Shape::Raw, bytes(&[1, 2])));
+    resources
+        .srvs
+        .insert((2, 5), Resource::new(Shape::Raw, bytes(&[3, 4])));
+    resources.srvs.insert(
+        (1, 0),
+        Resource::new(Shape::Structured { stride: 8 }, bytes(&[5, 6, 7, 8])),
+    );
+    resources.uavs.insert((0, 7), raw(1, 0));
+    resources.uavs.insert((0, 8), raw(1, 0));
+    resources.uavs.insert((0, 0), raw(8, 0xdead_beef));
+    let program = program(text);
+    dispatch(&program, &mut resources, [1, 1, 1], &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    // Thread 1's structured read of element 1 at byte 4: dwords 3 and (past the
+    // structure, so out of bounds) 4.
+    check(
+        text,
+        &words(&resources.uavs[&(0, 0)]),
+        &[2, 6, 0, 50, 4, 8, 0, 51],
+    );
+    check(text, &words(&resources.uavs[&(0, 7)]), &[50]);
+    check(text, &words(&resources.uavs[&(0, 8)]), &[51]);
+}
+
+#[test]
+fn double_operands_take_modifiers_on_their_high_words() {
+    let text = "cs_5_0
+dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+dmov r0.xy, d(1.5, 0)
+dmov r0.zw, -r0.xyxy
+dadd r1.xy, |r0.zwzw|, d(2.0, 0)
+dadd r1.zw, -|r0.xyxy|, r0.zwzw
+store_raw u0.xyzw, l(0), r1.xyzw
+ret
+";
+    let actual = run_u0(text, 4, [1, 1, 1], Resources::default());
+    let d = |v: f64| {
+        let bits = v.to_bits();
+        [bits as u32, (bits >> 32) as u32]
+    };
+    let expected: Vec<u32> = [d(3.5), d(-3.0)].concat();
+    check(text, &actual, &expected);
+}
+
+/// Every compute program of the project's own suite (`shaders/**/*.shader_test` compute
+/// sections and `tests/in/*.asm`) runs with no resources bound: nothing panics, and an
+/// error is only ever an unsupported feature or the step limit (a valid program is never
+/// called invalid).
+#[test]
+fn the_project_compute_programs_run_unbound() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    let mut dirs = vec![root.join("shaders")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "shader_test") {
+                let file = std::fs::read_to_string(&path).unwrap_or_default();
+                for section in crate::asm::asm_sections(&file) {
+                    if section.header == "[compute shader asm]" {
+                        texts.push((format!("{}:{}", path.display(), section.line), section.text));
+                    }
+                }
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(root.join("tests/in")) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "asm")
+                && text.lines().any(|l| l.trim().starts_with("cs_"))
+            {
+                texts.push((path.display().to_string(), text));
+            }
+        }
+    }
+    assert!(
+        texts.len() >= 10,
+        "found only {} compute programs",
+        texts.len()
+    );
+    let options = Options {
+        step_limit: 100_000,
+        ..Options::default()
+    };
+    let mut ran = 0;
+    let mut report = Vec::new();
+    for (name, text) in &texts {
+        let Ok(bytes) = crate::asm::assemble(text) else {
+            continue;
+        };
+        let Ok(Some(program)) =
+            crate::read(&bytes, &crate::ReadOptions::default()).map(|d| d.program)
+        else {
+            continue;
+        };
+        ran += 1;
+        if let Err(error) = dispatch(&program, &mut Resources::default(), [2, 1, 1], &options) {
+            if error.kind == ErrorKind::Invalid {
+                report.push(format!("{name}: {error}"));
+            }
+        }
+    }
+    assert!(ran >= 10, "ran only {ran} of {} programs", texts.len());
+    assert!(
+        report.is_empty(),
+        "valid programs called invalid:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn residency_loads_abort_and_debug_break() {
+    // `_s` loads give the plain load's data and a status every check calls fully mapped;
+    // the status may overwrite the address register (written after the load); abort and
+    // debug_break do nothing.
+    let text = "cs_5_0
+dcl_resource_raw t1
+dcl_uav_raw u0
+dcl_temps 3
+dcl_thread_group 1, 1, 1
+mov r2.x, l(4)
+debug_break
+ld_raw_s r0.xy, r2.x, r2.x, t1.zxyw
+check_access_fully_mapped r1.x, r2.x
+abort
+ld_raw_s r0.zw, null, l(0), t1.xxxy
+store_raw u0.xyzw, l(0), r0.xyzw
+store_raw u0.xy, l(16), r1.xxxx
+ret
+";
+    let mut resources = Resources::default();
+    let bytes: Vec<u8> = [7u32, 8, 9, 10]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    resources
+        .srvs
+        .insert((0, 1), Resource::new(Shape::Raw, bytes));
+    let actual = run_u0(text, 6, [1, 1, 1], resources);
+    check(text, &actual, &[10, 8, 7, 8, u32::MAX, u32::MAX]);
+}

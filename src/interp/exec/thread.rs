@@ -167,6 +167,8 @@ impl Machine<'_, '_> {
         t.pc = next;
         match instruction.opcode {
             O::Nop | O::EndIf | O::Loop | O::Case | O::Default | O::EndSwitch => {}
+            // Nothing, as on D3D's hardware drivers (the translator's documented choice).
+            O::Abort | O::DebugBreak => {}
             O::If => {
                 if !self.test(t, instruction, pc)? {
                     t.pc = self.jump(pc)?;
