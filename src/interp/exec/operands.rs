@@ -220,6 +220,8 @@ impl Machine<'_, '_> {
                 let s = operand.selection;
                 std::array::from_fn(|i| raw[s.component(i) as usize & 3])
             }
+            // `d(x)`: one double for both lanes, (low, high, low, high).
+            ComponentCount::One if operand.kind == RegisterKind::Immediate64 => raw,
             ComponentCount::One => [raw[0]; 4],
             ComponentCount::Zero | ComponentCount::N(_) => {
                 return Err(self.fail(

@@ -1214,3 +1214,200 @@ ret
     let actual = run_u0(text, 6, [1, 1, 1], resources);
     check(text, &actual, &[10, 8, 7, 8, u32::MAX, u32::MAX]);
 }
+
+/// The words a buffer probe reads: `count` dwords from element `x` of `resource` (in a
+/// raw buffer the probe's values make one element).
+fn probe_words(resource: &Resource, x: u32, count: usize) -> Option<Vec<u32>> {
+    let element = match resource.shape {
+        Shape::Raw => 4 * count as u32,
+        Shape::Structured { stride } => stride,
+        Shape::TypedBuffer { format } => format.texel_size(),
+        Shape::Texture { .. } => return None,
+    };
+    let start = (x as usize).checked_mul(element as usize)?;
+    let bytes = resource.data.get(start..start.checked_add(4 * count)?)?;
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    )
+}
+
+/// The project's compute `.shader_test` files whose commands are uniforms, dispatches and
+/// buffer probes run on the interpreter and match their expected values (the same
+/// expectations the Vulkan runner checks). Files with marks, other stages or other
+/// commands are skipped; the count that ran is checked.
+#[test]
+fn the_project_compute_shader_tests_pass_on_the_interpreter() {
+    use crate::shader_test::{
+        Command, ProbeArea, ProbeValues, ResourceKind, SectionKind, ShaderTestFile, Stage,
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders");
+    let mut files = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "shader_test") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    let (mut ran, mut failures) = (0, Vec::new());
+    'files: for path in &files {
+        let name = path.display();
+        let Ok(text) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let Ok(file) = ShaderTestFile::parse(&text) else {
+            continue;
+        };
+        let (mut source, mut resources, mut tests) = (None, Resources::default(), Vec::new());
+        for section in &file.sections {
+            match &section.kind {
+                SectionKind::Shader(shader) => {
+                    if shader.stage != Stage::Compute
+                        || source.is_some()
+                        || shader.qualifiers.iter().any(|q| {
+                            !matches!(q, crate::shader_test::Qualifier::Format(_))
+                        })
+                    {
+                        continue 'files;
+                    }
+                    source = Some(shader.source.clone());
+                }
+                SectionKind::Resource(decl) => {
+                    let Ok(resource) = Resource::from_shader_test(decl) else {
+                        continue 'files;
+                    };
+                    let key = (decl.space, decl.slot);
+                    match decl.kind {
+                        ResourceKind::Srv => resources.srvs.insert(key, resource),
+                        ResourceKind::Uav => resources.uavs.insert(key, resource),
+                        _ => continue 'files,
+                    };
+                }
+                SectionKind::Test(lines) => tests.extend(lines.iter().cloned()),
+                SectionKind::Require(_) | SectionKind::Unknown => {}
+                _ => continue 'files,
+            }
+        }
+        let Some(source) = source else { continue };
+        if tests.iter().any(|line| !line.marks.is_empty()) {
+            continue;
+        }
+        let Ok(bytes) = crate::asm::assemble(&source) else {
+            continue;
+        };
+        let Ok(Some(program)) =
+            crate::read(&bytes, &crate::ReadOptions::default()).map(|d| d.program)
+        else {
+            continue;
+        };
+        // Check the commands first: skip files with anything else.
+        for line in &tests {
+            let supported = match &line.command {
+                Command::Uniform { .. } | Command::Dispatch { .. } => true,
+                Command::Probe(probe) => {
+                    matches!(probe.area, ProbeArea::Element(_))
+                        && probe.resource.is_some_and(|r| {
+                            matches!(r.kind, ResourceKind::Uav | ResourceKind::Srv)
+                        })
+                }
+                _ => false,
+            };
+            if !supported {
+                continue 'files;
+            }
+        }
+        for line in &tests {
+            match &line.command {
+                Command::Uniform {
+                    buffer,
+                    offset,
+                    values,
+                    ..
+                } => {
+                    let words = values.words();
+                    let cb = resources.constant_buffers.entry((0, *buffer)).or_default();
+                    let end = *offset as usize + words.len();
+                    if cb.len() < end {
+                        cb.resize(end, 0);
+                    }
+                    cb[*offset as usize..end].copy_from_slice(&words);
+                }
+                Command::Dispatch { x, y, z } => {
+                    if let Err(error) =
+                        dispatch(&program, &mut resources, [*x, *y, *z], &Options::default())
+                    {
+                        if error.kind != ErrorKind::Unsupported {
+                            failures.push(format!("{name}:{}: {error}", line.line));
+                        }
+                        continue 'files;
+                    }
+                }
+                Command::Probe(probe) => {
+                    let (Some(r), ProbeArea::Element(x)) = (probe.resource, probe.area) else {
+                        continue;
+                    };
+                    let map = if r.kind == ResourceKind::Uav {
+                        &resources.uavs
+                    } else {
+                        &resources.srvs
+                    };
+                    let expected: Vec<u32> = match &probe.values {
+                        ProbeValues::U32(v) => v.clone(),
+                        ProbeValues::I32(v) => v.iter().map(|&i| i as u32).collect(),
+                        ProbeValues::F32(v) => v.iter().map(|f| f.to_bits()).collect(),
+                        ProbeValues::F64(v) => v
+                            .iter()
+                            .flat_map(|d| [d.to_bits() as u32, (d.to_bits() >> 32) as u32])
+                            .collect(),
+                        ProbeValues::U64(v) => {
+                            v.iter().flat_map(|&u| [u as u32, (u >> 32) as u32]).collect()
+                        }
+                        ProbeValues::I64(v) => v
+                            .iter()
+                            .flat_map(|&i| [i as u32, ((i as u64) >> 32) as u32])
+                            .collect(),
+                    };
+                    let Some(actual) = map
+                        .get(&(0, r.slot))
+                        .or_else(|| {
+                            map.iter()
+                                .find(|((_, slot), _)| *slot == r.slot)
+                                .map(|(_, res)| res)
+                        })
+                        .and_then(|res| probe_words(res, x, expected.len()))
+                    else {
+                        continue 'files;
+                    };
+                    let close = actual.iter().zip(&expected).all(|(&a, &e)| {
+                        let ulp = match &probe.values {
+                            ProbeValues::F32(_) => probe.ulp,
+                            _ => 0,
+                        };
+                        (a as i32).abs_diff(e as i32) <= ulp
+                            || (f32::from_bits(a) == 0.0 && f32::from_bits(e) == 0.0
+                                && matches!(probe.values, ProbeValues::F32(_)))
+                    });
+                    if !close {
+                        failures.push(format!(
+                            "{name}:{}: probe expected {expected:x?}, interpreter gave {actual:x?}",
+                            line.line
+                        ));
+                    }
+                }
+                _ => continue 'files,
+            }
+        }
+        ran += 1;
+    }
+    eprintln!("ran {ran} of {} .shader_test files", files.len());
+    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n"));
+    assert!(ran >= 10, "only {ran} files ran");
+}
