@@ -57,22 +57,18 @@ fn saturate64(value: u64) -> u64 {
     }
 }
 
-/// D3D `dmin`: the non-NaN operand, `-0` below `+0`.
+/// D3D `dmin`: as `min` (the non-NaN operand; `-0` below `+0`, IEEE 754R).
 fn min_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
+    if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
         x
     } else {
         y
     }
 }
 
-/// D3D `dmax`: the non-NaN operand, `+0` above `-0`.
+/// D3D `dmax`: as `max` (the non-NaN operand; `+0` above `-0`, IEEE 754R).
 fn max_f64(x: f64, y: f64) -> f64 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
+    if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
         x
     } else {
         y

@@ -85,23 +85,21 @@ pub(super) fn saturate(bits: u32) -> u32 {
     }
 }
 
-/// D3D `min`: the non-NaN operand; `-0` is below `+0` (the IEEE 754R behaviour the spec
-/// recommends).
+/// D3D `min`: `src0 < src1 ? src0 : src1`, a NaN operand giving the other one, and
+/// `-0` below `+0` in either order (IEEE 754R, which the spec's floating-point rules
+/// recommend; they also allow the order-dependent answer, see [`super::tolerance`]).
 pub(super) fn min_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
+    if y.is_nan() || x < y || (x == y && x.is_sign_negative()) {
         x
     } else {
         y
     }
 }
 
-/// D3D `max`: the non-NaN operand; `+0` is above `-0`.
+/// D3D `max`: `src0 >= src1 ? src0 : src1`, a NaN operand giving the other one, and `+0`
+/// above `-0` in either order.
 pub(super) fn max_f32(x: f32, y: f32) -> f32 {
-    if x.is_nan() {
-        y
-    } else if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
+    if y.is_nan() || x > y || (x == y && x.is_sign_positive()) {
         x
     } else {
         y

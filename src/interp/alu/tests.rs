@@ -240,7 +240,7 @@ fn min_and_max_return_the_non_nan_operand() {
     check_nan(Max, &[NAN, NAN], KEEP, 0);
     check(Min, &[fl(1.0), fl(-1.0)], KEEP, fl(-1.0));
     check(Max, &[fl(1.0), fl(-1.0)], KEEP, fl(1.0));
-    // IEEE 754R zeros, either order.
+    // IEEE 754R zeros in either order (the spec's recommendation, lavapipe's answer).
     check(Min, &[0, NEG_ZERO], KEEP, NEG_ZERO);
     check(Min, &[NEG_ZERO, 0], KEEP, NEG_ZERO);
     check(Max, &[0, NEG_ZERO], KEEP, 0);
@@ -703,6 +703,18 @@ fn double_min_max_nan_rules_and_denormals_kept() {
         [0, 0],
         "dmax zeros {r:08x?}"
     );
+    let r = run_double(
+        Opcode::Dmin,
+        &[d2(-0.0, 0.0), d2(0.0, -0.0)],
+        0xf,
+        false,
+        KEEP,
+    );
+    assert_eq!(
+        doubles_of(r).map(f64::to_bits),
+        [1 << 63, 1 << 63],
+        "dmin zeros {r:08x?}"
+    );
     let tiny = f64::from_bits(1);
     for mode in [KEEP, FLUSH] {
         let r = run_double(
@@ -1020,5 +1032,151 @@ fn approximate_results_are_within_their_own_tolerance_of_libm() {
                 f32::from_bits(ours)
             );
         }
+    }
+}
+
+#[test]
+fn mad_and_dot_flush_their_intermediate_products() {
+    let tiny = fl(1e-20);
+    // The product 1e-40 is a denormal: flushed, only c remains.
+    check(Opcode::Mad, &[tiny, tiny, 0], FLUSH, 0);
+    check(Opcode::Mad, &[tiny, tiny, 0], KEEP, fl(1e-20f32 * 1e-20f32));
+    check(Opcode::Mad, &[tiny, tiny, fl(2e-38)], FLUSH, fl(2e-38));
+    check(
+        Opcode::Mad,
+        &[tiny, tiny, fl(2e-38)],
+        KEEP,
+        fl(1e-20f32 * 1e-20f32 + 2e-38),
+    );
+    let r = run(
+        Opcode::Dp2,
+        &[[tiny, fl(1.0), 0, 0], [tiny, fl(2.0), 0, 0]],
+        false,
+        FLUSH,
+    );
+    assert_eq!(r[0], [fl(2.0); 4], "dp2 with a denormal product, flushed");
+}
+
+/// A small deterministic generator for property tests.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 16) as u32
+    }
+}
+
+#[test]
+fn f32tof16_rounds_toward_zero_over_a_sweep_of_floats() {
+    // Every 4099th float32: the half is the largest in magnitude not above |x| (or ±65504
+    // beyond the range), with x's sign.
+    let mut bits = 0u32;
+    let mut checked = 0u32;
+    loop {
+        checked += 1;
+        let x = f32::from_bits(bits);
+        let h = f32_to_f16(x);
+        if x.is_nan() {
+            assert!(
+                h & 0x7c00 == 0x7c00 && h & 0x3ff != 0,
+                "{bits:#010x} -> {h:#06x}"
+            );
+        } else {
+            let value = f16_to_f32(h);
+            assert_eq!(
+                value.is_sign_negative(),
+                x.is_sign_negative(),
+                "sign of {bits:#010x} -> {h:#06x}"
+            );
+            let magnitude = h & 0x7fff;
+            if x.is_infinite() {
+                assert_eq!(magnitude, 0x7c00, "{x:e} -> {h:#06x}");
+            } else if x.abs() >= 65504.0 {
+                assert_eq!(magnitude, 0x7bff, "{x:e} -> {h:#06x}");
+            } else {
+                let next = f16_to_f32(magnitude + 1);
+                assert!(
+                    value.abs() <= x.abs() && x.abs() < next,
+                    "{x:e} ({bits:#010x}) -> {h:#06x} = {value:e}, next half {next:e}"
+                );
+            }
+        }
+        match bits.checked_add(4099) {
+            Some(b) => bits = b,
+            None => break,
+        }
+    }
+    assert!(checked > 1_000_000, "only {checked} floats checked");
+}
+
+#[test]
+fn bitfield_instructions_match_a_bit_by_bit_definition() {
+    let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
+    for _ in 0..20_000 {
+        let (w, o, v, base) = (rng.next(), rng.next(), rng.next(), rng.next());
+        let (width, offset) = (w & 31, o & 31);
+        // ubfe/ibfe: bits offset.. offset+width-1 (clipped at 31), sign from the top one.
+        let count = width.min(32 - offset);
+        let mut unsigned = 0u32;
+        for i in 0..count {
+            unsigned |= ((v >> (offset + i)) & 1) << i;
+        }
+        let signed = if count == 0 {
+            0
+        } else if (unsigned >> (count - 1)) & 1 == 1 {
+            unsigned | (u32::MAX.checked_shl(count).unwrap_or(0))
+        } else {
+            unsigned
+        };
+        check(Opcode::Ubfe, &[w, o, v], KEEP, unsigned);
+        check(Opcode::Ibfe, &[w, o, v], KEEP, signed);
+        // bfi: bits offset.. of base replaced by the low bits of v (clipped at 31).
+        let mut inserted = base;
+        for i in 0..count {
+            let bit = offset + i;
+            inserted = (inserted & !(1 << bit)) | (((v >> i) & 1) << bit);
+        }
+        check(Opcode::Bfi, &[w, o, v, base], KEEP, inserted);
+    }
+}
+
+#[test]
+fn integer_products_match_wide_arithmetic() {
+    let mut rng = XorShift(0x1234_5678_9abc_def1);
+    for _ in 0..20_000 {
+        let (a, b, c) = (rng.next(), rng.next(), rng.next());
+        let wide = i128::from(a as i32) * i128::from(b as i32);
+        check_with(Opcode::Imul, &[a, b], false, KEEP, 0, (wide >> 32) as u32);
+        check_with(Opcode::Imul, &[a, b], false, KEEP, 1, wide as u32);
+        let wide = u128::from(a) * u128::from(b);
+        check_with(Opcode::Umul, &[a, b], false, KEEP, 0, (wide >> 32) as u32);
+        check(
+            Opcode::Imad,
+            &[a, b, c],
+            KEEP,
+            (wide + u128::from(c)) as u32,
+        );
+        let divisor = b >> (a & 31);
+        // Long division bit by bit, independent of the hardware divide.
+        let (q, r) = if divisor == 0 {
+            (u32::MAX, u32::MAX)
+        } else {
+            let (mut q, mut r) = (0u32, 0u64);
+            for i in (0..32).rev() {
+                r = (r << 1) | u64::from((a >> i) & 1);
+                if r >= u64::from(divisor) {
+                    r -= u64::from(divisor);
+                    q |= 1 << i;
+                }
+            }
+            (q, r as u32)
+        };
+        check_with(Opcode::Udiv, &[a, divisor], false, KEEP, 0, q);
+        check_with(Opcode::Udiv, &[a, divisor], false, KEEP, 1, r);
+        let sum = u64::from(a) + u64::from(b);
+        check_with(Opcode::Uaddc, &[a, b], false, KEEP, 1, (sum >> 32) as u32);
     }
 }

@@ -40,7 +40,7 @@ pub enum Tolerance {
 /// `None` for instructions that must be exact (for float results, a NaN may still have any
 /// bit pattern: compare those with [`within`] and `Tolerance::Ulps(0)`).
 ///
-/// Double instructions (`drcp`) are compared per double with [`within64`]; the others per
+/// Double instructions (`drcp`, `dmin`, `dmax`) are compared per double with [`within64`]; the others per
 /// 32-bit component with [`within`].
 pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
     use Opcode as O;
@@ -70,7 +70,7 @@ pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
             Tolerance::Absolute(0.0008),
         ),
         O::Div => (
-            "div: as accurate as a * (1/b), 1 ULP reciprocal and 0.5 ULP multiply (spec 3.1.3)",
+            "div: as accurate as a * (1/b), 1 ULP reciprocal and 0.5 ULP multiply (spec 3.1, floating-point rules)",
             Tolerance::Relative(TWO_POW_MINUS_22),
         ),
         O::F32ToF16 => (
@@ -78,6 +78,12 @@ pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
             Tolerance::Float16,
         ),
         O::Drcp => ("drcp: 1.0 ULP (spec 22.14.5)", Tolerance::Ulps(1)),
+        // Exact, but the spec only recommends IEEE 754R's signed zeros: the order-dependent
+        // answer of `src0 < src1 ? src0 : src1` is allowed too, so +0 and -0 match.
+        O::Min | O::Max | O::Dmin | O::Dmax => (
+            "min/max: -0 and +0 may compare either way (spec 3.1, floating-point rules)",
+            Tolerance::Ulps(0),
+        ),
         _ => return None,
     })
 }
