@@ -1515,3 +1515,60 @@ fn the_corpus_compute_shader_tests_pass_on_the_interpreter() {
         failures.join("\n")
     );
 }
+
+/// Every compute blob of the corpus (fxc's and vkd3d's, `../shared/corpus`, not part of
+/// the project) runs with nothing bound and 2 groups: nothing panics and no valid program
+/// is called invalid. Says so loudly and passes when the corpus is absent.
+#[test]
+fn the_corpus_compute_blobs_run_unbound() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!(
+            "NOTE: {} is absent: the corpus test did not run",
+            corpus.display()
+        );
+        return;
+    }
+    let mut blobs = Vec::new();
+    let mut dirs = vec![corpus.join("fxc"), corpus.join("shader_test_dxbc")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "dxbc") {
+                blobs.push(path);
+            }
+        }
+    }
+    let options = Options {
+        step_limit: 100_000,
+        ..Options::default()
+    };
+    let (mut ran, mut report) = (0, Vec::new());
+    for path in &blobs {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let Ok(Some(program)) =
+            crate::read(&bytes, &crate::ReadOptions::default()).map(|d| d.program)
+        else {
+            continue;
+        };
+        if program.model.stage != crate::ir::Stage::Compute {
+            continue;
+        }
+        ran += 1;
+        if let Err(error) = dispatch(&program, &mut Resources::default(), [2, 1, 1], &options) {
+            if error.kind == ErrorKind::Invalid {
+                report.push(format!("{}: {error}", path.display()));
+            }
+        }
+    }
+    eprintln!("ran {ran} compute blobs of {}", blobs.len());
+    assert!(
+        report.is_empty(),
+        "valid programs called invalid:\n{}",
+        report.join("\n")
+    );
+}
