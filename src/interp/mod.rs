@@ -1,4 +1,4 @@
-//! The reference interpreter: executes an [`ir::Program`] on the CPU with the semantics of
+//! The reference interpreter: executes an [`crate::ir::Program`] on the CPU with the semantics of
 //! the D3D11/D3D12 functional specification, as an oracle independent of the SPIR-V back end
 //! (it shares only the reader and the IR with the translator).
 //!
