@@ -1234,8 +1234,9 @@ fn probe_words(resource: &Resource, x: u32, count: usize) -> Option<Vec<u32>> {
     )
 }
 
-/// Files whose expectations the ALU (not the executor) disagrees with, and why; their
-/// mismatches are printed, not failed, until the ALU and the files agree.
+/// Files whose expectations the ALU (not the executor) disagrees with, and why: each probes
+/// a result D3D leaves open (the sign of a zero from dmin/dmax of ±0, msad sums past 65535)
+/// and expects lavapipe's choice. Their mismatches are printed, not failed.
 const ALU_DISPUTED: &[(&str, &str)] = &[
     (
         "doubles/dmax.shader_test",
@@ -1247,7 +1248,7 @@ const ALU_DISPUTED: &[(&str, &str)] = &[
     ),
     (
         "misc/msad.shader_test",
-        "msad's accumulation: the file expects a wrapping add (0x3fb), the ALU saturates",
+        "msad past 65535, which D3D leaves undefined: the file expects a wrapping add (0x3fb), the ALU saturates",
     ),
 ];
 
