@@ -75,6 +75,7 @@ impl TranslateOptions {
             features: self.features,
             stream_output: self.stream_output.clone(),
             no_optimize: self.no_optimize,
+            fault: None,
         }
     }
 

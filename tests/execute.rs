@@ -84,6 +84,7 @@ fn run_file_once(path: &Path, no_optimize: bool) -> Result<usize, Vec<String>> {
     let settings = runner::RunSettings {
         device_tags: &tags,
         no_optimize,
+        ..Default::default()
     };
     let report = runner::run_file_with(&ctx, &file, &name, &NoBlobs, &settings);
     drop(ctx);

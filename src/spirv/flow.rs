@@ -31,6 +31,8 @@ pub enum Construct {
         continue_target: Word,
         /// The merge block.
         merge: Word,
+        /// The hidden flag of the `loop-exit-off-by-one` fault (`None` without it).
+        exit_flag: Option<Word>,
     },
     /// `switch` … `endswitch`.
     Switch {
@@ -109,6 +111,8 @@ impl Emitter<'_> {
                 let body = self.m.b.id();
                 let continue_target = self.m.b.id();
                 let merge = self.m.b.id();
+                // FAULT INJECTION (`loop-exit-off-by-one`): the loop's flag, cleared here.
+                let exit_flag = self.fault_loop_flag()?;
                 self.branch(header)?;
                 built(self.m.begin_block(Some(header)))?;
                 built(
@@ -123,6 +127,7 @@ impl Emitter<'_> {
                     header,
                     continue_target,
                     merge,
+                    exit_flag,
                 });
             }
             Opcode::EndLoop => match self.flow.pop() {
@@ -130,6 +135,7 @@ impl Emitter<'_> {
                     header,
                     continue_target,
                     merge,
+                    ..
                 }) => {
                     self.branch(continue_target)?;
                     built(self.m.begin_block(Some(continue_target)))?;
@@ -141,12 +147,12 @@ impl Emitter<'_> {
             },
             Opcode::Break => {
                 let target = self.break_target()?;
-                self.branch(target)?;
+                self.break_to(target)?;
             }
             Opcode::Breakc => {
                 let target = self.break_target()?;
                 let condition = self.condition(instruction)?;
-                self.conditional(condition, |e| e.branch(target))?;
+                self.conditional(condition, |e| e.break_to(target))?;
             }
             Opcode::Continue => {
                 let target = self.continue_target()?;
@@ -277,6 +283,22 @@ impl Emitter<'_> {
         body: impl FnOnce(&mut Self) -> Result<()>,
     ) -> Result<()> {
         self.conditional(condition, body)
+    }
+
+    /// Jumps to a `break`'s target (with the `loop-exit-off-by-one` fault, leaving a loop
+    /// is ignored the first time).
+    fn break_to(&mut self, target: Word) -> Result<()> {
+        // FAULT INJECTION (`loop-exit-off-by-one`).
+        let flag = self.flow.iter().rev().find_map(|c| match c {
+            Construct::Loop {
+                merge, exit_flag, ..
+            } if *merge == target => *exit_flag,
+            _ => None,
+        });
+        match flag {
+            Some(flag) => self.fault_loop_exit(flag, target),
+            None => self.branch(target),
+        }
     }
 
     fn break_target(&self) -> Result<Word> {

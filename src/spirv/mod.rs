@@ -8,6 +8,11 @@
 //! onto SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
 //! own file (`alu`, `flow`, `io`, `resources`, …) as an `impl Emitter` block.
 //!
+//! For testing the differential harness, [`Options::fault`] injects one deliberate
+//! miscompilation ([`fault`]: swapped shift operands, wrong comparison, dropped saturate, loop
+//! exit off by one, lost barrier, out-of-bounds write that lands, wrong atomic op, wrong double
+//! lane, unclamped `ftoi`).
+//!
 //! Anything the translator does not handle yet is an [`ErrorKind::Unsupported`] error that
 //! names the instruction: never silently dropped, never wrong output.
 //!
@@ -25,6 +30,9 @@ mod doubles;
 mod doubles_tests;
 pub(crate) mod dr;
 mod emitter;
+pub mod fault;
+#[cfg(test)]
+mod fault_tests;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
@@ -61,6 +69,7 @@ mod textures;
 mod textures_tests;
 mod validate;
 
+pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use validate::spirv_val;
@@ -125,6 +134,9 @@ pub struct Options {
     pub stream_output: Option<StreamOutput>,
     /// Leave the module as emitted: skip the optimiser ([`opt`]).
     pub no_optimize: bool,
+    /// Testing only: a deliberate miscompilation the differential harness's self-check
+    /// must catch (see [`Fault`]); `None` (the default) for a correct translation.
+    pub fault: Option<Fault>,
 }
 
 /// Optional device features a module may rely on.

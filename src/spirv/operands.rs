@@ -321,7 +321,8 @@ impl Emitter<'_> {
         if operand.kind == RegisterKind::Null {
             return Ok(());
         }
-        let value = if saturate {
+        // FAULT INJECTION (`dropped-saturate`): `_sat` is ignored.
+        let value = if saturate && !self.fault(super::Fault::DroppedSaturate) {
             self.saturate(value)?
         } else {
             value

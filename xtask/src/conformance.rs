@@ -128,7 +128,7 @@ fn run_file(
     };
     let mut settings = runner::RunSettings {
         device_tags: &device_tags,
-        no_optimize: false,
+        ..Default::default()
     };
     let report = runner::run_file_with(ctx, &file, &name, blobs, &settings);
     for warning in &report.warnings {

@@ -12,6 +12,7 @@
 mod bench;
 mod conformance;
 mod corpus;
+mod difftest;
 mod fuzz;
 mod hot_symbols;
 mod paths;
@@ -106,6 +107,24 @@ enum Command {
     },
     /// Regenerate src/cli/hot_symbols.txt (the functions a translation runs, placed together at link time) from callgrind runs of the release binary; prints how many and their size.
     HotSymbols,
+    /// Differential testing: random compute programs run on the reference interpreter and, translated with and without the optimiser, on the Vulkan device; every UAV word is compared. Mismatches are minimised and written as .shader_test files. Ends with `N programs, N mismatches`.
+    Difftest {
+        /// The first seed (program i uses seed + i); default: from the clock, printed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// How many programs (default 1000 when --seconds is not given either).
+        #[arg(long, conflicts_with = "seconds")]
+        count: Option<u64>,
+        /// How long to run.
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Run against translations with each kind of injected back-end fault and show every kind is caught.
+        #[arg(long)]
+        self_check: bool,
+        /// Where minimised failing programs go (default target/difftest).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
 }
@@ -178,6 +197,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             check_digests,
         }),
         Command::HotSymbols => hot_symbols::run(),
+        Command::Difftest {
+            seed,
+            count,
+            seconds,
+            self_check,
+            out,
+        } => difftest::run(&difftest::Options {
+            seed,
+            count,
+            seconds,
+            self_check,
+            out_dir: out,
+        }),
         Command::Test => test::run(),
     }
 }

@@ -92,6 +92,31 @@ pub fn run() -> Result<()> {
         },
     )?;
 
+    // The differential harness: a fixed budget of random programs (a fixed seed, so a CI
+    // failure repeats with `cargo xtask difftest --seed 1 --count N`), then the proof that it
+    // catches every kind of injected back-end fault.
+    step(
+        "difftest (random compute programs: reference interpreter vs Vulkan, about a minute)",
+        || {
+            crate::difftest::run(&crate::difftest::Options {
+                seed: Some(CI_DIFFTEST_SEED),
+                count: None,
+                seconds: Some(60),
+                self_check: false,
+                out_dir: None,
+            })
+        },
+    )?;
+    step("difftest --self-check (every injected fault kind is caught)", || {
+        crate::difftest::run(&crate::difftest::Options {
+            seed: Some(CI_DIFFTEST_SEED),
+            count: None,
+            seconds: None,
+            self_check: true,
+            out_dir: None,
+        })
+    })?;
+
     println!("== step: corpus");
     let start = Instant::now();
     let report = corpus::run(&corpus::Options::default()).context("step `corpus` failed")?;
@@ -101,6 +126,9 @@ pub fn run() -> Result<()> {
     println!("{}", report.closing_line());
     report.check().context("step `corpus` failed")
 }
+
+/// The first seed of CI's difftest run.
+const CI_DIFFTEST_SEED: u64 = 1;
 
 /// Prints a heading, runs `f`, prints the elapsed time; names the step on failure.
 fn step(name: &str, f: impl FnOnce() -> Result<()>) -> Result<()> {

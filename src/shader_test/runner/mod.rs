@@ -20,6 +20,10 @@
 mod probe;
 mod resources;
 mod stream_output;
+mod uniforms;
+mod interp;
+
+pub use interp::interpret_file;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -76,6 +80,9 @@ pub struct FileReport {
     pub records: Vec<ProbeRecord>,
     /// Validation-layer warnings (errors fail the probes that follow the work instead).
     pub warnings: Vec<String>,
+    /// With [`RunSettings::keep_uavs`]: every UAV of register space 0 by register, with its
+    /// bytes after the file's last work, or why they are not known.
+    pub uavs: BTreeMap<u32, Result<Vec<u8>, String>>,
 }
 
 /// Where the runner finds the DXBC of a shader section written in HLSL.
@@ -207,9 +214,8 @@ struct FileRun<'a> {
     samplers: BTreeMap<(u32, u32), Result<vulkan::SamplerDesc, String>>,
     input_layout: Vec<st::InputElement>,
     shaders: HashMap<Stage, Loaded>,
-    uniforms: Vec<u32>,
-    /// Constant buffers other than cb0 written by `uniform cb<N> …` (register N of space 0).
-    other_uniforms: BTreeMap<u32, Vec<u32>>,
+    /// The constant buffers written by `uniform` commands.
+    uniforms: uniforms::Uniforms,
     depth: vulkan::CompareOp,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
@@ -221,6 +227,8 @@ struct FileRun<'a> {
     native_16bit: bool,
     /// Translate without the optimiser.
     no_optimize: bool,
+    /// The deliberate back-end fault of the harness's self-check.
+    fault: Option<crate::spirv::Fault>,
     /// `[stream output]` layouts and what the last draw captured.
     stream_output: stream_output::StreamOutputRun,
     report: FileReport,
@@ -235,6 +243,12 @@ pub struct RunSettings<'a> {
     pub device_tags: &'a [&'a str],
     /// Translate the shaders without the optimiser ([`crate::spirv::opt`]).
     pub no_optimize: bool,
+    /// Testing only: translate with this deliberate back-end fault (the differential
+    /// harness's self-check, [`crate::spirv::Fault`]).
+    pub fault: Option<crate::spirv::Fault>,
+    /// Keep every UAV's final bytes in [`FileReport::uavs`] (the differential harness
+    /// compares them all, not only the probed elements).
+    pub keep_uavs: bool,
 }
 
 /// Runs one parsed file (named `file_name` for blob lookups) and returns its probe records;
@@ -248,7 +262,7 @@ pub fn run_file(
     let tags = device_tags(ctx.features());
     let settings = RunSettings {
         device_tags: &tags,
-        no_optimize: false,
+        ..Default::default()
     };
     run_file_with(ctx, file, file_name, blobs, &settings)
 }
@@ -270,14 +284,14 @@ pub fn run_file_with(
         samplers: BTreeMap::new(),
         input_layout: Vec::new(),
         shaders: HashMap::new(),
-        uniforms: Vec::new(),
-        other_uniforms: BTreeMap::new(),
+        uniforms: Default::default(),
         depth: vulkan::CompareOp::Always,
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
         native_16bit: false,
         no_optimize: settings.no_optimize,
+        fault: settings.fault,
         stream_output: Default::default(),
         report: FileReport::default(),
     };
@@ -343,6 +357,9 @@ pub fn run_file_with(
             }
             _ => {}
         }
+    }
+    if settings.keep_uavs {
+        run.keep_uavs();
     }
     run.report
 }
@@ -475,25 +492,16 @@ impl FileRun<'_> {
                 "shader is expected not to compile with fxc for {profile}"
             ));
         }
-        let bytes = match shader.format() {
-            SourceFormat::Asm => match crate::asm::assemble(&shader.source) {
-                Ok(b) => b,
-                Err(e) => return ShaderState::Fail(format!("assembling: {e}")),
-            },
-            SourceFormat::DxbcTpfHex => match st::decode_hex(&shader.source) {
-                Ok(b) => b,
-                Err(e) => return ShaderState::Fail(format!("decoding hex: {e}")),
-            },
-            _ => match self.blobs.blob(self.file_name, section, profile, options) {
-                Ok(Some(b)) => b,
-                Ok(None) => return ShaderState::Skip("no blob (upstream compile failure)".into()),
-                Err(e) => return ShaderState::Fail(e),
-            },
+        let bytes = match shader_bytes(self.blobs, self.file_name, section, shader, profile, options)
+        {
+            Ok(bytes) => bytes,
+            Err(state) => return state,
         };
         let mut options = options_for(self.ctx.features());
         options.features.native_16bit = self.native_16bit;
         options.stream_output = stream_output;
         options.no_optimize = self.no_optimize;
+        options.fault = self.fault;
         translate(&bytes, options)
     }
 
@@ -505,22 +513,7 @@ impl FileRun<'_> {
                 offset,
                 values,
                 ..
-            } => {
-                let start = usize::try_from(*offset).unwrap_or(0);
-                let words = values.words();
-                let end = start.saturating_add(words.len());
-                let uniforms = match *buffer {
-                    0 => &mut self.uniforms,
-                    n => self.other_uniforms.entry(n).or_default(),
-                };
-                if uniforms.len() < end {
-                    // vkd3d fills gaps with 0x7f bytes.
-                    uniforms.resize(end.div_ceil(4) * 4, 0x7f7f_7f7f);
-                }
-                if let Some(dst) = uniforms.get_mut(start..end) {
-                    dst.copy_from_slice(&words);
-                }
-            }
+            } => self.uniforms.set(*buffer, *offset, &values.words()),
             Command::Dispatch { x, y, z } => {
                 let outcome = match skip_all {
                     Some(reason) => Contents::Skip(reason.to_string()),
@@ -647,6 +640,22 @@ impl FileRun<'_> {
         }
     }
 
+    /// Copies every UAV of space 0 into the report.
+    fn keep_uavs(&mut self) {
+        for (&(kind, space, slot), live) in &self.resources {
+            if kind != ResourceKind::Uav || space != 0 {
+                continue;
+            }
+            let bytes = match (&live.contents, &live.payload) {
+                (Contents::Known, Ok(payload)) => Ok(payload.probe_view().0.to_vec()),
+                (Contents::Known, Err(why)) | (Contents::Skip(why), _) | (Contents::Fail(why), _) => {
+                    Err(why.clone())
+                }
+            };
+            self.report.uavs.insert(slot, bytes);
+        }
+    }
+
     /// Records what a dispatch or draw did to the resources of `kinds`.
     fn written(&mut self, outcome: Contents, fxc_ok: bool, kinds: &[ResourceKind]) {
         for live in self
@@ -706,14 +715,14 @@ impl FileRun<'_> {
                 keys.push(key);
             }
         };
-        let mut cb = vulkan::words_to_bytes(&self.uniforms);
+        let mut cb = vulkan::words_to_bytes(&self.uniforms.cb0);
         cb.resize(cb.len().max(CB0_MIN_BYTES).div_ceil(16) * 16, 0);
         push(
             locate(DescriptorClass::ConstantBuffer, 0, 0),
             vulkan::Resource::UniformBuffer(cb),
             None,
         );
-        for (&register, words) in &self.other_uniforms {
+        for (&register, words) in &self.uniforms.others {
             let mut cb = vulkan::words_to_bytes(words);
             cb.resize(cb.len().max(16).div_ceil(16) * 16, 0);
             push(
@@ -1229,6 +1238,31 @@ impl FileRun<'_> {
             }
         };
         (outcome, live.fxc_ok)
+    }
+}
+
+/// The DXBC of a shader section: assembled, decoded from hex, or the compiled blob; or the
+/// state (skip or fail) its absence leaves.
+fn shader_bytes(
+    blobs: &dyn BlobSource,
+    file_name: &str,
+    section: &st::Section,
+    shader: &st::ShaderSection,
+    profile: &str,
+    options: &[String],
+) -> Result<Vec<u8>, ShaderState> {
+    match shader.format() {
+        SourceFormat::Asm => crate::asm::assemble(&shader.source)
+            .map_err(|e| ShaderState::Fail(format!("assembling: {e}"))),
+        SourceFormat::DxbcTpfHex => st::decode_hex(&shader.source)
+            .map_err(|e| ShaderState::Fail(format!("decoding hex: {e}"))),
+        _ => match blobs.blob(file_name, section, profile, options) {
+            Ok(Some(b)) => Ok(b),
+            Ok(None) => Err(ShaderState::Skip(
+                "no blob (upstream compile failure)".into(),
+            )),
+            Err(e) => Err(ShaderState::Fail(e)),
+        },
     }
 }
 
