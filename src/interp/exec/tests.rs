@@ -1235,7 +1235,7 @@ fn probe_words(resource: &Resource, x: u32, count: usize) -> Option<Vec<u32>> {
 }
 
 /// Files whose expectations the ALU (not the executor) disagrees with, and why: each probes
-/// a result D3D leaves open (the sign of a zero from dmin/dmax of ±0, msad sums past 65535)
+/// a result D3D leaves open (the sign of a zero from dmin/dmax of ±0)
 /// and expects lavapipe's choice. Their mismatches are printed, not failed.
 const ALU_DISPUTED: &[(&str, &str)] = &[
     (
@@ -1245,10 +1245,6 @@ const ALU_DISPUTED: &[(&str, &str)] = &[
     (
         "doubles/dmin.shader_test",
         "dmin(-0, +0): the spec allows either zero; the file expects +0, the ALU gives -0",
-    ),
-    (
-        "misc/msad.shader_test",
-        "msad past 65535, which D3D leaves undefined: the file expects a wrapping add (0x3fb), the ALU saturates",
     ),
 ];
 
