@@ -162,6 +162,9 @@ impl Machine<'_, '_> {
                 [x, y, z, 0]
             }
             K::InputThreadIdInGroupFlattened => [t.ids.flat; 4],
+            // D3D11.2's debugging clock: here the thread's instruction count, so it never
+            // goes back and advances across any work (.x low, .y high 32 bits).
+            K::CycleCounter => [t.steps as u32, (t.steps >> 32) as u32, 0, 0],
             kind => {
                 return Err(self
                     .fail(

@@ -36,8 +36,8 @@ pub(super) struct Thread {
     pub indexable: Vec<Vec<[u32; 4]>>,
     /// System values.
     pub ids: Ids,
-    /// Instructions executed so far.
-    steps: u64,
+    /// Instructions executed so far (also what `vCycleCounter` reads).
+    pub steps: u64,
 }
 
 impl Thread {
