@@ -149,6 +149,17 @@ impl Machine<'_, '_> {
                 out
             }
             K::ConstantBuffer => self.read_cb(t, operand, at, depth)?,
+            // Class linkage: the instance data of slot S, vector 2S + 1 of cb15 (see
+            // `Machine::interface_call`); zeros past the declared slots.
+            K::ThisPointer => {
+                let slot = self.nth_index(t, operand, 0, at, depth)?;
+                if slot < self.plan.slots {
+                    let vector = 2 * u64::from(slot) + 1;
+                    std::array::from_fn(|c| self.class_instance_word(vector, c as u64))
+                } else {
+                    [0; 4]
+                }
+            }
             K::InputThreadId => {
                 let [x, y, z] = t.ids.thread;
                 [x, y, z, 0]
