@@ -72,8 +72,12 @@ impl Default for Options {
 /// read 0 out of bounds and drop writes there; buffers and textures follow
 /// [`memory::Resource`]'s rules.
 ///
-/// Errors name the instruction (index and dword): another stage, sampling, class linkage
-/// or a register file the interpreter does not model (unsupported); a malformed block
+/// Class linkage reads its instance bindings from `cb15` of space 0 in the translator's
+/// form (per slot `s`: the function-table id in vector `2s`, `this[s]` in `2s + 1`);
+/// `vCycleCounter` reads the thread's instruction count.
+///
+/// Errors name the instruction (index and dword): another stage, sampling or a register
+/// file the interpreter does not model (unsupported); a malformed block
 /// structure, a barrier that threads reach at different instructions, calls nested deeper
 /// than 32, a resource register outside its range (invalid); a thread that exceeds
 /// [`Options::step_limit`] or a dispatch over 65535 groups in a dimension (limit).

@@ -1569,3 +1569,41 @@ fn the_corpus_compute_blobs_run_unbound() {
         report.join("\n")
     );
 }
+
+#[test]
+fn class_linkage_calls_through_the_bound_table() {
+    // fp0[2][1] = {ft0, ft1}: slot 0 bound to ft1, slot 1 to table 9 (not listed: no
+    // call); a run-time index of 2 is past the slots (no call). this[1].y is read directly.
+    let text = "cs_5_0
+dcl_function_body fb0
+dcl_function_body fb1
+dcl_function_table ft0 = {fb0}
+dcl_function_table ft1 = {fb1}
+dcl_interface_dynamicindexed fp0[2][1] = {ft0, ft1}
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+fcall fp0[0][0]
+mov r1.y, l(1)
+fcall fp0[r1.y + 0][0]
+mov r1.y, l(2)
+fcall fp0[r1.y + 0][0]
+mov r0.y, this[1].y
+store_raw u0.xy, l(0), r0.xyxx
+ret
+label fb0
+iadd r0.x, r0.x, l(1)
+ret
+label fb1
+iadd r0.x, r0.x, l(10)
+ret
+";
+    let mut resources = Resources::default();
+    resources.constant_buffers.insert(
+        (0, 15),
+        vec![1, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0, 0, 50, 60, 70, 80],
+    );
+    let actual = run_u0(text, 2, [1, 1, 1], resources);
+    check(text, &actual, &[10, 60]);
+}
