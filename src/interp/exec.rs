@@ -26,6 +26,9 @@ use crate::Result;
 use plan::Plan;
 use thread::{Machine, Stop, Thread};
 
+/// D3D11's limit on thread groups per dimension of a dispatch.
+const MAX_GROUPS_PER_DIMENSION: u32 = 65535;
+
 /// Runs a compute program (see [`super::dispatch`]).
 pub(super) fn dispatch(
     program: &Program,
@@ -34,6 +37,16 @@ pub(super) fn dispatch(
     options: &Options,
 ) -> Result<()> {
     let plan = Plan::new(program)?;
+    if let Some(&count) = groups.iter().find(|&&n| n > MAX_GROUPS_PER_DIMENSION) {
+        return Err(error_at(
+            program,
+            0,
+            format!(
+                "a dispatch of {count} thread groups in one dimension (D3D11 allows {MAX_GROUPS_PER_DIMENSION})"
+            ),
+        )
+        .with_kind(crate::ErrorKind::Limit));
+    }
     let mut machine = Machine {
         plan: &plan,
         resources,

@@ -1,4 +1,4 @@
-//! The reference interpreter: executes an [`ir::Program`] on the CPU with the semantics of
+//! The reference interpreter: executes an [`crate::ir::Program`] on the CPU with the semantics of
 //! the D3D11/D3D12 functional specification, as an oracle independent of the SPIR-V back end
 //! (it shares only the reader and the IR with the translator).
 //!
@@ -23,7 +23,14 @@ use crate::{Error, Result};
 pub use memory::{Format, Resource, Shape};
 
 /// The resources a dispatch sees, by `(register space, register)`: the D3D binding model,
-/// independent of any Vulkan layout.
+/// independent of any Vulkan layout. SM4.0–5.0 registers are space 0; SM5.1 operands name
+/// the absolute register in the range's space (`t1[12]` of `dcl_resource_raw t1[10:20],
+/// space=3` is `(3, 12)`).
+///
+/// A resource the program declares but this lacks is unbound, as in D3D: its loads,
+/// `bufinfo`, `resinfo`, atomics and UAV counter give 0, its stores and atomics write
+/// nothing, and a constant buffer reads 0 everywhere. A register outside its declared
+/// range is an error (D3D leaves such an access undefined).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Resources {
     /// Shader resource views (`t#`).
@@ -55,12 +62,25 @@ impl Default for Options {
     }
 }
 
-/// Runs a compute program over `groups` thread groups with `resources`; the UAVs hold what
-/// the dispatch wrote afterwards.
+/// Runs a compute program (`cs_4_0` … `cs_5_1`) over `groups` thread groups with
+/// `resources`; the UAVs (and their counters) hold what the dispatch wrote afterwards.
 ///
-/// Errors name the instruction (index and dword): an instruction the interpreter does not
-/// execute (unsupported), a program that breaks a rule the translator would also refuse
-/// (invalid), or a thread that exceeds [`Options::step_limit`].
+/// Groups run in order (x fastest), and within a group the threads in flattened order, each
+/// until a `sync_*_t` barrier or its end; once every thread has reached the barrier or
+/// ended, all continue. Group-shared memory starts zeroed in every group. Bounds: constant
+/// buffers read 0 past the bound buffer; the immediate constant buffer and indexable temps
+/// read 0 out of bounds and drop writes there; buffers and textures follow
+/// [`memory::Resource`]'s rules.
+///
+/// Class linkage reads its instance bindings from `cb15` of space 0 in the translator's
+/// form (per slot `s`: the function-table id in vector `2s`, `this[s]` in `2s + 1`);
+/// `vCycleCounter` reads the thread's instruction count.
+///
+/// Errors name the instruction (index and dword): another stage, sampling or a register
+/// file the interpreter does not model (unsupported); a malformed block
+/// structure, a barrier that threads reach at different instructions, calls nested deeper
+/// than 32, a resource register outside its range (invalid); a thread that exceeds
+/// [`Options::step_limit`] or a dispatch over 65535 groups in a dimension (limit).
 pub fn dispatch(
     program: &Program,
     resources: &mut Resources,

@@ -107,15 +107,18 @@ pub fn run() -> Result<()> {
             })
         },
     )?;
-    step("difftest --self-check (every injected fault kind is caught)", || {
-        crate::difftest::run(&crate::difftest::Options {
-            seed: Some(CI_DIFFTEST_SEED),
-            count: None,
-            seconds: None,
-            self_check: true,
-            out_dir: None,
-        })
-    })?;
+    step(
+        "difftest --self-check (every injected fault kind is caught)",
+        || {
+            crate::difftest::run(&crate::difftest::Options {
+                seed: Some(CI_DIFFTEST_SEED),
+                count: None,
+                seconds: None,
+                self_check: true,
+                out_dir: None,
+            })
+        },
+    )?;
 
     println!("== step: corpus");
     let start = Instant::now();

@@ -142,13 +142,24 @@ impl Machine<'_, '_> {
                 let mut out = [0; 4];
                 if let Some(words) = element
                     .checked_mul(4)
-                    .and_then(|start| icb.get(start..start + 4))
+                    .and_then(|start| icb.get(start..start.checked_add(4)?))
                 {
                     out.copy_from_slice(words);
                 }
                 out
             }
             K::ConstantBuffer => self.read_cb(t, operand, at, depth)?,
+            // Class linkage: the instance data of slot S, vector 2S + 1 of cb15 (see
+            // `Machine::interface_call`); zeros past the declared slots.
+            K::ThisPointer => {
+                let slot = self.nth_index(t, operand, 0, at, depth)?;
+                if slot < self.plan.slots {
+                    let vector = 2 * u64::from(slot) + 1;
+                    std::array::from_fn(|c| self.class_instance_word(vector, c as u64))
+                } else {
+                    [0; 4]
+                }
+            }
             K::InputThreadId => {
                 let [x, y, z] = t.ids.thread;
                 [x, y, z, 0]
@@ -162,6 +173,9 @@ impl Machine<'_, '_> {
                 [x, y, z, 0]
             }
             K::InputThreadIdInGroupFlattened => [t.ids.flat; 4],
+            // D3D11.2's debugging clock: here the thread's instruction count, so it never
+            // goes back and advances across any work (.x low, .y high 32 bits).
+            K::CycleCounter => [t.steps as u32, (t.steps >> 32) as u32, 0, 0],
             kind => {
                 return Err(self
                     .fail(
@@ -220,6 +234,8 @@ impl Machine<'_, '_> {
                 let s = operand.selection;
                 std::array::from_fn(|i| raw[s.component(i) as usize & 3])
             }
+            // `d(x)`: one double for both lanes, (low, high, low, high).
+            ComponentCount::One if operand.kind == RegisterKind::Immediate64 => raw,
             ComponentCount::One => [raw[0]; 4],
             ComponentCount::Zero | ComponentCount::N(_) => {
                 return Err(self.fail(

@@ -87,6 +87,14 @@ pub(super) struct Plan<'p> {
     pub labels: BTreeMap<u32, usize>,
     /// The instruction after the main program (its first `label`, or the end).
     pub main_end: usize,
+    /// Class linkage: function bodies (`fbN`) → the instruction after their label.
+    pub bodies: BTreeMap<u32, usize>,
+    /// Class linkage: function tables (`ftN`) → their bodies, one per call site.
+    pub tables: BTreeMap<u32, Vec<u32>>,
+    /// Class linkage: interfaces (`fpN`, N the first slot) → (slots, compatible tables).
+    pub interfaces: BTreeMap<u32, (u32, Vec<u32>)>,
+    /// Class linkage: the number of interface slots (`this[]` reads zeros past them).
+    pub slots: u32,
 }
 
 /// An open block while the structure is worked out.
@@ -132,6 +140,10 @@ impl<'p> Plan<'p> {
             switches: Vec::new(),
             labels: BTreeMap::new(),
             main_end: program.instructions.len(),
+            bodies: BTreeMap::new(),
+            tables: BTreeMap::new(),
+            interfaces: BTreeMap::new(),
+            slots: 0,
         };
         plan.declarations()?;
         plan.structure()?;
@@ -210,6 +222,21 @@ impl<'p> Plan<'p> {
                     class: CustomDataClass::ImmediateConstantBuffer,
                     data,
                 } => self.icb = program.data_slice(*data),
+                Declaration::FunctionTable { id, bodies } => {
+                    self.tables
+                        .insert(*id, program.data_slice(*bodies).to_vec());
+                }
+                Declaration::Interface {
+                    id,
+                    array_length,
+                    tables,
+                    ..
+                } => {
+                    let length = (*array_length).max(1);
+                    self.slots = self.slots.max(id.saturating_add(length));
+                    let tables = program.data_slice(*tables).to_vec();
+                    self.interfaces.insert(*id, (length, tables));
+                }
                 _ => {}
             }
             if let Some((operand, range, access)) = bound {
@@ -430,9 +457,16 @@ impl<'p> Plan<'p> {
                                 return fail("defines a label twice");
                             }
                         }
-                        // Function bodies of class linkage (`label fb#`) are reached only
-                        // through `fcall`, which the interpreter refuses.
-                        Some(op) if op.kind == RegisterKind::FunctionBody => {}
+                        // Function bodies of class linkage (`label fb#`), reached by `fcall`.
+                        Some(op) if op.kind == RegisterKind::FunctionBody => {
+                            let Some(number) = op.indices().first().and_then(|i| i.as_imm32())
+                            else {
+                                return fail("without a function body number");
+                            };
+                            if self.bodies.insert(number, index + 1).is_some() {
+                                return fail("defines a function body twice");
+                            }
+                        }
                         _ => return fail("without a label"),
                     }
                 }

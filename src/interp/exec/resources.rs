@@ -10,7 +10,7 @@ use super::thread::{Machine, Thread};
 use crate::interp::memory::{AtomicOp, Resource, Shape};
 use crate::ir::{InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension};
 use crate::tpf::opcodes::Opcode;
-use crate::{ErrorKind, Result};
+use crate::Result;
 
 /// Where a resource operand points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,7 +228,20 @@ impl Machine<'_, '_> {
             }
             return Ok(());
         }
+        // The `_s` loads: the load, then a residency status in the second destination.
+        // Resources here are never tiled, so the status is 0 and every check of it says
+        // "fully mapped".
+        let (opcode, status) = match opcode {
+            O::LdS => (O::Ld, true),
+            O::LdUavTypedS => (O::LdUavTyped, true),
+            O::LdRawS => (O::LdRaw, true),
+            O::LdStructuredS => (O::LdStructured, true),
+            other => (other, false),
+        };
         match opcode {
+            O::CheckAccessFullyMapped => {
+                self.write(t, self.operand(dsts, 0, pc)?, [u32::MAX; 4], pc)?;
+            }
             O::LdRaw | O::LdStructured => {
                 let resource = self.operand(srcs, srcs.len().saturating_sub(1), pc)?;
                 let located = self.locate(t, resource, pc)?;
@@ -305,15 +318,16 @@ impl Machine<'_, '_> {
                 self.write(t, self.operand(dsts, 0, pc)?, [value; 4], pc)?;
             }
             _ => {
-                return Err(self
-                    .fail(
-                        pc,
-                        format!(
-                            "`{}`: the interpreter does not model tiled-resource residency",
-                            opcode.name()
-                        ),
-                    )
-                    .with_kind(ErrorKind::Unsupported))
+                return Err(self.fail(
+                    pc,
+                    format!("`{}` is not a memory instruction", opcode.name()),
+                ))
+            }
+        }
+        // After the load, which may read a register the status overwrites.
+        if status {
+            if let Some(operand) = dsts.get(1) {
+                self.write(t, operand, [0; 4], pc)?;
             }
         }
         Ok(())

@@ -977,3 +977,633 @@ ret
         ],
     );
 }
+
+#[test]
+fn sync_in_every_flag_combination() {
+    // Thread i writes g0[i], syncs, reads g0[(i + 1) % 8]. With `_t` every thread sees
+    // its neighbour's write; the memory-only forms do not stop the thread (threads run one
+    // after another, so a later neighbour has not written yet: D3D leaves that order open,
+    // the test checks only that the run goes through and each thread's own write).
+    let names = ["uglobal", "ugroup", "g", "t"];
+    for flags in 1u32..16 {
+        let suffix: String = names
+            .iter()
+            .enumerate()
+            .filter(|(bit, _)| flags & (1 << bit) != 0)
+            .map(|(_, name)| format!("_{name}"))
+            .collect();
+        let text = format!(
+            "cs_5_0
+dcl_uav_raw u0
+dcl_tgsm_raw g0, 32
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 8, 1, 1
+ishl r0.x, vThreadIDInGroupFlattened.x, l(2)
+iadd r0.y, vThreadIDInGroupFlattened.x, l(10)
+store_raw g0.x, r0.x, r0.y
+sync{suffix}
+iadd r1.x, r0.x, l(4)
+and r1.x, r1.x, l(31)
+ld_raw r1.y, r1.x, g0.xxxx
+ishl r1.z, r0.x, l(1)
+mov r1.x, r0.y
+store_raw u0.xy, r1.z, r1.xyxx
+ret
+"
+        );
+        let actual = run_u0(&text, 16, [1, 1, 1], Resources::default());
+        for i in 0..8 {
+            assert_eq!(
+                actual[2 * i],
+                10 + i as u32,
+                "own write of thread {i}\n{text}"
+            );
+            if flags & 8 != 0 {
+                let neighbour = 10 + (i as u32 + 1) % 8;
+                assert_eq!(
+                    actual[2 * i + 1],
+                    neighbour,
+                    "thread {i} after the barrier\n{text}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sm51_relative_resource_indices_and_srv_loads() {
+    // t0..t1 of space 2 (raw, registers 4..5) and t2 (structured, stride 8, register 0 of
+    // space 1) read through run-time register indices; u1[r + 7] picks a UAV of range
+    // 7..8.
+    let text = "cs_5_1
+dcl_resource_raw t0[4:5], space=2
+dcl_resource_structured t1[0:0], 8, space=1
+dcl_uav_raw u0[0:0], space=0
+dcl_uav_raw u1[7:8], space=0
+dcl_input vThreadIDInGroupFlattened
+dcl_temps 2
+dcl_thread_group 2, 1, 1
+mov r0.x, vThreadIDInGroupFlattened.x
+ld_raw r1.x, l(4), t0[r0.x + 4].xxxx
+ld_structured r1.yz, r0.x, l(4), t1[0].xxyx
+ishl r0.y, r0.x, l(4)
+iadd r1.w, r0.x, l(50)
+store_raw u0[0].xyzw, r0.y, r1.xyzw
+store_raw u1[r0.x + 7].x, l(0), r1.w
+ret
+";
+    let mut resources = Resources::default();
+    let bytes = |words: &[u32]| {
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<u8>>()
+    };
+    resources
+        .srvs
+        .insert((2, 4), Resource::new(Shape::Raw, bytes(&[1, 2])));
+    resources
+        .srvs
+        .insert((2, 5), Resource::new(Shape::Raw, bytes(&[3, 4])));
+    resources.srvs.insert(
+        (1, 0),
+        Resource::new(Shape::Structured { stride: 8 }, bytes(&[5, 6, 7, 8])),
+    );
+    resources.uavs.insert((0, 7), raw(1, 0));
+    resources.uavs.insert((0, 8), raw(1, 0));
+    resources.uavs.insert((0, 0), raw(8, 0xdead_beef));
+    let program = program(text);
+    dispatch(&program, &mut resources, [1, 1, 1], &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    // Thread 1's structured read of element 1 at byte 4: dwords 3 and (past the
+    // structure, so out of bounds) 4.
+    check(
+        text,
+        &words(&resources.uavs[&(0, 0)]),
+        &[2, 6, 0, 50, 4, 8, 0, 51],
+    );
+    check(text, &words(&resources.uavs[&(0, 7)]), &[50]);
+    check(text, &words(&resources.uavs[&(0, 8)]), &[51]);
+}
+
+#[test]
+fn double_operands_take_modifiers_on_their_high_words() {
+    let text = "cs_5_0
+dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+dmov r0.xy, d(1.5, 0)
+dmov r0.zw, -r0.xyxy
+dadd r1.xy, |r0.zwzw|, d(2.0, 0)
+dadd r1.zw, -|r0.xyxy|, r0.zwzw
+store_raw u0.xyzw, l(0), r1.xyzw
+ret
+";
+    let actual = run_u0(text, 4, [1, 1, 1], Resources::default());
+    let d = |v: f64| {
+        let bits = v.to_bits();
+        [bits as u32, (bits >> 32) as u32]
+    };
+    let expected: Vec<u32> = [d(3.5), d(-3.0)].concat();
+    check(text, &actual, &expected);
+}
+
+/// Every compute program of the project's own suite (`shaders/**/*.shader_test` compute
+/// sections and `tests/in/*.asm`) runs with no resources bound: nothing panics, and an
+/// error is only ever an unsupported feature or the step limit (a valid program is never
+/// called invalid).
+#[test]
+fn the_project_compute_programs_run_unbound() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts = Vec::new();
+    let mut dirs = vec![root.join("shaders")];
+    while let Some(dir) = dirs.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "shader_test") {
+                let file = std::fs::read_to_string(&path).unwrap_or_default();
+                for section in crate::asm::asm_sections(&file) {
+                    if section.header == "[compute shader asm]" {
+                        texts.push((format!("{}:{}", path.display(), section.line), section.text));
+                    }
+                }
+            }
+        }
+    }
+    if let Ok(entries) = std::fs::read_dir(root.join("tests/in")) {
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            if path.extension().is_some_and(|e| e == "asm")
+                && text.lines().any(|l| l.trim().starts_with("cs_"))
+            {
+                texts.push((path.display().to_string(), text));
+            }
+        }
+    }
+    assert!(
+        texts.len() >= 10,
+        "found only {} compute programs",
+        texts.len()
+    );
+    let options = Options {
+        step_limit: 100_000,
+        ..Options::default()
+    };
+    let mut ran = 0;
+    let mut report = Vec::new();
+    for (name, text) in &texts {
+        let Ok(bytes) = crate::asm::assemble(text) else {
+            continue;
+        };
+        let Ok(Some(program)) =
+            crate::read(&bytes, &crate::ReadOptions::default()).map(|d| d.program)
+        else {
+            continue;
+        };
+        ran += 1;
+        if let Err(error) = dispatch(&program, &mut Resources::default(), [2, 1, 1], &options) {
+            if error.kind == ErrorKind::Invalid {
+                report.push(format!("{name}: {error}"));
+            }
+        }
+    }
+    assert!(ran >= 10, "ran only {ran} of {} programs", texts.len());
+    assert!(
+        report.is_empty(),
+        "valid programs called invalid:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn residency_loads_abort_and_debug_break() {
+    // `_s` loads give the plain load's data and a status every check calls fully mapped;
+    // the status may overwrite the address register (written after the load); abort and
+    // debug_break do nothing.
+    let text = "cs_5_0
+dcl_resource_raw t1
+dcl_uav_raw u0
+dcl_temps 3
+dcl_thread_group 1, 1, 1
+mov r2.x, l(4)
+debug_break
+ld_raw_s r0.xy, r2.x, r2.x, t1.zxyw
+check_access_fully_mapped r1.x, r2.x
+abort
+ld_raw_s r0.zw, null, l(0), t1.xxxy
+store_raw u0.xyzw, l(0), r0.xyzw
+store_raw u0.xy, l(16), r1.xxxx
+ret
+";
+    let mut resources = Resources::default();
+    let bytes: Vec<u8> = [7u32, 8, 9, 10]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .collect();
+    resources
+        .srvs
+        .insert((0, 1), Resource::new(Shape::Raw, bytes));
+    let actual = run_u0(text, 6, [1, 1, 1], resources);
+    check(text, &actual, &[10, 8, 7, 8, u32::MAX, u32::MAX]);
+}
+
+/// The words a buffer probe reads: `count` dwords from element `x` of `resource` (in a
+/// raw buffer the probe's values make one element).
+fn probe_words(resource: &Resource, x: u32, count: usize) -> Option<Vec<u32>> {
+    let element = match resource.shape {
+        Shape::Raw => 4 * count as u32,
+        Shape::Structured { stride } => stride,
+        Shape::TypedBuffer { format } => format.texel_size(),
+        Shape::Texture { .. } => return None,
+    };
+    let start = (x as usize).checked_mul(element as usize)?;
+    let bytes = resource.data.get(start..start.checked_add(4 * count)?)?;
+    Some(
+        bytes
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect(),
+    )
+}
+
+/// Files whose expectations the ALU (not the executor) disagrees with, and why: each probes
+/// a result D3D leaves open (the sign of a zero from dmin/dmax of ±0)
+/// and expects lavapipe's choice. Their mismatches are printed, not failed.
+const ALU_DISPUTED: &[(&str, &str)] = &[
+    (
+        "doubles/dmax.shader_test",
+        "dmax(-0, +0): the spec allows either zero; the file expects -0, the ALU gives +0",
+    ),
+    (
+        "doubles/dmin.shader_test",
+        "dmin(-0, +0): the spec allows either zero; the file expects +0, the ALU gives -0",
+    ),
+];
+
+/// The `.shader_test` files under `dir`, sorted.
+fn shader_test_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "shader_test") {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Loads the program of a shader section (`None`: the file is skipped).
+type Loader<'a> = &'a dyn Fn(
+    &crate::shader_test::Section,
+    &crate::shader_test::ShaderSection,
+    &crate::shader_test::RequireState,
+) -> Option<Program>;
+
+/// What a probe expects, as 32-bit words.
+fn probe_expected(values: &crate::shader_test::ProbeValues) -> Vec<u32> {
+    use crate::shader_test::ProbeValues;
+    let split = |v: u64| [v as u32, (v >> 32) as u32];
+    match values {
+        ProbeValues::U32(v) => v.clone(),
+        ProbeValues::I32(v) => v.iter().map(|&i| i as u32).collect(),
+        ProbeValues::F32(v) => v.iter().map(|f| f.to_bits()).collect(),
+        ProbeValues::F64(v) => v.iter().flat_map(|d| split(d.to_bits())).collect(),
+        ProbeValues::U64(v) => v.iter().flat_map(|&u| split(u)).collect(),
+        ProbeValues::I64(v) => v.iter().flat_map(|&i| split(i as u64)).collect(),
+    }
+}
+
+/// Runs the compute parts of one `.shader_test` file on the interpreter, sections in file
+/// order: a compute shader section that loads replaces the program; any other shader
+/// section (or one that does not load) turns the following tests off until the next
+/// shader; a resource section replaces its register; test lines run `uniform`, `dispatch`
+/// and buffer or texel probes (`if(…)` lines only where their condition holds for the
+/// program's model). Any other command, or a resource the interpreter cannot build, ends
+/// the file there. Mismatches go to `failures`, or are printed for lines with `todo`/`bug`
+/// marks and for the [`ALU_DISPUTED`] files. Returns how many probes were checked.
+fn run_shader_test(path: &std::path::Path, load: Loader<'_>, failures: &mut Vec<String>) -> usize {
+    use crate::shader_test::{
+        Command, EvalContext, MarkKind, ProbeArea, ResourceKind, SectionKind, ShaderModel,
+        ShaderTestFile, Stage,
+    };
+    let name = path.display();
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return 0;
+    };
+    let Ok(file) = ShaderTestFile::parse(&text) else {
+        return 0;
+    };
+    let disputed = ALU_DISPUTED
+        .iter()
+        .find(|(file, _)| path.ends_with(file))
+        .map(|(_, why)| why);
+    let (mut program, mut resources, mut probes) = (None::<Program>, Resources::default(), 0);
+    for (section, state) in file.sections_with_require() {
+        match &section.kind {
+            SectionKind::Shader(shader) => {
+                program = if shader.stage == Stage::Compute {
+                    load(section, shader, &state)
+                } else {
+                    None
+                };
+            }
+            SectionKind::Resource(decl) => {
+                if !matches!(decl.kind, ResourceKind::Srv | ResourceKind::Uav) {
+                    continue;
+                }
+                let Ok(resource) = Resource::from_shader_test(decl) else {
+                    return probes;
+                };
+                let key = (decl.space, decl.slot);
+                if decl.kind == ResourceKind::Srv {
+                    resources.srvs.insert(key, resource);
+                } else {
+                    resources.uavs.insert(key, resource);
+                }
+            }
+            SectionKind::Test(lines) => {
+                let Some(program) = &program else {
+                    continue;
+                };
+                let model = ShaderModel::new(program.model.major, program.model.minor);
+                let ctx = EvalContext::model(model);
+                for line in lines {
+                    let applies =
+                        |kind| line.marks.iter().any(|m| m.kind == kind && m.applies(&ctx));
+                    if line
+                        .marks
+                        .iter()
+                        .any(|m| m.kind == MarkKind::If && !m.applies(&ctx))
+                    {
+                        continue;
+                    }
+                    let lenient = applies(MarkKind::Todo) || applies(MarkKind::Bug);
+                    match &line.command {
+                        Command::Uniform {
+                            buffer,
+                            offset,
+                            values,
+                            ..
+                        } => {
+                            let words = values.words();
+                            let cb = resources.constant_buffers.entry((0, *buffer)).or_default();
+                            let end = *offset as usize + words.len();
+                            if cb.len() < end {
+                                cb.resize(end, 0);
+                            }
+                            cb[*offset as usize..end].copy_from_slice(&words);
+                        }
+                        Command::Dispatch { x, y, z } => {
+                            let result = dispatch(
+                                program,
+                                &mut resources,
+                                [*x, *y, *z],
+                                &Options::default(),
+                            );
+                            if let Err(error) = result {
+                                if error.kind != ErrorKind::Unsupported {
+                                    failures.push(format!("{name}:{}: {error}", line.line));
+                                }
+                                return probes;
+                            }
+                        }
+                        Command::Probe(probe) => {
+                            let Some(r) = probe.resource.filter(|r| {
+                                matches!(r.kind, ResourceKind::Uav | ResourceKind::Srv)
+                            }) else {
+                                return probes;
+                            };
+                            let map = if r.kind == ResourceKind::Uav {
+                                &resources.uavs
+                            } else {
+                                &resources.srvs
+                            };
+                            let expected = probe_expected(&probe.values);
+                            let Some(resource) = map.get(&(0, r.slot)).or_else(|| {
+                                map.iter()
+                                    .find(|((_, slot), _)| *slot == r.slot)
+                                    .map(|(_, res)| res)
+                            }) else {
+                                return probes;
+                            };
+                            let actual = match (probe.area, resource.shape) {
+                                (ProbeArea::Element(x), Shape::Texture { .. })
+                                | (ProbeArea::Point { x, y: 0 }, Shape::Texture { .. }) => {
+                                    Some(resource.load_typed([x, 0, 0], 0).to_vec())
+                                }
+                                (ProbeArea::Point { x, y }, Shape::Texture { .. }) => {
+                                    Some(resource.load_typed([x, y, 0], 0).to_vec())
+                                }
+                                (ProbeArea::Element(x) | ProbeArea::Point { x, y: 0 }, _) => {
+                                    probe_words(resource, x, expected.len())
+                                }
+                                _ => None,
+                            };
+                            let Some(mut actual) = actual else {
+                                return probes;
+                            };
+                            actual.truncate(expected.len());
+                            let ulp = match &probe.values {
+                                crate::shader_test::ProbeValues::F32(_) => probe.ulp,
+                                _ => 0,
+                            };
+                            let close = actual.len() == expected.len()
+                                && actual
+                                    .iter()
+                                    .zip(&expected)
+                                    .all(|(&a, &e)| (a as i32).abs_diff(e as i32) <= ulp);
+                            probes += 1;
+                            let message = format!(
+                                "{name}:{}: probe expected {expected:x?}, interpreter gave {actual:x?}",
+                                line.line
+                            );
+                            match (close, disputed) {
+                                (true, _) => {}
+                                (false, Some(why)) => eprintln!("disputed ({why}): {message}"),
+                                (false, None) if lenient => eprintln!("marked line: {message}"),
+                                (false, None) => failures.push(message),
+                            }
+                        }
+                        _ => return probes,
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    probes
+}
+
+/// The project's compute `.shader_test` files (assembly) run on the interpreter and match
+/// their expected values (the same expectations the Vulkan runner checks); see
+/// [`run_shader_test`] for which files run.
+#[test]
+fn the_project_compute_shader_tests_pass_on_the_interpreter() {
+    let files =
+        shader_test_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("shaders"));
+    let load: Loader<'_> = &|_, shader, _| {
+        let bytes = crate::asm::assemble(&shader.source).ok()?;
+        crate::read(&bytes, &crate::ReadOptions::default())
+            .ok()?
+            .program
+    };
+    let mut failures = Vec::new();
+    let ran = files
+        .iter()
+        .filter(|path| run_shader_test(path, load, &mut failures) > 0)
+        .count();
+    eprintln!("ran {ran} of {} .shader_test files", files.len());
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(ran >= 30, "only {ran} files ran");
+}
+
+/// vkd3d's compute `.shader_test` files of the corpus (`../shared/corpus`, not part of the
+/// project), with the DXBC blobs compiled for them, run on the interpreter against their
+/// expected values. Says so loudly and passes when the corpus is absent.
+#[test]
+fn the_corpus_compute_shader_tests_pass_on_the_interpreter() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !corpus.join("shader_test").is_dir() {
+        eprintln!(
+            "NOTE: {} is absent: the corpus test did not run",
+            corpus.display()
+        );
+        return;
+    }
+    let blobs = corpus.join("shader_test_dxbc");
+    let load: Loader<'_> = &|section, shader, state| {
+        let profile = crate::shader_test::profile(shader, state)?;
+        let name = crate::shader_test::blob_name(section, &profile, &state.options);
+        let bytes = std::fs::read(blobs.join(name)).ok()?;
+        crate::read(&bytes, &crate::ReadOptions::default())
+            .ok()?
+            .program
+    };
+    let files = shader_test_files(&corpus.join("shader_test"));
+    let mut failures = Vec::new();
+    let ran = files
+        .iter()
+        .filter(|path| run_shader_test(path, load, &mut failures) > 0)
+        .count();
+    eprintln!("ran {ran} of {} corpus .shader_test files", files.len());
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Every compute blob of the corpus (fxc's and vkd3d's, `../shared/corpus`, not part of
+/// the project) runs with nothing bound and 2 groups: nothing panics and no valid program
+/// is called invalid. Says so loudly and passes when the corpus is absent.
+#[test]
+fn the_corpus_compute_blobs_run_unbound() {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    if !corpus.is_dir() {
+        eprintln!(
+            "NOTE: {} is absent: the corpus test did not run",
+            corpus.display()
+        );
+        return;
+    }
+    let mut blobs = Vec::new();
+    let mut dirs = vec![corpus.join("fxc"), corpus.join("shader_test_dxbc")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "dxbc") {
+                blobs.push(path);
+            }
+        }
+    }
+    let options = Options {
+        step_limit: 100_000,
+        ..Options::default()
+    };
+    let (mut ran, mut report) = (0, Vec::new());
+    for path in &blobs {
+        let Ok(bytes) = std::fs::read(path) else {
+            continue;
+        };
+        let Ok(Some(program)) =
+            crate::read(&bytes, &crate::ReadOptions::default()).map(|d| d.program)
+        else {
+            continue;
+        };
+        if program.model.stage != crate::ir::Stage::Compute {
+            continue;
+        }
+        ran += 1;
+        if let Err(error) = dispatch(&program, &mut Resources::default(), [2, 1, 1], &options) {
+            if error.kind == ErrorKind::Invalid {
+                report.push(format!("{}: {error}", path.display()));
+            }
+        }
+    }
+    eprintln!("ran {ran} compute blobs of {}", blobs.len());
+    assert!(
+        report.is_empty(),
+        "valid programs called invalid:\n{}",
+        report.join("\n")
+    );
+}
+
+#[test]
+fn class_linkage_calls_through_the_bound_table() {
+    // fp0[2][1] = {ft0, ft1}: slot 0 bound to ft1, slot 1 to table 9 (not listed: no
+    // call); a run-time index of 2 is past the slots (no call). this[1].y is read directly.
+    let text = "cs_5_0
+dcl_function_body fb0
+dcl_function_body fb1
+dcl_function_table ft0 = {fb0}
+dcl_function_table ft1 = {fb1}
+dcl_interface_dynamicindexed fp0[2][1] = {ft0, ft1}
+dcl_uav_raw u0
+dcl_temps 2
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+fcall fp0[0][0]
+mov r1.y, l(1)
+fcall fp0[r1.y + 0][0]
+mov r1.y, l(2)
+fcall fp0[r1.y + 0][0]
+mov r0.y, this[1].y
+store_raw u0.xy, l(0), r0.xyxx
+ret
+label fb0
+iadd r0.x, r0.x, l(1)
+ret
+label fb1
+iadd r0.x, r0.x, l(10)
+ret
+";
+    let mut resources = Resources::default();
+    resources.constant_buffers.insert(
+        (0, 15),
+        vec![1, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0, 0, 50, 60, 70, 80],
+    );
+    let actual = run_u0(text, 2, [1, 1, 1], resources);
+    check(text, &actual, &[10, 60]);
+}

@@ -36,8 +36,8 @@ pub(super) struct Thread {
     pub indexable: Vec<Vec<[u32; 4]>>,
     /// System values.
     pub ids: Ids,
-    /// Instructions executed so far.
-    steps: u64,
+    /// Instructions executed so far (also what `vCycleCounter` reads).
+    pub steps: u64,
 }
 
 impl Thread {
@@ -167,6 +167,8 @@ impl Machine<'_, '_> {
         t.pc = next;
         match instruction.opcode {
             O::Nop | O::EndIf | O::Loop | O::Case | O::Default | O::EndSwitch => {}
+            // Nothing, as on D3D's hardware drivers (the translator's documented choice).
+            O::Abort | O::DebugBreak => {}
             O::If => {
                 if !self.test(t, instruction, pc)? {
                     t.pc = self.jump(pc)?;
@@ -269,14 +271,101 @@ impl Machine<'_, '_> {
                     .with_kind(ErrorKind::Unsupported))
             }
             O::InterfaceCall => {
-                return Err(self
-                    .fail(pc, "`fcall`: the interpreter does not run class linkage")
-                    .with_kind(ErrorKind::Unsupported))
+                if let Some(target) = self.interface_call(t, instruction, pc)? {
+                    if t.calls.len() >= MAX_CALL_DEPTH {
+                        return Err(self.fail(
+                            pc,
+                            format!("calls nest deeper than {MAX_CALL_DEPTH} (D3D11's limit)"),
+                        ));
+                    }
+                    t.calls.push(next);
+                    t.pc = target;
+                }
             }
             opcode if self.is_memory(opcode) => self.memory(t, instruction, pc)?,
             _ => self.alu(t, instruction, pc)?,
         }
         Ok(None)
+    }
+
+    /// `fcall fpN[index]` with call site `site`: the body that the function table of the
+    /// instance bound to slot `N + index` lists for the site, in the project's binding
+    /// form (see `crate::spirv::linkage`): `cb15` of space 0 holds, per slot `s`, the
+    /// table id in `x` of vector `2s` and `this[s]` in vector `2s + 1`. A table the
+    /// interface does not list, or a run-time index past the interface's slots, calls
+    /// nothing (`None`).
+    fn interface_call(
+        &self,
+        t: &Thread,
+        instruction: &Instruction,
+        pc: usize,
+    ) -> Result<Option<usize>> {
+        let plan = self.plan;
+        let operand = plan
+            .program
+            .srcs(instruction)
+            .first()
+            .filter(|o| o.kind == crate::ir::RegisterKind::Interface)
+            .ok_or_else(|| self.fail(pc, "fcall needs an interface operand (fp#)"))?;
+        let site = instruction
+            .call_index
+            .ok_or_else(|| self.fail(pc, "fcall needs a call site"))?;
+        let id = operand
+            .indices()
+            .first()
+            .and_then(|i| i.as_imm32())
+            .ok_or_else(|| self.fail(pc, "fcall needs an interface number"))?;
+        let (length, tables) = plan
+            .interfaces
+            .get(&id)
+            .ok_or_else(|| self.fail(pc, format!("fcall through fp{id}, which is not declared")))?;
+        let index = operand
+            .indices()
+            .get(1)
+            .copied()
+            .unwrap_or(crate::ir::Index::Imm32(0));
+        let element = self.index(t, index, pc, 0)?;
+        if element >= *length {
+            if index.relative().is_none() {
+                return Err(self.fail(
+                    pc,
+                    format!("fcall fp{id}[{element}] is outside the interface's {length} slots"),
+                ));
+            }
+            return Ok(None);
+        }
+        let slot = u64::from(id) + u64::from(element);
+        let table = self.class_instance_word(2 * slot, 0);
+        if !tables.contains(&table) {
+            return Ok(None);
+        }
+        let body = plan
+            .tables
+            .get(&table)
+            .ok_or_else(|| self.fail(pc, format!("fp{id} lists ft{table}, which is not declared")))?
+            .get(site as usize)
+            .copied()
+            .ok_or_else(|| {
+                self.fail(pc, format!("call site {site} is past the end of ft{table}"))
+            })?;
+        plan.bodies.get(&body).copied().map(Some).ok_or_else(|| {
+            self.fail(
+                pc,
+                format!("ft{table} lists fb{body}, which no label declares"),
+            )
+        })
+    }
+
+    /// Word `component` of vector `vector` of the class-instance data (`cb15` of space 0;
+    /// 0 when unbound or past its end).
+    pub(super) fn class_instance_word(&self, vector: u64, component: u64) -> u32 {
+        let word = vector * 4 + component;
+        self.resources
+            .constant_buffers
+            .get(&(0, 15))
+            .and_then(|words| usize::try_from(word).ok().and_then(|w| words.get(w)))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// An ALU instruction through [`alu::evaluate`].

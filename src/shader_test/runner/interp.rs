@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::probe::{self, Addressing};
+use super::uniforms::Uniforms;
 use super::{
     describe, shader_bytes, BlobSource, FileReport, Outcome, ProbeRecord, ShaderState, NOT_SM45,
 };
@@ -17,7 +18,6 @@ use crate::shader_test::{
     self as st, Command, EvalContext, ExpectedFxc, ResourceKind, SectionKind, ShaderModel,
     ShaderTestFile, Stage,
 };
-use super::uniforms::Uniforms;
 use crate::ErrorKind;
 
 /// What a UAV holds for the probes.
@@ -220,10 +220,7 @@ fn dispatch(
 }
 
 /// Records what the last work did to every UAV.
-fn set_uav_contents(
-    resources: &mut BTreeMap<(ResourceKind, u32, u32), Entry>,
-    outcome: &Contents,
-) {
+fn set_uav_contents(resources: &mut BTreeMap<(ResourceKind, u32, u32), Entry>, outcome: &Contents) {
     for ((kind, ..), entry) in resources.iter_mut() {
         if *kind == ResourceKind::Uav {
             entry.contents = outcome.clone();

@@ -17,11 +17,11 @@
 //! outside SM4.0–5.1, a device feature missing, no blob, a section fxc would refuse, or a
 //! runner limitation named as such); a translation error is a failure.
 
+mod interp;
 mod probe;
 mod resources;
 mod stream_output;
 mod uniforms;
-mod interp;
 
 pub use interp::interpret_file;
 
@@ -492,8 +492,14 @@ impl FileRun<'_> {
                 "shader is expected not to compile with fxc for {profile}"
             ));
         }
-        let bytes = match shader_bytes(self.blobs, self.file_name, section, shader, profile, options)
-        {
+        let bytes = match shader_bytes(
+            self.blobs,
+            self.file_name,
+            section,
+            shader,
+            profile,
+            options,
+        ) {
             Ok(bytes) => bytes,
             Err(state) => return state,
         };
@@ -648,9 +654,9 @@ impl FileRun<'_> {
             }
             let bytes = match (&live.contents, &live.payload) {
                 (Contents::Known, Ok(payload)) => Ok(payload.probe_view().0.to_vec()),
-                (Contents::Known, Err(why)) | (Contents::Skip(why), _) | (Contents::Fail(why), _) => {
-                    Err(why.clone())
-                }
+                (Contents::Known, Err(why))
+                | (Contents::Skip(why), _)
+                | (Contents::Fail(why), _) => Err(why.clone()),
             };
             self.report.uavs.insert(slot, bytes);
         }

@@ -57,7 +57,11 @@ impl fmt::Display for Mismatch {
                 Ok(())
             }
             (_, Err(why)) => write!(f, "u{} ({} translation): {why}", self.uav, self.translation),
-            (None, Ok(_)) => write!(f, "u{} ({} translation): no data", self.uav, self.translation),
+            (None, Ok(_)) => write!(
+                f,
+                "u{} ({} translation): no data",
+                self.uav, self.translation
+            ),
         }
     }
 }
@@ -124,7 +128,12 @@ pub fn compare(
                 continue;
             }
             None => {
-                out.push(mismatch(None, 0, Err("the device run kept no such UAV".into()), None));
+                out.push(mismatch(
+                    None,
+                    0,
+                    Err("the device run kept no such UAV".into()),
+                    None,
+                ));
                 continue;
             }
         };

@@ -101,7 +101,12 @@ mod tests {
     #[test]
     fn keeps_only_the_lines_the_failure_needs_and_every_declaration() {
         let text = "cs_5_0\ndcl_temps 1\nmov r0.x, l(1)\nmov r0.y, l(2)\nBAD1\nmov r0.z, l(3)\nBAD2\nret\n";
-        let small = minimise(&case(text), |c| c.asm.contains("BAD1") && c.asm.contains("BAD2"));
-        assert_eq!(small.asm, "cs_5_0\ndcl_temps 1\nBAD1\nBAD2\n", "from:\n{text}");
+        let small = minimise(&case(text), |c| {
+            c.asm.contains("BAD1") && c.asm.contains("BAD2")
+        });
+        assert_eq!(
+            small.asm, "cs_5_0\ndcl_temps 1\nBAD1\nBAD2\n",
+            "from:\n{text}"
+        );
     }
 }

@@ -65,7 +65,10 @@ impl BlobSource for NoBlobs {
         _: &str,
         _: &[String],
     ) -> std::result::Result<Option<Vec<u8>>, String> {
-        Err(format!("line {}: difftest cases are assembly", section.line))
+        Err(format!(
+            "line {}: difftest cases are assembly",
+            section.line
+        ))
     }
 }
 
@@ -212,7 +215,10 @@ pub fn run(options: &Options) -> Result<()> {
             Verdict::Agree => {}
             Verdict::Unusable(why) => {
                 unusable += 1;
-                println!("seed {case_seed}: UNUSABLE generated program: {why}\n{}", case.asm);
+                println!(
+                    "seed {case_seed}: UNUSABLE generated program: {why}\n{}",
+                    case.asm
+                );
             }
             Verdict::Mismatch(found) => {
                 failures += 1;
