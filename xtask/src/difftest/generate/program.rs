@@ -75,6 +75,8 @@ struct Gen {
     /// Data temps are r1..=temps.
     temps: u32,
     approx: u32,
+    /// Scratch temp of the NaN canonicalisation (written right before each read).
+    nan_scratch: u32,
     next_counter: u32,
     scope: Vec<u32>,
     loop_depth: u32,
@@ -219,7 +221,8 @@ pub(super) fn build(seed: u64, options: &GenOptions) -> Case {
         total,
         temps,
         approx: temps + 1,
-        next_counter: temps + 2,
+        nan_scratch: temps + 2,
+        next_counter: temps + 3,
         scope: Vec::new(),
         loop_depth: 0,
         lines: Vec::new(),
@@ -491,12 +494,14 @@ impl Gen {
                 let a = self.src(Ty::F, true);
                 let b = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}, {b}"));
+                self.canon_f32(&d, sat);
             }
             3 => {
                 let op = self.rng.pick(FUN);
                 let sat = self.sat();
                 let a = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}"));
+                self.canon_f32(&d, sat);
             }
             4 => {
                 let sat = self.sat();
@@ -506,6 +511,7 @@ impl Gen {
                     self.src(Ty::F, true),
                 );
                 self.emit(format!("mad{sat} {d}, {a}, {b}, {c}"));
+                self.canon_f32(&d, sat);
             }
             5 => {
                 let op = self.rng.pick(&["dp2", "dp3", "dp4"]);
@@ -513,6 +519,7 @@ impl Gen {
                 let a = self.src(Ty::F, true);
                 let b = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}, {b}"));
+                self.canon_f32(&d, sat);
             }
             6 => {
                 let op = self.rng.pick(FCMP);
@@ -548,12 +555,26 @@ impl Gen {
                 let op = self.rng.pick(UUN);
                 let a = self.src(Ty::U, false);
                 self.emit(format!("{op} {d}, {a}"));
+                if op == "f16tof32" {
+                    self.canon_f32(&d, "");
+                }
             }
             14 => {
                 if self.rng.chance(50) {
                     let op = self.rng.pick(FCONV);
                     let a = self.src(Ty::F, true);
-                    self.emit(format!("{op} {d}, {a}"));
+                    if op == "f32tof16" {
+                        // The half bits of a NaN are not specified: a fixed half NaN instead.
+                        let (s, mask) = (self.nan_scratch, d.split('.').nth(1).unwrap_or("x"));
+                        self.emit(format!("ne r{s}.{mask}, {a}, {a}"));
+                        self.emit(format!("{op} {d}, {a}"));
+                        let r = d.split('.').next().unwrap_or("r1");
+                        self.emit(format!(
+                            "movc {d}, r{s}.xyzw, l(0x00007e00, 0x00007e00, 0x00007e00, 0x00007e00), {r}.xyzw"
+                        ));
+                    } else {
+                        self.emit(format!("{op} {d}, {a}"));
+                    }
                 } else {
                     let op = self.rng.pick(&["itof", "ineg"]);
                     let a = self.src(Ty::I, op == "itof");
@@ -591,6 +612,9 @@ impl Gen {
                 let a = self.src(Ty::F, modifiers);
                 let b = self.src(Ty::U, false);
                 self.emit(format!("movc {d}, {c}, {a}, {b}"));
+                if modifiers {
+                    self.canon_f32(&d, "");
+                }
             }
             18 => {
                 let (d0, d1) = self.two_dsts_masked(true);
@@ -603,8 +627,43 @@ impl Gen {
                 let a = self.src(Ty::F, true);
                 let sat = self.sat();
                 self.emit(format!("mov{sat} {d}, {a}"));
+                if a.starts_with('-') || a.starts_with('|') {
+                    self.canon_f32(&d, sat);
+                }
             }
         }
+    }
+
+    /// Replaces NaNs in the components `dst` (`r3.xz`) wrote by one fixed NaN: D3D does not
+    /// specify the bits of a NaN a float operation returns, and the harness compares bits.
+    /// Saturated results are never NaN.
+    fn canon_f32(&mut self, dst: &str, sat: &str) {
+        if !sat.is_empty() {
+            return;
+        }
+        let (r, mask) = dst.split_once('.').unwrap_or((dst, "xyzw"));
+        let s = self.nan_scratch;
+        self.emit(format!("ne r{s}.{mask}, {r}.xyzw, {r}.xyzw"));
+        self.emit(format!(
+            "movc {dst}, r{s}.xyzw, l(0x7fc00000, 0x7fc00000, 0x7fc00000, 0x7fc00000), {r}.xyzw"
+        ));
+    }
+
+    /// [`Gen::canon_f32`] for the doubles of register `r` in `mask` (`xy`, `zw`, `xyzw`).
+    fn canon_f64(&mut self, r: u32, mask: &str) {
+        let s = self.nan_scratch;
+        let (test, cond, nan) = match mask {
+            "xy" => ("x", "xxxx", "l(0, 0x7ff80000, 0, 0)"),
+            "zw" => ("x", "xxxx", "l(0, 0, 0, 0x7ff80000)"),
+            _ => ("xy", "xxyy", "l(0, 0x7ff80000, 0, 0x7ff80000)"),
+        };
+        let src = match mask {
+            "xy" => "xyxy",
+            "zw" => "zwzw",
+            _ => "xyzw",
+        };
+        self.emit(format!("dne r{s}.{test}, r{r}.{src}, r{r}.{src}"));
+        self.emit(format!("movc r{r}.{mask}, r{s}.{cond}, {nan}, r{r}.xyzw"));
     }
 
     fn sat(&mut self) -> &'static str {
@@ -690,6 +749,9 @@ impl Gen {
                 let sat = if self.rng.chance(10) { "_sat" } else { "" };
                 let (a, b) = (self.dsrc(), self.dsrc());
                 self.emit(format!("{op}{sat} r{r}.{m}, {a}, {b}"));
+                if sat.is_empty() {
+                    self.canon_f64(r, m);
+                }
             }
             3 | 9 => {
                 let op = self.rng.pick(&["deq", "dne", "dlt", "dge"]);
@@ -701,29 +763,39 @@ impl Gen {
                 let m = self.dmask();
                 let a = self.dsrc();
                 self.emit(format!("dmov r{r}.{m}, {a}"));
+                if a.starts_with(['-', '|']) {
+                    self.canon_f64(r, m);
+                }
             }
             5 => {
                 let m = self.dmask();
                 let c = self.src(Ty::U, false);
                 let (a, b) = (self.dsrc(), self.dsrc());
                 self.emit(format!("dmovc r{r}.{m}, {c}, {a}, {b}"));
+                if a.starts_with(['-', '|']) || b.starts_with(['-', '|']) {
+                    self.canon_f64(r, m);
+                }
             }
             6 => {
                 let d = self.dst12();
                 let a = self.dsrc();
                 self.emit(format!("dtof {d}, {a}"));
+                self.canon_f32(&d, "");
             }
             7 => {
                 let m = self.rng.pick(&["xy", "xyzw"]);
                 let a = self.src(Ty::F, true);
                 self.emit(format!("ftod r{r}.{m}, {a}"));
+                self.canon_f64(r, m);
             }
             _ => {
                 // Both lanes through one op, results compared as floats too.
                 let (a, b) = (self.dsrc(), self.dsrc());
                 self.emit(format!("dadd r{r}.xyzw, {a}, {b}"));
+                self.canon_f64(r, "xyzw");
                 let d = self.dst12();
                 self.emit(format!("dtof {d}, r{r}.xyzw"));
+                self.canon_f32(&d, "");
             }
         }
     }
@@ -1178,6 +1250,7 @@ impl Gen {
                 let k = self.rng.below(ARRAY_ENTRIES);
                 let v = self.src(Ty::F, false);
                 self.emit(format!("add {d}, x0[{k}].{s}, {v}"));
+                self.canon_f32(&d, "");
             }
             3 if self.uses_icb => {
                 let x = self.scalar(Ty::U);
@@ -1379,7 +1452,7 @@ impl Gen {
     fn loop_block(&mut self, depth: u32) {
         // Subroutines (which loops may call) hold at most one loop level.
         let max_depth = if self.function.is_some() { 1 } else { 3 };
-        if self.next_counter >= self.temps + 2 + MAX_LOOPS || self.loop_depth >= max_depth {
+        if self.next_counter >= self.temps + 3 + MAX_LOOPS || self.loop_depth >= max_depth {
             return self.if_block(depth);
         }
         let c = self.next_counter;

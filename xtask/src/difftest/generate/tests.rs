@@ -648,3 +648,14 @@ fn contract_check_catches_violations() {
         "a read of the approximate temp passed"
     );
 }
+
+#[test]
+#[ignore]
+fn print_seed() {
+    let seed: u64 = std::env::var("SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let case = generate(seed, &GenOptions::default());
+    println!("{}", case.shader_test(""));
+}
