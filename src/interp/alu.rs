@@ -41,6 +41,13 @@ pub struct FloatMode {
     /// `fma(a.w, b.w, fma(a.z, b.z, fma(a.y, b.y, a.x * b.x)))`; unfused, each product and
     /// each sum is rounded, summed in component order.
     pub fuse_mad: bool,
+    /// `f32tof16` rounds to nearest even, overflowing to infinity (IEEE, and what devices
+    /// do), rather than toward zero with finite values clamped to ±65504 (the rule this
+    /// interpreter reads in the D3D11.3 specification); the harness accepts either.
+    pub f16_nearest: bool,
+    /// `dp2`/`dp3`/`dp4` sum from the last component to the first (D3D fixes no order:
+    /// its bound is the worst serial ordering).
+    pub dot_reversed: bool,
 }
 
 /// The results of one ALU instruction: one 4-component vector per destination operand, in

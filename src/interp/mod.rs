@@ -51,6 +51,10 @@ pub struct Options {
     /// Instructions one thread may execute before the run stops with an error (a loop that
     /// never ends).
     pub step_limit: u64,
+    /// Refuse a program that reads a component of a temp (`r#`) before the thread writes
+    /// it, whose value D3D leaves undefined (an `Invalid` error naming the instruction). Off
+    /// by default: compilers emit such reads whose results go unused.
+    pub undefined_reads: bool,
 }
 
 impl Default for Options {
@@ -58,6 +62,7 @@ impl Default for Options {
         Options {
             float: alu::FloatMode::default(),
             step_limit: 10_000_000,
+            undefined_reads: false,
         }
     }
 }

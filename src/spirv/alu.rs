@@ -162,8 +162,8 @@ impl Emitter<'_> {
             }
             O::Dp2 | O::Dp3 | O::Dp4 => self.alu_dot(instruction)?,
             // D3D: if one operand is NaN the other is returned (NMin/NMax).
-            O::Min => self.ext_binary(instruction, f, glsl::NMIN)?,
-            O::Max => self.ext_binary(instruction, f, glsl::NMAX)?,
+            O::Min => self.min_max(instruction, glsl::NMIN)?,
+            O::Max => self.min_max(instruction, glsl::NMAX)?,
             O::Imin => self.ext_binary(instruction, i, ext::SMIN)?,
             O::Imax => self.ext_binary(instruction, i, ext::SMAX)?,
             O::Umin => self.ext_binary(instruction, u, ext::UMIN)?,
@@ -282,7 +282,7 @@ impl Emitter<'_> {
                     built(e.m.composite_extract(float, pair, &[0]))
                 })
             })?,
-            O::Frc => self.ext_unary(instruction, ext::FRACT)?,
+            O::Frc => self.frc(instruction)?,
             O::RoundNe => self.ext_unary(instruction, ext::ROUND_EVEN)?,
             O::RoundNi => self.ext_unary(instruction, ext::FLOOR)?,
             O::RoundPi => self.ext_unary(instruction, ext::CEIL)?,
@@ -599,6 +599,45 @@ impl Emitter<'_> {
         self.alu_op(instruction, &[Scalar::F32], Scalar::F32, |e, _, a| {
             let x = arg_val(a, 0)?;
             e.ext(x, which, &[x.id])
+        })
+    }
+
+    /// `frc`: `x - floor(x)` kept below 1 (`Fract` of a tiny negative number rounds up to
+    /// 1.0), and NaN for ±infinity (`inf - inf`; lavapipe's `Fract` gives 0), as the
+    /// differential test found.
+    fn frc(&mut self, instruction: &Instruction) -> Result<()> {
+        /// GLSL.std.450 `FAbs`.
+        const FABS: u32 = 4;
+        self.alu_op(instruction, &[Scalar::F32], Scalar::F32, |e, ty, a| {
+            let x = arg_val(a, 0)?;
+            let fract = e.ext(x, ext::FRACT, &[x.id])?;
+            let boolean = e.m.vector(Scalar::Bool, x.count);
+            let one = e.splat_bits(Scalar::F32, 1.0f32.to_bits(), x.count);
+            let below_one = e.splat_bits(Scalar::F32, 0x3f7f_ffff, x.count);
+            let is_one = built(e.m.b.f_ord_greater_than_equal(boolean, None, fract, one))?;
+            let kept = built(e.m.select(ty, None, is_one, below_one, fract))?;
+            let magnitude = e.ext(x, FABS, &[x.id])?;
+            let inf = e.splat_bits(Scalar::F32, 0x7f80_0000, x.count);
+            let infinite = built(e.m.b.f_ord_equal(boolean, None, magnitude, inf))?;
+            let nan = e.splat_bits(Scalar::F32, 0x7fc0_0000, x.count);
+            built(e.m.select(ty, None, infinite, nan, kept))
+        })
+    }
+
+    /// `min` / `max` with D3D's NaN rule for every NaN: `NMin`/`NMax`, then the other
+    /// operand wherever one is a NaN. GLSL.std.450 promises the rule, but devices that follow
+    /// IEEE 754-2008's minNum/maxNum (lavapipe) return NaN for a signalling NaN (found by the
+    /// differential test: `max(0x7f800001, 2^31)` gave NaN), while D3D treats all NaNs alike.
+    fn min_max(&mut self, instruction: &Instruction, which: u32) -> Result<()> {
+        self.alu_op(instruction, &[Scalar::F32, Scalar::F32], Scalar::F32, |e, ty, a| {
+            let x = arg_val(a, 0)?;
+            let y = arg(a, 1)?;
+            let r = e.ext(x, which, &[x.id, y])?;
+            let boolean = e.m.vector(Scalar::Bool, x.count);
+            let x_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
+            let r = built(e.m.select(ty, None, x_nan, y, r))?;
+            let y_nan = built(e.m.b.is_nan(boolean, None, y))?;
+            built(e.m.select(ty, None, y_nan, x.id, r))
         })
     }
 

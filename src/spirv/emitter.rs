@@ -427,6 +427,18 @@ impl<'a> Emitter<'a> {
         if model == ExecutionModel::Fragment {
             self.modes.push((ExecutionMode::OriginUpperLeft, vec![]));
         }
+        if self.options.features.signed_zero_inf_nan_preserve_float32 {
+            // D3D's float rules keep NaN and infinities through arithmetic (`0 * inf` is
+            // NaN) and the sign of zeros; without the mode a Vulkan compiler may fold
+            // `x * 0` to 0 (Mesa does: the differential test found it).
+            self.m
+                .capability(spirv::Capability::SignedZeroInfNanPreserve);
+            if self.options.target.spirv_version() < (1, 4) {
+                self.m.extension("SPV_KHR_float_controls");
+            }
+            self.modes
+                .push((ExecutionMode::SignedZeroInfNanPreserve, vec![32]));
+        }
         if model == ExecutionModel::GLCompute
             && !self
                 .modes

@@ -148,6 +148,11 @@ pub struct Features {
     /// `shaderDenormPreserveFloat64`: declare `DenormPreserve` for doubles, as D3D keeps
     /// double denormals (off by default, as not every device has it).
     pub denorm_preserve_float64: bool,
+    /// `shaderSignedZeroInfNanPreserveFloat32`: declare `SignedZeroInfNanPreserve` for
+    /// 32-bit floats, so that the device keeps NaN, infinities and signed zeros through
+    /// arithmetic as D3D does (off by default, as not every device has it; without it a
+    /// device may fold `x * 0` to 0).
+    pub signed_zero_inf_nan_preserve_float32: bool,
     /// `shaderResourceResidency`: the `_s` forms read residency with `OpImageSparse*` (on
     /// by default; without it every status says "fully mapped", as no resource can then be
     /// partly resident).
@@ -173,6 +178,7 @@ impl Default for Features {
         Features {
             float64: true,
             denorm_preserve_float64: false,
+            signed_zero_inf_nan_preserve_float32: false,
             sparse_residency: true,
             min_lod: true,
             float16: false,

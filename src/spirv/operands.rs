@@ -359,6 +359,11 @@ impl Emitter<'_> {
                 .b
                 .ext_inst(ty, None, glsl, glsl::NMIN, [IdRef(low), IdRef(one)]),
         )?;
+        // NaN gives 0 for every NaN: devices that follow IEEE 754-2008's maxNum (lavapipe)
+        // return NaN from NMax of a signalling NaN, which NMin then turns into 1.
+        let boolean = self.m.vector(Scalar::Bool, value.count);
+        let nan = built(self.m.b.is_nan(boolean, None, value.id))?;
+        let id = built(self.m.select(ty, None, nan, zero, id))?;
         Ok(Val { id, ..value })
     }
 

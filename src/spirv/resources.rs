@@ -681,13 +681,28 @@ impl Emitter<'_> {
             ([index, offset], Some(BufferKind::Structured(stride))) => {
                 let index = self.load_scalar(index, Scalar::U32)?.id;
                 let offset = self.load_scalar(offset, Scalar::U32)?.id;
-                let stride = self.m.constant_u32(stride);
-                let base = built(self.m.b.i_mul(uint, None, index, stride))?;
-                built(self.m.b.i_add(uint, None, base, offset))?
+                self.structured_bytes(index, offset, stride)?
             }
             _ => return Err(self.err("a structured access to a buffer that is not structured")),
         };
         built(self.m.b.shift_right_logical(uint, None, bytes, two))
+    }
+
+    /// The byte address `index * stride + offset` of a structured access, or `0xffffffff`
+    /// (past the end of any buffer) when the true address does not fit 32 bits: D3D's bounds
+    /// are on the element index, so a huge index must not wrap around into the buffer.
+    fn structured_bytes(&mut self, index: Word, offset: Word, stride: u32) -> Result<Word> {
+        let uint = self.m.scalar(Scalar::U32);
+        let boolean = self.m.scalar(Scalar::Bool);
+        let past = self.m.constant_u32(u32::MAX);
+        let max_index = self.m.constant_u32(u32::MAX / stride.max(1));
+        let stride = self.m.constant_u32(stride);
+        let base = built(self.m.b.i_mul(uint, None, index, stride))?;
+        let sum = built(self.m.b.i_add(uint, None, base, offset))?;
+        let carried = built(self.m.b.u_less_than(boolean, None, sum, base))?;
+        let bytes = built(self.m.select(uint, None, carried, past, sum))?;
+        let wrapped = built(self.m.b.u_greater_than(boolean, None, index, max_index))?;
+        built(self.m.select(uint, None, wrapped, past, bytes))
     }
 
     /// The address operand of an atomic on a raw/structured buffer or group-shared memory.
@@ -700,9 +715,7 @@ impl Emitter<'_> {
                 let both = self.load(address, Scalar::U32, 0b11)?;
                 let index = self.extract(both, 0)?.id;
                 let offset = self.extract(both, 1)?.id;
-                let stride = self.m.constant_u32(stride);
-                let base = built(self.m.b.i_mul(uint, None, index, stride))?;
-                built(self.m.b.i_add(uint, None, base, offset))?
+                self.structured_bytes(index, offset, stride)?
             }
         };
         built(self.m.b.shift_right_logical(uint, None, bytes, two))

@@ -31,6 +31,8 @@ pub struct Features {
     /// `shaderInt16`.
     pub shader_int16: bool,
     /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
+    /// `shaderSignedZeroInfNanPreserveFloat32` (Vulkan 1.2 float controls).
+    pub signed_zero_inf_nan_preserve_float32: bool,
     pub denorm_preserve_float64: bool,
     /// `shaderDenormPreserveFloat32` (a float-controls property, core 1.2).
     pub denorm_preserve_float32: bool,
@@ -458,6 +460,9 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
     let features = Features {
         denorm_preserve_float64: on(float_controls.shader_denorm_preserve_float64),
         denorm_preserve_float32: on(float_controls.shader_denorm_preserve_float32),
+        signed_zero_inf_nan_preserve_float32: on(
+            float_controls.shader_signed_zero_inf_nan_preserve_float32
+        ),
         device_name: props
             .device_name_as_c_str()
             .map(|n| n.to_string_lossy().into_owned())

@@ -113,10 +113,15 @@ fn step(value: f32, mode: FloatMode) -> f32 {
 
 /// `dp2`/`dp3`/`dp4` of the first `n` components.
 fn dot(a: [u32; 4], b: [u32; 4], n: usize, mode: FloatMode) -> u32 {
-    let a = a.map(|x| input(x, mode));
-    let b = b.map(|x| input(x, mode));
+    let n = n.min(4);
+    let mut a = a.map(|x| input(x, mode));
+    let mut b = b.map(|x| input(x, mode));
+    if mode.dot_reversed {
+        a[..n].reverse();
+        b[..n].reverse();
+    }
     let mut acc = step(a[0] * b[0], mode);
-    for i in 1..n.min(4) {
+    for i in 1..n {
         acc = if mode.fuse_mad {
             step(a[i].mul_add(b[i], acc), mode)
         } else {
@@ -224,6 +229,9 @@ pub(super) fn evaluate(
         // Round to nearest even (the spec's recommendation).
         O::Itof => one(a.map(|x| (x as i32 as f32).to_bits())),
         O::Utof => one(a.map(|x| (x as f32).to_bits())),
+        O::F32ToF16 if mode.f16_nearest => one(a.map(|x| {
+            u32::from(half::f32_to_f16_nearest(f32::from_bits(input(x, mode).to_bits())))
+        })),
         O::F32ToF16 => one(a.map(|x| u32::from(half::f32_to_f16(input(x, mode))))),
         O::F16ToF32 => one(a.map(|x| half::f16_to_f32(x as u16).to_bits())),
         O::Mov => one(a),

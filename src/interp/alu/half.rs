@@ -15,6 +15,38 @@ const MAX: u16 = 0x7bff;
 const QUIET: u16 = 0x0200;
 
 /// Converts a float32 to float16 bits, D3D's way (round toward zero, overflow to ±65504).
+pub fn f32_to_f16_nearest(value: f32) -> u16 {
+    let sign = ((value.to_bits() >> 16) as u16) & SIGN;
+    if value.is_nan() {
+        return sign | 0x7e00;
+    }
+    let a = f64::from(value.abs());
+    if a >= 65520.0 {
+        // At or past the midpoint between 65504 and 65536: rounds to infinity.
+        return sign | 0x7c00;
+    }
+    if a < 2f64.powi(-14) {
+        // Half denormals (a result of 1024 is the smallest normal, encoded the same way).
+        return sign | (a * 2f64.powi(24)).round_ties_even() as u16;
+    }
+    let exponent = a.log2().floor() as i32;
+    let mut exponent = if 2f64.powi(exponent) > a {
+        exponent - 1
+    } else {
+        exponent
+    };
+    let mut mantissa = ((a / 2f64.powi(exponent) - 1.0) * 1024.0).round_ties_even() as u32;
+    if mantissa == 1024 {
+        mantissa = 0;
+        exponent += 1;
+    }
+    if exponent > 15 {
+        return sign | 0x7c00;
+    }
+    sign | (((exponent + 15) as u16) << 10) | mantissa as u16
+}
+
+/// A float32 converted to float16 by D3D's rule (see `f32_to_f16_nearest` for IEEE's).
 pub fn f32_to_f16(value: f32) -> u16 {
     let bits = value.to_bits();
     let sign = ((bits >> 16) as u16) & SIGN;

@@ -7,16 +7,22 @@ use crate::tpf::opcodes::{Layout, OPCODES};
 const KEEP: FloatMode = FloatMode {
     flush_denormals: false,
     fuse_mad: false,
+    f16_nearest: false,
+    dot_reversed: false,
 };
 /// Denormals flushed, `mad` unfused.
 const FLUSH: FloatMode = FloatMode {
     flush_denormals: true,
     fuse_mad: false,
+    f16_nearest: false,
+    dot_reversed: false,
 };
 /// Denormals kept, `mad` fused.
 const FUSED: FloatMode = FloatMode {
     flush_denormals: false,
     fuse_mad: true,
+    f16_nearest: false,
+    dot_reversed: false,
 };
 
 const NAN: u32 = 0x7fc0_0000;
@@ -1179,4 +1185,22 @@ fn integer_products_match_wide_arithmetic() {
         let sum = u64::from(a) + u64::from(b);
         check_with(Opcode::Uaddc, &[a, b], false, KEEP, 1, (sum >> 32) as u32);
     }
+}
+
+#[test]
+fn f32tof16_to_nearest_even_matches_ieee() {
+    // Every float16 value and the midpoints between neighbours (ties go to the even one).
+    for h in 0u16..0x7c00 {
+        let v = half::f16_to_f32(h);
+        assert_eq!(half::f32_to_f16_nearest(v), h, "exact {h:#06x}");
+        let next = half::f16_to_f32(h + 1);
+        let mid = ((f64::from(v) + f64::from(next)) / 2.0) as f32;
+        let even = if h % 2 == 0 { h } else { h + 1 };
+        assert_eq!(half::f32_to_f16_nearest(mid), even, "midpoint above {h:#06x}");
+        assert_eq!(half::f32_to_f16_nearest(-mid), even | 0x8000, "-midpoint above {h:#06x}");
+    }
+    assert_eq!(half::f32_to_f16_nearest(65520.0), 0x7c00);
+    assert_eq!(half::f32_to_f16_nearest(65519.99), 0x7bff);
+    assert_eq!(half::f32_to_f16_nearest(f32::INFINITY), 0x7c00);
+    assert_eq!(half::f32_to_f16_nearest(f32::NAN) & 0x7e00, 0x7e00);
 }

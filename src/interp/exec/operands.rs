@@ -228,6 +228,9 @@ impl Machine<'_, '_> {
     /// A source operand's four components after its selection and modifier: component `i`
     /// is what destination component `i` reads.
     pub(super) fn read(&self, t: &Thread, operand: &Operand, at: usize) -> Result<[u32; 4]> {
+        if self.options.undefined_reads && operand.kind == RegisterKind::Temp {
+            self.check_written(t, operand, at)?;
+        }
         let raw = self.read_raw(t, operand, at, 0)?;
         let mut value = match operand.components {
             ComponentCount::Four => {
@@ -251,6 +254,59 @@ impl Machine<'_, '_> {
         Ok(value)
     }
 
+    /// With [`crate::interp::Options::undefined_reads`]: an error when a source reads a
+    /// component of a temp that the thread has not written (D3D leaves its value undefined).
+    fn check_written(&self, t: &Thread, operand: &Operand, at: usize) -> Result<()> {
+        let Some(r) = operand.indices[0].as_imm32() else {
+            return Ok(());
+        };
+        let written = t.written.get(r as usize).copied().unwrap_or(0xf);
+        let read = match operand.components {
+            ComponentCount::One => 1,
+            _ => self.components_read(operand, at),
+        };
+        let unwritten = read & !written;
+        if unwritten == 0 {
+            return Ok(());
+        }
+        let names: String = (0..4)
+            .filter(|c| unwritten & (1 << c) != 0)
+            .map(|c| ['x', 'y', 'z', 'w'][c])
+            .collect();
+        Err(self.fail(
+            at,
+            format!("reads r{r}.{names} before the thread writes it (D3D leaves the value undefined)"),
+        ))
+    }
+
+    /// The components of a four-component source that its instruction reads: those the
+    /// selection puts in the positions the destinations write, for instructions that work
+    /// per component; every selected component for dot products and double instructions,
+    /// whose positions do not map one to one.
+    fn components_read(&self, operand: &Operand, at: usize) -> u8 {
+        use crate::tpf::opcodes::Opcode as O;
+        let program = self.plan.program;
+        let Some(instruction) = program.instructions.get(at) else {
+            return operand.selection.mask();
+        };
+        let whole = matches!(instruction.opcode, O::Dp2 | O::Dp3 | O::Dp4)
+            || program
+                .operands_of(instruction)
+                .iter()
+                .any(|o| o.value_type == crate::ir::ValueType::F64);
+        let positions = program
+            .dsts(instruction)
+            .iter()
+            .filter(|d| d.components == ComponentCount::Four)
+            .fold(0, |m, d| m | d.mask());
+        if whole || positions == 0 {
+            return operand.selection.mask();
+        }
+        (0..4)
+            .filter(|i| positions & (1 << i) != 0)
+            .fold(0, |m, i| m | 1 << (operand.selection.component(i) & 3))
+    }
+
     /// Writes the components of `value` that the destination's mask selects.
     pub(super) fn write(
         &self,
@@ -271,6 +327,9 @@ impl Machine<'_, '_> {
                     .get_mut(r)
                     .ok_or_else(|| self.fail(at, format!("r{r} is beyond dcl_temps {count}")))?;
                 write_masked(slot, mask, value);
+                if let Some(written) = t.written.get_mut(r) {
+                    *written |= mask;
+                }
             }
             K::IndexableTemp => {
                 let (slot, size) = self.indexable_of(operand, at)?;

@@ -1607,3 +1607,22 @@ ret
     let actual = run_u0(text, 2, [1, 1, 1], resources);
     check(text, &actual, &[10, 60]);
 }
+
+#[test]
+fn undefined_reads_of_temps_are_refused_only_when_asked() {
+    let text = "cs_5_0\ndcl_uav_raw u0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\n\
+                mov r0.xy, l(1, 2, 0, 0)\nmov r1.x, r0.y\nstore_raw u0.xy, l(0), r0.xzxx\nret\n";
+    let strict = Options {
+        undefined_reads: true,
+        ..Options::default()
+    };
+    let error = run_err(text, &strict);
+    assert_eq!(index_of(&error), 5, "{error}");
+    assert!(error.message.contains("r0.z"), "{error}");
+    // Off by default: the unwritten component reads 0.
+    let program = program(text);
+    let mut resources = Resources::default();
+    resources.uavs.insert((0, 0), raw(16, 0));
+    dispatch(&program, &mut resources, [1, 1, 1], &Options::default())
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+}

@@ -32,6 +32,9 @@ pub(super) struct Thread {
     calls: Vec<usize>,
     /// `r#`.
     pub temps: Vec<[u32; 4]>,
+    /// The components of each `r#` written so far (bit 0 = x), for
+    /// [`crate::interp::Options::undefined_reads`].
+    pub written: Vec<u8>,
     /// `x#`, by the plan's slot.
     pub indexable: Vec<Vec<[u32; 4]>>,
     /// System values.
@@ -52,6 +55,7 @@ impl Thread {
             pc: 0,
             calls: Vec::new(),
             temps: vec![[0; 4]; plan.temps],
+            written: vec![0; plan.temps],
             indexable,
             ids: Ids {
                 thread: std::array::from_fn(|i| {

@@ -160,7 +160,7 @@ fn load(
     }
     let bytes = match shader_bytes(blobs, file_name, section, shader, profile, &state.options) {
         Ok(bytes) => bytes,
-        Err(state) => return Compute::Unusable(state),
+        Err(why) => return Compute::Unusable(why.into()),
     };
     match crate::read(&bytes, &crate::ReadOptions::default()) {
         Ok(dxbc) => match dxbc.program {

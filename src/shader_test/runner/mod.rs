@@ -501,7 +501,7 @@ impl FileRun<'_> {
             options,
         ) {
             Ok(bytes) => bytes,
-            Err(state) => return state,
+            Err(why) => return why.into(),
         };
         let mut options = options_for(self.ctx.features());
         options.features.native_16bit = self.native_16bit;
@@ -1247,8 +1247,24 @@ impl FileRun<'_> {
     }
 }
 
-/// The DXBC of a shader section: assembled, decoded from hex, or the compiled blob; or the
-/// state (skip or fail) its absence leaves.
+/// Why a shader section has no DXBC: work with it is skipped, or fails.
+#[derive(Debug, Clone)]
+enum NoBytes {
+    Skip(String),
+    Fail(String),
+}
+
+impl From<NoBytes> for ShaderState {
+    fn from(why: NoBytes) -> ShaderState {
+        match why {
+            NoBytes::Skip(reason) => ShaderState::Skip(reason),
+            NoBytes::Fail(message) => ShaderState::Fail(message),
+        }
+    }
+}
+
+/// The DXBC of a shader section: assembled, decoded from hex, or the compiled blob; or why
+/// there is none.
 fn shader_bytes(
     blobs: &dyn BlobSource,
     file_name: &str,
@@ -1256,18 +1272,16 @@ fn shader_bytes(
     shader: &st::ShaderSection,
     profile: &str,
     options: &[String],
-) -> Result<Vec<u8>, ShaderState> {
+) -> Result<Vec<u8>, NoBytes> {
     match shader.format() {
         SourceFormat::Asm => crate::asm::assemble(&shader.source)
-            .map_err(|e| ShaderState::Fail(format!("assembling: {e}"))),
+            .map_err(|e| NoBytes::Fail(format!("assembling: {e}"))),
         SourceFormat::DxbcTpfHex => st::decode_hex(&shader.source)
-            .map_err(|e| ShaderState::Fail(format!("decoding hex: {e}"))),
+            .map_err(|e| NoBytes::Fail(format!("decoding hex: {e}"))),
         _ => match blobs.blob(file_name, section, profile, options) {
             Ok(Some(b)) => Ok(b),
-            Ok(None) => Err(ShaderState::Skip(
-                "no blob (upstream compile failure)".into(),
-            )),
-            Err(e) => Err(ShaderState::Fail(e)),
+            Ok(None) => Err(NoBytes::Skip("no blob (upstream compile failure)".into())),
+            Err(e) => Err(NoBytes::Fail(e)),
         },
     }
 }
@@ -1286,6 +1300,7 @@ pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
         features: crate::spirv::Features {
             float64: features.shader_float64,
             denorm_preserve_float64: features.denorm_preserve_float64,
+            signed_zero_inf_nan_preserve_float32: features.signed_zero_inf_nan_preserve_float32,
             // lavapipe (Mesa 25.0) crashes in its JIT code on `OpImageSparse*` of an image
             // that is not sparse, so the `_s` forms use the fallback there (statuses say
             // "fully mapped", which every resource of the runner is).

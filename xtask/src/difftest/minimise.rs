@@ -6,10 +6,22 @@ use super::generate::Case;
 /// Candidate programs tried at most (each costs an interpreter run and device runs).
 const MAX_TRIES: usize = 600;
 
-/// Whether a line may be removed: instructions, not the version line or declarations.
+/// Whether a line may be removed: instructions, not the version line or declarations, and
+/// not the generator's addressing (the instructions that write `r0`, which holds the
+/// thread's index and the store addresses): without them threads would store over each
+/// other's results, and the smaller program would fail for a reason the original does not
+/// have.
 fn removable(line: &str) -> bool {
     let t = line.trim();
-    !(t.is_empty() || t.starts_with("dcl_") || t.starts_with("cs_") || t.starts_with("//"))
+    let writes_r0 = t
+        .split_once(' ')
+        .is_some_and(|(_, operands)| operands.trim_start().starts_with("r0."));
+    !(t.is_empty()
+        || t.starts_with("dcl_")
+        || t.starts_with("cs_")
+        || t.starts_with("//")
+        || t == "ret"
+        || writes_r0)
 }
 
 /// The case with only the kept instruction lines (every other line stays).

@@ -73,14 +73,18 @@ impl BlobSource for NoBlobs {
 }
 
 /// The float modes D3D leaves to the device, each a named allowance: float32 denormals of
-/// arithmetic flushed or kept, `mad` fused or not. A word matches when it equals the
+/// arithmetic flushed or kept, `mad` (and the dot products' steps) fused or not, dot products
+/// summed in either order, and `f32tof16` rounded to nearest even rather than by the
+/// specification's rule (toward zero). A word matches when it equals the
 /// interpreter's result in any of them.
-pub const FLOAT_MODES: [(&str, interp::alu::FloatMode); 4] = [
+pub const FLOAT_MODES: [(&str, interp::alu::FloatMode); 7] = [
     (
         "exact",
         interp::alu::FloatMode {
             flush_denormals: false,
             fuse_mad: false,
+            f16_nearest: false,
+            dot_reversed: false,
         },
     ),
     (
@@ -88,6 +92,8 @@ pub const FLOAT_MODES: [(&str, interp::alu::FloatMode); 4] = [
         interp::alu::FloatMode {
             flush_denormals: true,
             fuse_mad: false,
+            f16_nearest: false,
+            dot_reversed: false,
         },
     ),
     (
@@ -95,6 +101,8 @@ pub const FLOAT_MODES: [(&str, interp::alu::FloatMode); 4] = [
         interp::alu::FloatMode {
             flush_denormals: false,
             fuse_mad: true,
+            f16_nearest: false,
+            dot_reversed: false,
         },
     ),
     (
@@ -102,9 +110,43 @@ pub const FLOAT_MODES: [(&str, interp::alu::FloatMode); 4] = [
         interp::alu::FloatMode {
             flush_denormals: true,
             fuse_mad: true,
+            f16_nearest: false,
+            dot_reversed: false,
+        },
+    ),
+    (
+        "f32tof16 to nearest",
+        interp::alu::FloatMode {
+            flush_denormals: false,
+            fuse_mad: false,
+            f16_nearest: true,
+            dot_reversed: false,
+        },
+    ),
+    (
+        "dot products summed last component first",
+        interp::alu::FloatMode {
+            flush_denormals: false,
+            fuse_mad: false,
+            f16_nearest: false,
+            dot_reversed: true,
+        },
+    ),
+    (
+        "dot products summed last component first, fused",
+        interp::alu::FloatMode {
+            flush_denormals: false,
+            fuse_mad: true,
+            f16_nearest: false,
+            dot_reversed: true,
         },
     ),
 ];
+
+/// Instructions a thread of a case may run: generated loops are bounded far below it, so a
+/// thread that reaches it is in a loop that never ends (a minimisation candidate), and the
+/// case is not run on the device.
+const STEP_LIMIT: u64 = 200_000;
 
 /// Interprets a case in every float mode: the UAVs of space 0 by register, per mode.
 pub fn interpret(case: &Case) -> std::result::Result<Expected, String> {
@@ -134,7 +176,8 @@ pub fn interpret(case: &Case) -> std::result::Result<Expected, String> {
         let mut run = resources.clone();
         let options = interp::Options {
             float,
-            ..Default::default()
+            step_limit: STEP_LIMIT,
+            undefined_reads: true,
         };
         interp::dispatch(&program, &mut run, case.groups, &options)
             .map_err(|e| format!("interpreter ({name}): {e}"))?;
