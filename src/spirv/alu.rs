@@ -629,16 +629,21 @@ impl Emitter<'_> {
     /// IEEE 754-2008's minNum/maxNum (lavapipe) return NaN for a signalling NaN (found by the
     /// differential test: `max(0x7f800001, 2^31)` gave NaN), while D3D treats all NaNs alike.
     fn min_max(&mut self, instruction: &Instruction, which: u32) -> Result<()> {
-        self.alu_op(instruction, &[Scalar::F32, Scalar::F32], Scalar::F32, |e, ty, a| {
-            let x = arg_val(a, 0)?;
-            let y = arg(a, 1)?;
-            let r = e.ext(x, which, &[x.id, y])?;
-            let boolean = e.m.vector(Scalar::Bool, x.count);
-            let x_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
-            let r = built(e.m.select(ty, None, x_nan, y, r))?;
-            let y_nan = built(e.m.b.is_nan(boolean, None, y))?;
-            built(e.m.select(ty, None, y_nan, x.id, r))
-        })
+        self.alu_op(
+            instruction,
+            &[Scalar::F32, Scalar::F32],
+            Scalar::F32,
+            |e, ty, a| {
+                let x = arg_val(a, 0)?;
+                let y = arg(a, 1)?;
+                let r = e.ext(x, which, &[x.id, y])?;
+                let boolean = e.m.vector(Scalar::Bool, x.count);
+                let x_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
+                let r = built(e.m.select(ty, None, x_nan, y, r))?;
+                let y_nan = built(e.m.b.is_nan(boolean, None, y))?;
+                built(e.m.select(ty, None, y_nan, x.id, r))
+            },
+        )
     }
 
     fn ext_binary(&mut self, instruction: &Instruction, scalar: Scalar, which: u32) -> Result<()> {

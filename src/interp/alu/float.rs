@@ -230,7 +230,9 @@ pub(super) fn evaluate(
         O::Itof => one(a.map(|x| (x as i32 as f32).to_bits())),
         O::Utof => one(a.map(|x| (x as f32).to_bits())),
         O::F32ToF16 if mode.f16_nearest => one(a.map(|x| {
-            u32::from(half::f32_to_f16_nearest(f32::from_bits(input(x, mode).to_bits())))
+            u32::from(half::f32_to_f16_nearest(f32::from_bits(
+                input(x, mode).to_bits(),
+            )))
         })),
         O::F32ToF16 => one(a.map(|x| u32::from(half::f32_to_f16(input(x, mode))))),
         O::F16ToF32 => one(a.map(|x| half::f16_to_f32(x as u16).to_bits())),

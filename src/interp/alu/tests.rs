@@ -1196,8 +1196,16 @@ fn f32tof16_to_nearest_even_matches_ieee() {
         let next = half::f16_to_f32(h + 1);
         let mid = ((f64::from(v) + f64::from(next)) / 2.0) as f32;
         let even = if h % 2 == 0 { h } else { h + 1 };
-        assert_eq!(half::f32_to_f16_nearest(mid), even, "midpoint above {h:#06x}");
-        assert_eq!(half::f32_to_f16_nearest(-mid), even | 0x8000, "-midpoint above {h:#06x}");
+        assert_eq!(
+            half::f32_to_f16_nearest(mid),
+            even,
+            "midpoint above {h:#06x}"
+        );
+        assert_eq!(
+            half::f32_to_f16_nearest(-mid),
+            even | 0x8000,
+            "-midpoint above {h:#06x}"
+        );
     }
     assert_eq!(half::f32_to_f16_nearest(65520.0), 0x7c00);
     assert_eq!(half::f32_to_f16_nearest(65519.99), 0x7bff);

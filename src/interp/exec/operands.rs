@@ -275,7 +275,9 @@ impl Machine<'_, '_> {
             .collect();
         Err(self.fail(
             at,
-            format!("reads r{r}.{names} before the thread writes it (D3D leaves the value undefined)"),
+            format!(
+                "reads r{r}.{names} before the thread writes it (D3D leaves the value undefined)"
+            ),
         ))
     }
 

@@ -1276,8 +1276,9 @@ fn shader_bytes(
     match shader.format() {
         SourceFormat::Asm => crate::asm::assemble(&shader.source)
             .map_err(|e| NoBytes::Fail(format!("assembling: {e}"))),
-        SourceFormat::DxbcTpfHex => st::decode_hex(&shader.source)
-            .map_err(|e| NoBytes::Fail(format!("decoding hex: {e}"))),
+        SourceFormat::DxbcTpfHex => {
+            st::decode_hex(&shader.source).map_err(|e| NoBytes::Fail(format!("decoding hex: {e}")))
+        }
         _ => match blobs.blob(file_name, section, profile, options) {
             Ok(Some(b)) => Ok(b),
             Ok(None) => Err(NoBytes::Skip("no blob (upstream compile failure)".into())),

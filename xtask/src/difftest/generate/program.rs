@@ -1489,12 +1489,9 @@ impl Gen {
         // The exit test stays true once the counter passes the limit (never `ieq`): a loop
         // whose first exit is skipped (the self-check's `loop-exit-off-by-one` fault) still
         // ends, on the device too.
-        let (cmp, t) = self.rng.pick(&[
-            ("uge", "nz"),
-            ("ult", "z"),
-            ("ige", "nz"),
-            ("ilt", "z"),
-        ]);
+        let (cmp, t) = self
+            .rng
+            .pick(&[("uge", "nz"), ("ult", "z"), ("ige", "nz"), ("ilt", "z")]);
         self.emit(format!("{cmp} r0.w, r{c}.x, {limit}"));
         self.emit(format!("breakc_{t} r0.w"));
         self.emit(format!("iadd r{c}.x, r{c}.x, l(1)"));
