@@ -53,7 +53,6 @@ mod ext {
 enum Binary {
     FAdd,
     FMul,
-    FDiv,
     IAdd,
     BitAnd,
     BitOr,
@@ -136,7 +135,7 @@ impl Emitter<'_> {
             O::Swapc => self.alu_swapc(instruction)?,
             O::Add => self.binary(instruction, f, Binary::FAdd)?,
             O::Mul => self.binary(instruction, f, Binary::FMul)?,
-            O::Div => self.binary(instruction, f, Binary::FDiv)?,
+            O::Div => self.div(instruction)?,
             O::Iadd => self.binary(instruction, i, Binary::IAdd)?,
             O::And => self.binary(instruction, u, Binary::BitAnd)?,
             O::Or => self.binary(instruction, u, Binary::BitOr)?,
@@ -450,9 +449,27 @@ impl Emitter<'_> {
         };
         let a = self.load(&self.alu_src(instruction, 0)?, Scalar::F32, width)?;
         let b = self.load(&self.alu_src(instruction, 1)?, Scalar::F32, width)?;
+        // Products summed in component order with FMul/FAdd rather than OpDot: Mesa's
+        // lowering of OpDot lost a NaN product (`-0 * NaN`) that D3D keeps, which the
+        // differential test found; each step is its own instruction, so `precise` and the
+        // float controls apply to every one.
         let float = self.m.scalar(Scalar::F32);
-        let id = built(self.m.b.dot(float, None, a.id, b.id))?;
-        self.precise(instruction, &[id]);
+        let mut steps = Vec::with_capacity(7);
+        let mut id = 0;
+        for i in 0..width.count_ones() {
+            let x = self.extract(a, i)?.id;
+            let y = self.extract(b, i)?.id;
+            let product = built(self.m.b.f_mul(float, None, x, y))?;
+            steps.push(product);
+            id = if i == 0 {
+                product
+            } else {
+                let sum = built(self.m.b.f_add(float, None, id, product))?;
+                steps.push(sum);
+                sum
+            };
+        }
+        self.precise(instruction, &steps);
         let value = self.splat(
             Val {
                 id,
@@ -575,13 +592,52 @@ impl Emitter<'_> {
             built(match op {
                 Binary::FAdd => b.f_add(ty, None, x, y),
                 Binary::FMul => b.f_mul(ty, None, x, y),
-                Binary::FDiv => b.f_div(ty, None, x, y),
                 Binary::IAdd => b.i_add(ty, None, x, y),
                 Binary::BitAnd => b.bitwise_and(ty, None, x, y),
                 Binary::BitOr => b.bitwise_or(ty, None, x, y),
                 Binary::BitXor => b.bitwise_xor(ty, None, x, y),
             })
         })
+    }
+
+    /// `div` with D3D's results for a zero divisor, which Vulkan leaves undefined (lavapipe
+    /// gave 0 for `x / 0.0`, found by the differential test): ±infinity with the sign of
+    /// `x * y`, NaN for `0 / 0` and `NaN / 0`; and NaN for a NaN divisor (lavapipe gave 0
+    /// for `0.0 / NaN`).
+    fn div(&mut self, instruction: &Instruction) -> Result<()> {
+        self.alu_op(
+            instruction,
+            &[Scalar::F32, Scalar::F32],
+            Scalar::F32,
+            |e, ty, a| {
+                let x = arg_val(a, 0)?;
+                let y = arg(a, 1)?;
+                let n = x.count;
+                let quotient = built(e.m.b.f_div(ty, None, x.id, y))?;
+                let uint = e.m.vector(Scalar::U32, n);
+                let boolean = e.m.vector(Scalar::Bool, n);
+                let x_bits = built(e.m.bitcast(uint, x.id))?;
+                let y_bits = built(e.m.bitcast(uint, y))?;
+                let signs = built(e.m.b.bitwise_xor(uint, None, x_bits, y_bits))?;
+                let sign_bit = e.splat_bits(Scalar::U32, 0x8000_0000, n);
+                let sign = built(e.m.b.bitwise_and(uint, None, signs, sign_bit))?;
+                let inf_bits = e.splat_bits(Scalar::U32, 0x7f80_0000, n);
+                let signed_inf = built(e.m.b.bitwise_or(uint, None, sign, inf_bits))?;
+                let infinity = built(e.m.bitcast(ty, signed_inf))?;
+                let zero = e.splat_bits(Scalar::F32, 0, n);
+                let nan = e.splat_bits(Scalar::F32, 0x7fc0_0000, n);
+                // 0 / 0 and NaN / 0 are NaN.
+                let x_zero = built(e.m.b.f_ord_equal(boolean, None, x.id, zero))?;
+                let by_zero = built(e.m.select(ty, None, x_zero, nan, infinity))?;
+                let x_nan = built(e.m.b.is_nan(boolean, None, x.id))?;
+                let by_zero = built(e.m.select(ty, None, x_nan, nan, by_zero))?;
+                let y_zero = built(e.m.b.f_ord_equal(boolean, None, y, zero))?;
+                let result = built(e.m.select(ty, None, y_zero, by_zero, quotient))?;
+                // x / NaN is NaN: Mesa folded `0.0 / y` to 0 even under SignedZeroInfNanPreserve.
+                let y_nan = built(e.m.b.is_nan(boolean, None, y))?;
+                built(e.m.select(ty, None, y_nan, nan, result))
+            },
+        )
     }
 
     /// A GLSL.std.450 instruction whose result has the type and count of `like`.

@@ -113,8 +113,26 @@ impl Emitter<'_> {
         Ok(true)
     }
 
-    /// Declares `DenormPreserve` for 64-bit floats once, when the target supports it.
+    /// Declares `DenormPreserve` and `SignedZeroInfNanPreserve` for 64-bit floats once each,
+    /// when the target supports them.
     fn double_float_controls(&mut self) {
+        if self.options.features.signed_zero_inf_nan_preserve_float64
+            && !self.modes.iter().any(|(mode, args)| {
+                *mode == ExecutionMode::SignedZeroInfNanPreserve && args == &[64]
+            })
+        {
+            self.m.capability(Capability::SignedZeroInfNanPreserve);
+            if self.options.target.spirv_version() < (1, 4) {
+                self.m.extension("SPV_KHR_float_controls");
+            }
+            self.modes
+                .push((ExecutionMode::SignedZeroInfNanPreserve, vec![64]));
+        }
+        self.double_denorm_preserve();
+    }
+
+    /// Declares `DenormPreserve` for 64-bit floats once, when the target supports it.
+    fn double_denorm_preserve(&mut self) {
         if !self.options.features.denorm_preserve_float64
             || self
                 .modes

@@ -153,6 +153,9 @@ pub struct Features {
     /// arithmetic as D3D does (off by default, as not every device has it; without it a
     /// device may fold `x * 0` to 0).
     pub signed_zero_inf_nan_preserve_float32: bool,
+    /// `shaderSignedZeroInfNanPreserveFloat64`: the same for doubles, declared when the
+    /// module uses them (off by default).
+    pub signed_zero_inf_nan_preserve_float64: bool,
     /// `shaderResourceResidency`: the `_s` forms read residency with `OpImageSparse*` (on
     /// by default; without it every status says "fully mapped", as no resource can then be
     /// partly resident).
@@ -179,6 +182,7 @@ impl Default for Features {
             float64: true,
             denorm_preserve_float64: false,
             signed_zero_inf_nan_preserve_float32: false,
+            signed_zero_inf_nan_preserve_float64: false,
             sparse_residency: true,
             min_lod: true,
             float16: false,

@@ -33,6 +33,8 @@ pub struct Features {
     /// `shaderDenormPreserveFloat64` (a float-controls property, core 1.2).
     /// `shaderSignedZeroInfNanPreserveFloat32` (Vulkan 1.2 float controls).
     pub signed_zero_inf_nan_preserve_float32: bool,
+    /// `shaderSignedZeroInfNanPreserveFloat64`.
+    pub signed_zero_inf_nan_preserve_float64: bool,
     pub denorm_preserve_float64: bool,
     /// `shaderDenormPreserveFloat32` (a float-controls property, core 1.2).
     pub denorm_preserve_float32: bool,
@@ -462,6 +464,9 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         denorm_preserve_float32: on(float_controls.shader_denorm_preserve_float32),
         signed_zero_inf_nan_preserve_float32: on(
             float_controls.shader_signed_zero_inf_nan_preserve_float32
+        ),
+        signed_zero_inf_nan_preserve_float64: on(
+            float_controls.shader_signed_zero_inf_nan_preserve_float64
         ),
         device_name: props
             .device_name_as_c_str()

@@ -1302,6 +1302,7 @@ pub fn options_for(features: &vulkan::Features) -> crate::spirv::Options {
             float64: features.shader_float64,
             denorm_preserve_float64: features.denorm_preserve_float64,
             signed_zero_inf_nan_preserve_float32: features.signed_zero_inf_nan_preserve_float32,
+            signed_zero_inf_nan_preserve_float64: features.signed_zero_inf_nan_preserve_float64,
             // lavapipe (Mesa 25.0) crashes in its JIT code on `OpImageSparse*` of an image
             // that is not sparse, so the `_s` forms use the fallback there (statuses say
             // "fully mapped", which every resource of the runner is).

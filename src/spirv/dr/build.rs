@@ -884,7 +884,6 @@ value_instructions! {
     bitwise_and(a, b) => BitwiseAnd;
     bitwise_or(a, b) => BitwiseOr;
     bitwise_xor(a, b) => BitwiseXor;
-    dot(a, b) => Dot;
     f_add(a, b) => FAdd;
     f_mul(a, b) => FMul;
     f_div(a, b) => FDiv;

@@ -111,13 +111,13 @@ mod tests {
     }
 
     #[test]
-    fn keeps_only_the_lines_the_failure_needs_and_every_declaration() {
-        let text = "cs_5_0\ndcl_temps 1\nmov r0.x, l(1)\nmov r0.y, l(2)\nBAD1\nmov r0.z, l(3)\nBAD2\nret\n";
+    fn keeps_only_the_lines_the_failure_needs_the_addressing_and_every_declaration() {
+        let text = "cs_5_0\ndcl_temps 2\nmov r1.x, l(1)\nmov r0.y, l(2)\nBAD1\nmov r1.z, l(3)\nBAD2\nret\n";
         let small = minimise(&case(text), |c| {
             c.asm.contains("BAD1") && c.asm.contains("BAD2")
         });
         assert_eq!(
-            small.asm, "cs_5_0\ndcl_temps 1\nBAD1\nBAD2\n",
+            small.asm, "cs_5_0\ndcl_temps 2\nmov r0.y, l(2)\nBAD1\nBAD2\nret\n",
             "from:\n{text}"
         );
     }
