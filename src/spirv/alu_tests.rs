@@ -96,9 +96,12 @@ min r3.w, r0.x, r0.y
 max r2.x, r0.x, r0.y
 rcp r2.y, r0.x
 sincos r0.x, r0.y, r0.x"));
-    assert_eq!(count_op(&m, Op::FAdd), 2);
-    assert_eq!(count_op(&m, Op::FMul), 2);
-    assert_eq!(count_op(&m, Op::Dot), 2);
+    // add, mad's add, and the dot products' sums (2 for dp3, 3 for dp4): no OpDot, whose
+    // lowering lost NaN products on Mesa.
+    assert_eq!(count_op(&m, Op::FAdd), 7);
+    // mul, mad's multiply, and the dot products' products (3 + 4).
+    assert_eq!(count_op(&m, Op::FMul), 9);
+    assert_eq!(count_op(&m, Op::Dot), 0);
     // add + mad's multiply and add.
     assert_eq!(decorated(&m, spirv::Decoration::NoContraction), 3);
     let ext = ext_insts(&m);
