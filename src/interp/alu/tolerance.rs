@@ -88,24 +88,13 @@ pub fn tolerance(opcode: Opcode) -> Option<(&'static str, Tolerance)> {
     })
 }
 
-/// Distance in units in the last place between two finite float32 bit patterns.
-fn ulps32(a: u32, b: u32) -> u64 {
-    let ordered = |x: u32| -> i64 {
-        let magnitude = i64::from(x & 0x7fff_ffff);
-        if x & 0x8000_0000 != 0 {
-            -magnitude
-        } else {
-            magnitude
-        }
-    };
-    ordered(a).abs_diff(ordered(b))
-}
-
-/// Distance in units in the last place between two finite double bit patterns.
-fn ulps64(a: u64, b: u64) -> u128 {
+/// Distance in units in the last place between two finite float bit patterns whose sign
+/// bit is `sign` (`1 << 31` for float32, `1 << 63` for doubles): the patterns are ordered as
+/// sign-magnitude integers, so +0 and -0 are 0 apart.
+fn ulps(a: u64, b: u64, sign: u64) -> u128 {
     let ordered = |x: u64| -> i128 {
-        let magnitude = i128::from(x & 0x7fff_ffff_ffff_ffff);
-        if x & 0x8000_0000_0000_0000 != 0 {
+        let magnitude = i128::from(x & !sign);
+        if x & sign != 0 {
             -magnitude
         } else {
             magnitude
@@ -149,7 +138,7 @@ pub fn within(tolerance: Tolerance, expected_bits: u32, actual_bits: u32) -> boo
         tolerance,
         f64::from(expected),
         f64::from(actual),
-        u128::from(ulps32(expected_bits, actual_bits)),
+        ulps(u64::from(expected_bits), u64::from(actual_bits), 1 << 31),
     )
 }
 
@@ -166,6 +155,6 @@ pub fn within64(tolerance: Tolerance, expected_bits: u64, actual_bits: u64) -> b
         tolerance,
         expected,
         actual,
-        ulps64(expected_bits, actual_bits),
+        ulps(expected_bits, actual_bits, 1 << 63),
     )
 }

@@ -257,15 +257,11 @@ fn addressing(shape: Shape) -> Addressing {
             width,
             height,
             ..
-        } => {
-            let texel = usize::try_from(format.texel_size()).unwrap_or(0);
-            let row_pitch = usize::try_from(width).unwrap_or(0).saturating_mul(texel);
-            Addressing::Image {
-                texel,
-                row_pitch,
-                layer_pitch: row_pitch.saturating_mul(usize::try_from(height).unwrap_or(0)),
-            }
-        }
+        } => Addressing::image(
+            usize::try_from(format.texel_size()).unwrap_or(0),
+            width,
+            height,
+        ),
         _ => Addressing::Buffer,
     }
 }

@@ -45,6 +45,18 @@ pub(super) enum Addressing {
     },
 }
 
+impl Addressing {
+    /// Level 0 of an image of `width` × `height` texels of `texel` bytes, tightly packed.
+    pub(super) fn image(texel: usize, width: u32, height: u32) -> Addressing {
+        let row_pitch = usize::try_from(width).unwrap_or(0).saturating_mul(texel);
+        Addressing::Image {
+            texel,
+            row_pitch,
+            layer_pitch: row_pitch.saturating_mul(usize::try_from(height).unwrap_or(0)),
+        }
+    }
+}
+
 /// Compares a float with an expected one within `ulps` (±0 are equal, NaN matches NaN).
 pub fn close_f32(actual: f32, expected: f32, ulps: u32) -> bool {
     if expected.is_nan() {

@@ -59,14 +59,7 @@ impl Payload {
     /// The bytes a probe reads and how it addresses them.
     pub(super) fn probe_view(&self) -> (&[u8], Addressing) {
         let image = |format: Format, width: u32, height: u32| {
-            let row_pitch = usize::try_from(width)
-                .unwrap_or(0)
-                .saturating_mul(format.texel_size());
-            Addressing::Image {
-                texel: format.texel_size(),
-                row_pitch,
-                layer_pitch: row_pitch.saturating_mul(usize::try_from(height).unwrap_or(0)),
-            }
+            Addressing::image(format.texel_size(), width, height)
         };
         match self {
             Payload::Bound(r) => (
