@@ -15,6 +15,7 @@
 mod operands;
 mod plan;
 mod resources;
+mod shared;
 mod thread;
 
 #[cfg(test)]
@@ -51,6 +52,8 @@ pub(super) fn dispatch(
         plan: &plan,
         resources,
         tgsm: Vec::new(),
+        shared: shared::Record::default(),
+        uav_stores: shared::UavRecord::default(),
         options,
     };
     for z in 0..groups[2] {
@@ -67,6 +70,7 @@ pub(super) fn dispatch(
 fn run_group(machine: &mut Machine<'_, '_>, group: [u32; 3]) -> Result<()> {
     let plan = machine.plan;
     machine.tgsm = plan.fresh_tgsm();
+    machine.shared = shared::Record::new(plan.tgsm.iter().map(|t| t.bytes));
     let [sx, sy, sz] = plan.group_size;
     let mut threads = Vec::with_capacity((sx * sy * sz) as usize);
     for z in 0..sz {
@@ -107,6 +111,7 @@ fn run_group(machine: &mut Machine<'_, '_>, group: [u32; 3]) -> Result<()> {
         if barrier.is_none() {
             return Ok(());
         }
+        machine.shared.phase += 1;
     }
 }
 

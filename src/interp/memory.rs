@@ -206,7 +206,7 @@ impl Resource {
 
     /// The byte position of dword `i` of a raw or structured access at `address`, or
     /// `None` when that dword is out of bounds.
-    fn dword_at(&self, address: [u32; 2], i: u32) -> Option<u64> {
+    pub fn dword_at(&self, address: [u32; 2], i: u32) -> Option<u64> {
         let len = self.data.len() as u64;
         match self.shape {
             Shape::Raw => {

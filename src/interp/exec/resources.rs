@@ -6,11 +6,25 @@
 //! returned value undefined).
 
 use super::plan::Access;
+use super::shared::Touch;
 use super::thread::{Machine, Thread};
 use crate::interp::memory::{AtomicOp, Resource, Shape};
 use crate::ir::{InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension};
 use crate::tpf::opcodes::Opcode;
 use crate::Result;
+
+/// The dwords of a raw or structured access, for [`Machine::touch_dwords`].
+#[derive(Debug, Clone, Copy)]
+struct Dwords {
+    /// `[byte offset]` (raw) or `[element, byte offset]` (structured).
+    address: [u32; 2],
+    /// The dwords from the address touched (bit 0 = the first).
+    mask: u8,
+    /// How.
+    touch: Touch,
+    /// What a store writes, by dword.
+    values: [u32; 4],
+}
 
 /// Where a resource operand points.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +205,54 @@ impl Machine<'_, '_> {
         ))
     }
 
+    /// With [`crate::interp::Options::undefined_reads`]: checks and records (see
+    /// [`super::shared`]) the dwords of a raw or structured access that `mask` selects, in
+    /// group-shared memory and UAVs (`values`: what a store writes, by dword).
+    fn touch_dwords(
+        &mut self,
+        t: &Thread,
+        target: Target,
+        access: Dwords,
+        at: usize,
+    ) -> Result<()> {
+        let Dwords {
+            address,
+            mask,
+            touch,
+            values,
+        } = access;
+        if !self.options.undefined_reads {
+            return Ok(());
+        }
+        let Some(memory) = self.get(target) else {
+            return Ok(());
+        };
+        let bytes: Vec<(u32, u64)> = (0..4u32)
+            .filter(|i| mask & (1 << i) != 0)
+            .filter_map(|i| Some((i, memory.dword_at(address, i)?)))
+            .collect();
+        match target {
+            Target::Tgsm(slot) => {
+                let bytes = bytes.iter().map(|&(_, b)| b);
+                self.touch_shared(slot, bytes, t.ids.flat, touch, at)
+            }
+            Target::Uav(key) => {
+                for (i, byte) in bytes {
+                    let value = match touch {
+                        Touch::Load => continue,
+                        Touch::Store => Some(values[i as usize]),
+                        Touch::Atomic | Touch::ImmAtomic => None,
+                    };
+                    self.uav_stores
+                        .store(key, byte, t.ids.thread, value)
+                        .map_err(|message| self.fail(at, message))?;
+                }
+                Ok(())
+            }
+            Target::Srv(_) => Ok(()),
+        }
+    }
+
     fn operand<'o>(&self, operands: &'o [Operand], k: usize, at: usize) -> Result<&'o Operand> {
         operands
             .get(k)
@@ -219,6 +281,18 @@ impl Machine<'_, '_> {
                 Some(operand) => self.read(t, operand, pc)?[0],
                 None => 0,
             };
+            let touch = if returns {
+                Touch::ImmAtomic
+            } else {
+                Touch::Atomic
+            };
+            let access = Dwords {
+                address: [address[0], address[1]],
+                mask: 1,
+                touch,
+                values: [0; 4],
+            };
+            self.touch_dwords(t, located.target, access, pc)?;
             let old = self
                 .get_mut(located.target)
                 .and_then(|r| r.atomic(address, op, a, b))
@@ -251,10 +325,21 @@ impl Machine<'_, '_> {
                 } else {
                     0
                 };
+                let dst = self.operand(dsts, 0, pc)?;
+                let used = (0..4)
+                    .filter(|c| dst.mask() & (1 << c) != 0)
+                    .fold(0, |m, c| m | 1 << (resource.selection.component(c) & 3));
+                let access = Dwords {
+                    address: [first, second],
+                    mask: used,
+                    touch: Touch::Load,
+                    values: [0; 4],
+                };
+                self.touch_dwords(t, located.target, access, pc)?;
                 let value = self
                     .get(located.target)
                     .map_or([0; 4], |r| r.load_dwords([first, second]));
-                self.write(t, self.operand(dsts, 0, pc)?, swizzled(resource, value), pc)?;
+                self.write(t, dst, swizzled(resource, value), pc)?;
             }
             O::StoreRaw | O::StoreStructured => {
                 let resource = self.operand(dsts, 0, pc)?;
@@ -270,6 +355,13 @@ impl Machine<'_, '_> {
                     (0, self.read(t, self.operand(srcs, 1, pc)?, pc)?)
                 };
                 let mask = resource.mask();
+                let access = Dwords {
+                    address: [first, second],
+                    mask,
+                    touch: Touch::Store,
+                    values: value,
+                };
+                self.touch_dwords(t, located.target, access, pc)?;
                 if let Some(r) = self.get_mut(located.target) {
                     r.store_dwords([first, second], mask, value);
                 }

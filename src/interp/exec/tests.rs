@@ -1327,3 +1327,44 @@ fn undefined_reads_of_temps_are_refused_only_when_asked() {
     dispatch(&program, &mut resources, [1, 1, 1], &Options::default())
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
 }
+
+#[test]
+fn undefined_shared_memory_and_racing_stores_are_refused_when_asked() {
+    let strict = Options {
+        undefined_reads: true,
+        ..Options::default()
+    };
+    let head = "cs_5_0\ndcl_uav_raw u0\ndcl_temps 2\ndcl_tgsm_raw g0, 16\n\
+                dcl_thread_group 2, 1, 1\n";
+    // Thread 0 writes dword 0, everyone reads dword 1 after the barrier: nobody wrote it.
+    let unwritten = format!(
+        "{head}if_z vThreadIDInGroupFlattened.x\nstore_raw g0.x, l(0), l(7)\nendif\n\
+         sync_g_t\nld_raw r0.x, l(4), g0.xxxx\nstore_raw u0.x, l(0), r0.x\nret\n"
+    );
+    let error = run_err(&unwritten, &strict);
+    assert_eq!(index_of(&error), 8, "{error}");
+    assert!(error.message.contains("before any thread"), "{error}");
+    // Each thread writes its dword, then all read thread 0's with no barrier between: a
+    // race for thread 1.
+    let race = format!(
+        "{head}ishl r0.x, vThreadIDInGroupFlattened.x, l(2)\nstore_raw g0.x, r0.x, l(7)\n\
+         ld_raw r1.x, l(0), g0.xxxx\nret\n"
+    );
+    let error = run_err(&race, &strict);
+    assert!(error.message.contains("no barrier"), "{error}");
+    // With the barrier it is defined.
+    let ordered = race.replace("ld_raw", "sync_g_t\nld_raw");
+    let mut resources = Resources::default();
+    resources.uavs.insert((0, 0), raw(4, 0));
+    dispatch(&program(&ordered), &mut resources, [1, 1, 1], &strict)
+        .unwrap_or_else(|e| panic!("{e}\n{ordered}"));
+    // Two threads storing different values to one UAV dword race; the same value does not.
+    let uav = format!("{head}store_raw u0.x, l(0), vThreadIDInGroupFlattened.x\nret\n");
+    let error = run_err(&uav, &strict);
+    assert!(error.message.contains("thread order"), "{error}");
+    let same = uav.replace("vThreadIDInGroupFlattened.x\n", "l(3)\n");
+    let mut resources = Resources::default();
+    resources.uavs.insert((0, 0), raw(4, 0));
+    dispatch(&program(&same), &mut resources, [1, 1, 1], &strict)
+        .unwrap_or_else(|e| panic!("{e}\n{same}"));
+}

@@ -98,6 +98,11 @@ pub(super) struct Machine<'a, 'p> {
     pub resources: &'a mut Resources,
     /// The current group's shared memory, by the plan's `g#` order.
     pub tgsm: Vec<Resource>,
+    /// Who wrote the group's shared memory when, for
+    /// [`crate::interp::Options::undefined_reads`].
+    pub shared: super::shared::Record,
+    /// Who stored what to UAVs, for the same option.
+    pub uav_stores: super::shared::UavRecord,
     /// How to run.
     pub options: &'a Options,
 }

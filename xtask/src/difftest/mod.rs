@@ -25,6 +25,7 @@ use dxbc2spirv::shader_test::runner::{self, BlobSource, RunSettings};
 use dxbc2spirv::shader_test::ShaderTestFile;
 use dxbc2spirv::spirv::Fault;
 use dxbc2spirv::vulkan::Context;
+use rayon::prelude::*;
 
 use compare::{Expected, Mismatch};
 use generate::{Case, GenOptions};
@@ -250,29 +251,46 @@ pub fn run(options: &Options) -> Result<()> {
     let start = Instant::now();
     let (mut programs, mut failures, mut unusable) = (0u64, 0u64, 0u64);
     let gen = GenOptions::default();
+    // Cases run in batches, one per worker thread at a time (the device compiles each
+    // pipeline on the calling thread, which is most of a case's time); their verdicts are
+    // reported in seed order, and mismatches minimised one at a time.
+    let batch = rayon::current_num_threads() as u64 * 2;
     while budget.more(programs, start) {
-        let case_seed = seed.wrapping_add(programs);
-        programs += 1;
-        let case = generate::generate(case_seed, &gen);
-        match check(&ctx, &case, None) {
-            Verdict::Agree => {}
-            Verdict::Unusable(why) => {
-                unusable += 1;
+        let count = match budget {
+            Budget::Count(n) => batch.min(n - programs),
+            Budget::Time(_) => batch,
+        };
+        let first = programs;
+        let verdicts: Vec<(Case, Verdict)> = (0..count)
+            .into_par_iter()
+            .map(|i| {
+                let case = generate::generate(seed.wrapping_add(first + i), &gen);
+                let verdict = check(&ctx, &case, None);
+                (case, verdict)
+            })
+            .collect();
+        for (case, verdict) in verdicts {
+            programs += 1;
+            match verdict {
+                Verdict::Agree => {}
+                Verdict::Unusable(why) => {
+                    unusable += 1;
+                    println!(
+                        "seed {}: UNUSABLE generated program: {why}\n{}",
+                        case.seed, case.asm
+                    );
+                }
+                Verdict::Mismatch(found) => {
+                    failures += 1;
+                    report_mismatch(&ctx, &case, &found, None, &out_dir)?;
+                }
+            }
+            if programs % 500 == 0 {
                 println!(
-                    "seed {case_seed}: UNUSABLE generated program: {why}\n{}",
-                    case.asm
+                    "  {programs} programs, {failures} mismatches ({:.0} s)",
+                    start.elapsed().as_secs_f64()
                 );
             }
-            Verdict::Mismatch(found) => {
-                failures += 1;
-                report_mismatch(&ctx, &case, &found, None, &out_dir)?;
-            }
-        }
-        if programs % 500 == 0 {
-            println!(
-                "  {programs} programs, {failures} mismatches ({:.0} s)",
-                start.elapsed().as_secs_f64()
-            );
         }
     }
     println!(

@@ -89,6 +89,7 @@ struct Gen {
     allocs: u32,
     tgsm: Option<Tgsm>,
     tgsm_rounds: u32,
+    tail_value: Option<String>,
     index_from: IndexFrom,
     /// Subroutines and the current function (`None` = main).
     subs: u32,
@@ -234,6 +235,7 @@ pub(super) fn build(seed: u64, options: &GenOptions) -> Case {
         allocs: 0,
         tgsm,
         tgsm_rounds: 0,
+        tail_value: None,
         index_from,
         subs,
         function: None,
@@ -495,6 +497,9 @@ impl Gen {
                 let b = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}, {b}"));
                 self.canon_f32(&d, sat);
+                if op == "add" {
+                    self.canon_zero(&d);
+                }
             }
             3 => {
                 let op = self.rng.pick(FUN);
@@ -512,6 +517,7 @@ impl Gen {
                 );
                 self.emit(format!("mad{sat} {d}, {a}, {b}, {c}"));
                 self.canon_f32(&d, sat);
+                self.canon_zero(&d);
             }
             5 => {
                 let op = self.rng.pick(&["dp2", "dp3", "dp4"]);
@@ -520,6 +526,7 @@ impl Gen {
                 let b = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}, {b}"));
                 self.canon_f32(&d, sat);
+                self.canon_zero(&d);
             }
             6 => {
                 let op = self.rng.pick(FCMP);
@@ -647,6 +654,18 @@ impl Gen {
         self.emit(format!(
             "movc {dst}, r{s}.xyzw, l(0x7fc00000, 0x7fc00000, 0x7fc00000, 0x7fc00000), {r}.xyzw"
         ));
+    }
+
+    /// Replaces a zero result of a sum (`add`, `mad`, the dot products) in the components
+    /// `dst` wrote by +0. IEEE 754 makes `-0 + +0` +0, but lavapipe folds `x + 0.0` to `x`
+    /// even under `SignedZeroInfNanPreserve`, and D3D's float rules bound sums only in ULPs:
+    /// the sign of a zero sum is not compared, in the word stored or where it flows into
+    /// integer operations (see docs/oracle.md).
+    fn canon_zero(&mut self, dst: &str) {
+        let (r, mask) = dst.split_once('.').unwrap_or((dst, "xyzw"));
+        let s = self.nan_scratch;
+        self.emit(format!("eq r{s}.{mask}, {r}.xyzw, l(0, 0, 0, 0)"));
+        self.emit(format!("movc {dst}, r{s}.xyzw, l(0, 0, 0, 0), {r}.xyzw"));
     }
 
     /// [`Gen::canon_f32`] for the doubles of register `r` in `mask` (`xy`, `zw`, `xyzw`).
@@ -983,18 +1002,27 @@ impl Gen {
     }
 
     /// A value the same in every thread (for stores several threads make to one place).
-    fn uniform_src(&mut self) -> String {
-        if self.rng.chance(50) {
-            self.imm(Ty::U)
+    /// The one value every store partly past the end writes to each dword it reaches (an
+    /// immediate or a constant-buffer component, replicated): the stores may sit in different
+    /// branches, and different values from different threads would race.
+    fn tail_src(&mut self) -> String {
+        if let Some(src) = &self.tail_value {
+            return src.clone();
+        }
+        let src = if self.rng.chance(50) {
+            let w = self.imm_word(Ty::U);
+            format!("l(0x{w:08x}, 0x{w:08x}, 0x{w:08x}, 0x{w:08x})")
         } else {
             let k = self.rng.below(CB_VECTORS);
-            let s = self.swizzle();
-            format!("{}.{s}", self.cb(k))
-        }
+            let c = self.rng.pick(&['x', 'y', 'z', 'w']);
+            format!("{}.{c}{c}{c}{c}", self.cb(k))
+        };
+        self.tail_value = Some(src.clone());
+        src
     }
 
     /// Out-of-bounds accesses: loads past the end (read 0), stores wholly past the end
-    /// (dropped) and stores of thread-independent values partly past the end.
+    /// (dropped) and stores partly past the end, all of one value ([`Gen::tail_src`]).
     fn out_of_bounds(&mut self) {
         let (u0, u1, u2) = (
             self.u[0].name(self.m51),
@@ -1012,7 +1040,7 @@ impl Gen {
             }
             1 => {
                 let back = self.rng.pick(&[4u32, 8, 12]);
-                let src = self.uniform_src();
+                let src = self.tail_src();
                 self.emit(format!("store_raw {u0}.xyzw, l({}), {src}", bytes - back));
             }
             2 => {
@@ -1021,7 +1049,7 @@ impl Gen {
                 self.emit(format!("store_structured {u1}.xyzw, l({i}), l(0), {src}"));
             }
             3 => {
-                let src = self.uniform_src();
+                let src = self.tail_src();
                 let off = self.rng.below(4);
                 let m = self.prefix_mask(4 - off);
                 self.emit(format!(
@@ -1036,7 +1064,7 @@ impl Gen {
                 self.emit(format!("store_uav_typed {u2}.xyzw, l({i}, 0, 0, 0), {src}"));
             }
             5 => {
-                let src = self.uniform_src();
+                let src = self.tail_src();
                 self.emit(format!(
                     "store_uav_typed {u2}.xyzw, l({}, 0, 0, 0), {src}",
                     elements - 1
