@@ -22,6 +22,10 @@ typedef enum Dxbc2spirvStatus {
 // A translated module and its reflection; opaque to C.
 typedef struct Dxbc2spirvResult Dxbc2spirvResult;
 
+// A translator that keeps its working memory from one translation for the next (the Rust
+// library's `Translator`); opaque to C. Use one per thread at a time.
+typedef struct Dxbc2spirvTranslator Dxbc2spirvTranslator;
+
 // Translation options for [`dxbc2spirv_translate`]; start from
 // [`dxbc2spirv_options_default`].
 typedef struct Dxbc2spirvOptions {
@@ -68,9 +72,14 @@ extern "C" {
 // pointer stays valid until the next call on the same thread.
 const char *dxbc2spirv_last_error(void);
 
-// Frees the memory this thread keeps from one translation for the next (see
-// `release_thread_buffers` in the Rust library); for a thread that is done translating.
-void dxbc2spirv_release_thread_buffers(void);
+// A new translator (free it with [`dxbc2spirv_translator_free`]).
+struct Dxbc2spirvTranslator *dxbc2spirv_translator_new(void);
+
+// Frees a translator and the memory it keeps. Does nothing for null.
+//
+// # Safety
+// `translator` is null or from [`dxbc2spirv_translator_new`] and not yet freed.
+void dxbc2spirv_translator_free(struct Dxbc2spirvTranslator *translator);
 
 // Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
 // allowed. Does nothing when `options` is null.
@@ -83,7 +92,8 @@ void dxbc2spirv_options_default(struct Dxbc2spirvOptions *options);
 // (free it with [`dxbc2spirv_result_free`]) and returns `Ok` (0); otherwise stores null,
 // returns `ErrorInput` (bad input) or `ErrorUsage` (bad arguments) and sets the message of
 // [`dxbc2spirv_last_error`].
-// A null `options` means the defaults.
+// A null `options` means the defaults. The one-call form: a caller that translates many
+// shaders keeps a translator and calls [`dxbc2spirv_translator_translate`].
 //
 // # Safety
 // `bytes` points to `size` readable bytes; `options` is null or valid; `out` is writable.
@@ -91,6 +101,18 @@ enum Dxbc2spirvStatus dxbc2spirv_translate(const uint8_t *bytes,
                                            size_t size,
                                            const struct Dxbc2spirvOptions *options,
                                            struct Dxbc2spirvResult **out);
+
+// [`dxbc2spirv_translate`] with a translator that keeps its working memory for the next
+// call; the result does not depend on what it translated before.
+//
+// # Safety
+// As [`dxbc2spirv_translate`]; `translator` is from [`dxbc2spirv_translator_new`], not
+// yet freed and not in use by another thread.
+enum Dxbc2spirvStatus dxbc2spirv_translator_translate(struct Dxbc2spirvTranslator *translator,
+                                                      const uint8_t *bytes,
+                                                      size_t size,
+                                                      const struct Dxbc2spirvOptions *options,
+                                                      struct Dxbc2spirvResult **out);
 
 // The module's words; stores their count in `*count` (when `count` is not null). The
 // pointer lives as long as the result. Null for a null result.

@@ -22,9 +22,6 @@ fn reader_options() -> ReadOptions {
 }
 
 fn translated(result: crate::Result<Vec<u32>>) -> Result<Option<Vec<u32>>, Finding> {
-    // What the thread keeps between translations would look like a leak to the fuzzer's
-    // leak check after each run.
-    crate::release_thread_buffers();
     match result {
         // Every module the translator makes must print (`translate --text`).
         Ok(words) => match crate::spirv::text::disassemble(&words) {

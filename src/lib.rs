@@ -51,7 +51,7 @@ pub mod translation;
 pub mod vulkan;
 
 pub use error::{Error, ErrorKind, Location, Result};
-pub use translation::{translate_bytes, TranslateOptions, Translation};
+pub use translation::{translate_bytes, TranslateOptions, Translation, Translator};
 
 /// Options for reading a DXBC container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -81,17 +81,17 @@ impl Dxbc<'_> {
     }
 }
 
-/// Frees the memory the calling thread keeps from one translation for the next (instruction
-/// lists, decoder arrays and, on a thread that has translated more than once, the emitter's
-/// and the optimiser's tables: at most about 1 MB). Translations on the thread then allocate
-/// afresh; nothing else changes.
-pub fn release_thread_buffers() {
-    spirv::release_thread_buffers();
-    tpf::spare::release();
-}
-
 /// Reads a DXBC container: checks it, parses its chunks and decodes and validates its program.
 pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
+    read_into(bytes, options, &mut tpf::spare::Arrays::default())
+}
+
+/// [`read`], decoding into arrays kept from an earlier program.
+pub(crate) fn read_into<'a>(
+    bytes: &'a [u8],
+    options: &ReadOptions,
+    arrays: &mut tpf::spare::Arrays,
+) -> Result<Dxbc<'a>> {
     options.limits.check_input(bytes)?;
     let container = container::Container::parse(
         bytes,
@@ -102,7 +102,7 @@ pub fn read<'a>(bytes: &'a [u8], options: &ReadOptions) -> Result<Dxbc<'a>> {
     let reflection = container::Reflection::parse(&container)?;
     let program = match container.program() {
         Some(chunk) => {
-            let program = tpf::decode(chunk.data)?;
+            let program = tpf::decode_into(chunk.data, arrays)?;
             options.limits.check_program(&program)?;
             ir::validate(&program)?;
             Some(program)
@@ -127,7 +127,8 @@ pub fn translate_with_bindings(
     options: &spirv::Options,
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
-    translate_and_plan(dxbc, options, mapper).map(|(words, _)| words)
+    let tables = &mut spirv::Tables::default();
+    translate_and_plan(dxbc, options, mapper, tables).map(|(words, _)| words)
 }
 
 /// [`translate_with_bindings`], also giving the program's binding plan.
@@ -135,6 +136,7 @@ pub(crate) fn translate_and_plan(
     dxbc: &Dxbc<'_>,
     options: &spirv::Options,
     mapper: &dyn bindings::BindingMapper,
+    tables: &mut spirv::Tables,
 ) -> Result<(Vec<u32>, passes::bindings::BindingPlan)> {
     let program = dxbc.program.as_ref().ok_or_else(|| {
         Error::new(
@@ -147,5 +149,5 @@ pub(crate) fn translate_and_plan(
         )
     })?;
     ir::validate_control_flow(program)?;
-    spirv::translate_and_plan(program, &dxbc.reflection, options, mapper)
+    spirv::translate_and_plan(program, &dxbc.reflection, options, mapper, tables)
 }

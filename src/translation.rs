@@ -92,16 +92,78 @@ impl TranslateOptions {
 ///
 /// Errors name where the input is wrong (instruction index and dword offset for program
 /// errors) and whether the shader is malformed or uses something not translated yet.
+///
+/// The one-call form: it allocates its working memory and frees it. A caller that translates
+/// many shaders keeps a [`Translator`] (one per thread) instead.
 pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
-    let dxbc = crate::read(
-        bytes,
-        &ReadOptions {
-            ignore_checksum: options.ignore_checksum,
-            limits: options.limits,
-        },
-    )?;
+    let mut tables = crate::spirv::Tables::default();
+    translate_with(bytes, options, &mut Default::default(), &mut tables)
+}
+
+/// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
+/// optimiser's tables, bounded to about 0.5 MB) from one translation for the next, so that
+/// translating many shaders does not allocate, grow and free the same tables every time.
+/// It is `Send`: keep one per thread (for example with rayon's `map_init`). The result of a
+/// translation does not depend on what the translator translated before.
+///
+/// ```
+/// use dxbc2spirv::{TranslateOptions, Translator};
+///
+/// let dxbc = dxbc2spirv::asm::assemble("cs_5_0\ndcl_thread_group 1, 1, 1\nret\n")?;
+/// let mut translator = Translator::new();
+/// for _ in 0..3 {
+///     let translation = translator.translate(&dxbc, &TranslateOptions::default())?;
+///     assert_eq!(translation.words[0], 0x0723_0203);
+/// }
+/// # Ok::<(), dxbc2spirv::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Translator {
+    decoder: crate::tpf::spare::Arrays,
+    tables: crate::spirv::Tables,
+}
+
+impl Default for Translator {
+    fn default() -> Self {
+        Translator::new()
+    }
+}
+
+impl Translator {
+    /// A translator with nothing kept yet.
+    pub fn new() -> Translator {
+        Translator {
+            decoder: Default::default(),
+            tables: crate::spirv::Tables::kept(),
+        }
+    }
+
+    /// Translates a DXBC container as [`translate_bytes`] does.
+    pub fn translate(&mut self, bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
+        translate_with(bytes, options, &mut self.decoder, &mut self.tables)
+    }
+
+    /// The back end's kept tables (for tests).
+    #[cfg(test)]
+    pub(crate) fn tables(&self) -> &crate::spirv::Tables {
+        &self.tables
+    }
+}
+
+/// [`translate_bytes`] with working memory from an earlier translation.
+fn translate_with(
+    bytes: &[u8],
+    options: &TranslateOptions,
+    decoder: &mut crate::tpf::spare::Arrays,
+    tables: &mut crate::spirv::Tables,
+) -> Result<Translation> {
+    let read_options = ReadOptions {
+        ignore_checksum: options.ignore_checksum,
+        limits: options.limits,
+    };
+    let dxbc = crate::read_into(bytes, &read_options, decoder)?;
     let mapper = options.mapper();
-    let (words, plan) = crate::translate_and_plan(&dxbc, &options.backend(), mapper)?;
+    let (words, plan) = crate::translate_and_plan(&dxbc, &options.backend(), mapper, tables)?;
     let crate::Dxbc {
         program,
         reflection,
@@ -115,7 +177,7 @@ pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Trans
     })?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned_with_plan(&program, reflection, plan)?;
-    crate::tpf::spare::keep(program);
+    decoder.keep(program);
     if options.validate {
         crate::spirv::spirv_val(&words, options.target)?;
     }

@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::bindings::BindingMap;
 use crate::spirv::{Features, StreamOutput, TargetEnv};
-use crate::translation::{translate_bytes, TranslateOptions};
+use crate::translation::{translate_bytes, TranslateOptions, Translator};
 
 /// What [`dxbc2spirv_translate`] returns (the command's exit statuses).
 #[repr(C)]
@@ -90,11 +90,30 @@ pub extern "C" fn dxbc2spirv_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
 }
 
-/// Frees the memory this thread keeps from one translation for the next (see
-/// `release_thread_buffers` in the Rust library); for a thread that is done translating.
+/// A translator that keeps its working memory from one translation for the next (the Rust
+/// library's `Translator`); opaque to C. Use one per thread at a time.
+pub struct Dxbc2spirvTranslator {
+    translator: Translator,
+}
+
+/// A new translator (free it with [`dxbc2spirv_translator_free`]).
 #[no_mangle]
-pub extern "C" fn dxbc2spirv_release_thread_buffers() {
-    crate::release_thread_buffers();
+pub extern "C" fn dxbc2spirv_translator_new() -> *mut Dxbc2spirvTranslator {
+    Box::into_raw(Box::new(Dxbc2spirvTranslator {
+        translator: Translator::new(),
+    }))
+}
+
+/// Frees a translator and the memory it keeps. Does nothing for null.
+///
+/// # Safety
+/// `translator` is null or from [`dxbc2spirv_translator_new`] and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_translator_free(translator: *mut Dxbc2spirvTranslator) {
+    if !translator.is_null() {
+        // SAFETY: the caller guarantees a live translator from `dxbc2spirv_translator_new`.
+        drop(unsafe { Box::from_raw(translator) });
+    }
 }
 
 /// Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
@@ -187,7 +206,8 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
 /// (free it with [`dxbc2spirv_result_free`]) and returns `Ok` (0); otherwise stores null,
 /// returns `ErrorInput` (bad input) or `ErrorUsage` (bad arguments) and sets the message of
 /// [`dxbc2spirv_last_error`].
-/// A null `options` means the defaults.
+/// A null `options` means the defaults. The one-call form: a caller that translates many
+/// shaders keeps a translator and calls [`dxbc2spirv_translator_translate`].
 ///
 /// # Safety
 /// `bytes` points to `size` readable bytes; `options` is null or valid; `out` is writable.
@@ -197,6 +217,51 @@ pub unsafe extern "C" fn dxbc2spirv_translate(
     size: usize,
     options: *const Dxbc2spirvOptions,
     out: *mut *mut Dxbc2spirvResult,
+) -> Dxbc2spirvStatus {
+    // SAFETY: the caller's guarantees are this function's.
+    unsafe { translate_c(bytes, size, options, out, translate_bytes) }
+}
+
+/// [`dxbc2spirv_translate`] with a translator that keeps its working memory for the next
+/// call; the result does not depend on what it translated before.
+///
+/// # Safety
+/// As [`dxbc2spirv_translate`]; `translator` is from [`dxbc2spirv_translator_new`], not
+/// yet freed and not in use by another thread.
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_translator_translate(
+    translator: *mut Dxbc2spirvTranslator,
+    bytes: *const u8,
+    size: usize,
+    options: *const Dxbc2spirvOptions,
+    out: *mut *mut Dxbc2spirvResult,
+) -> Dxbc2spirvStatus {
+    // SAFETY: the caller guarantees a live translator or null.
+    let Some(translator) = (unsafe { translator.as_mut() }) else {
+        if !out.is_null() {
+            // SAFETY: non-null and writable per the caller.
+            unsafe { out.write(std::ptr::null_mut()) };
+        }
+        set_error("dxbc2spirv_translator_translate: null translator");
+        return Dxbc2spirvStatus::ErrorUsage;
+    };
+    let translate =
+        |input: &[u8], options: &TranslateOptions| translator.translator.translate(input, options);
+    // SAFETY: the caller's guarantees are this function's.
+    unsafe { translate_c(bytes, size, options, out, translate) }
+}
+
+/// The C calling convention of a translation: arguments checked, options converted, the
+/// result stored, the error message set.
+///
+/// # Safety
+/// As [`dxbc2spirv_translate`].
+unsafe fn translate_c(
+    bytes: *const u8,
+    size: usize,
+    options: *const Dxbc2spirvOptions,
+    out: *mut *mut Dxbc2spirvResult,
+    translate: impl FnOnce(&[u8], &TranslateOptions) -> crate::Result<crate::Translation>,
 ) -> Dxbc2spirvStatus {
     if out.is_null() || (bytes.is_null() && size != 0) {
         set_error("dxbc2spirv_translate: null pointer argument");
@@ -226,7 +291,7 @@ pub unsafe extern "C" fn dxbc2spirv_translate(
             return Dxbc2spirvStatus::ErrorUsage;
         }
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| translate_bytes(input, &options)));
+    let outcome = catch_unwind(AssertUnwindSafe(|| translate(input, &options)));
     match outcome {
         Ok(Ok(translation)) => {
             let json = serde_json::to_string(&translation.reflection.to_json()).unwrap_or_default();

@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use dxbc2spirv::{ErrorKind, TranslateOptions};
+use dxbc2spirv::{ErrorKind, TranslateOptions, Translator};
 
 use super::progress::Progress;
 
@@ -96,9 +96,10 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
     // A translator panic is recorded as that shader's failure; keep its message off the
     // terminal (it is in the report).
     std::panic::set_hook(Box::new(|_| {}));
-    let one = |job: Job| {
+    // Each worker thread keeps one translator, whose tables serve its next shader.
+    let one = |translator: &mut Translator, job: Job| {
         let begun = Instant::now();
-        let outcome = convert(&job, &args.output, &args.options);
+        let outcome = convert(translator, &job, &args.output, &args.options);
         progress.inc();
         Record {
             job,
@@ -110,17 +111,23 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
         if progress.enabled() {
             s.spawn(|| progress.draw_until_done(&mut std::io::stderr()));
         }
-        // One job: on this thread, without a pool (which is also what makes a run's code path
-        // independent of thread timing, for `cargo xtask hot-symbols`).
+        // One job: on this thread, without a pool.
         let records = if args.jobs == Some(1) {
-            jobs.into_iter().map(one).collect()
+            let mut translator = Translator::new();
+            jobs.into_iter()
+                .map(|job| one(&mut translator, job))
+                .collect()
         } else {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(args.jobs.unwrap_or(0))
                 .build()
                 .context("starting worker threads");
             match pool {
-                Ok(pool) => pool.install(|| jobs.into_par_iter().map(one).collect()),
+                Ok(pool) => pool.install(|| {
+                    jobs.into_par_iter()
+                        .map_init(Translator::new, one)
+                        .collect()
+                }),
                 Err(e) => {
                     progress.finish();
                     return Err(e);
@@ -247,7 +254,12 @@ fn output_path(output: &Path, job: &Job) -> PathBuf {
 }
 
 /// Converts one shader; never panics out (a translator panic is a recorded failure).
-fn convert(job: &Job, output: &Path, options: &TranslateOptions) -> Outcome {
+fn convert(
+    translator: &mut Translator,
+    job: &Job,
+    output: &Path,
+    options: &TranslateOptions,
+) -> Outcome {
     let bytes = match std::fs::read(&job.input) {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -272,7 +284,13 @@ fn convert(job: &Job, output: &Path, options: &TranslateOptions) -> Outcome {
             },
         };
     }
-    let result = std::panic::catch_unwind(|| dxbc2spirv::translate_bytes(&bytes, options));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        translator.translate(&bytes, options)
+    }));
+    if result.is_err() {
+        // Whatever the panic left half-done is not kept.
+        *translator = Translator::new();
+    }
     let translation = match result {
         Ok(Ok(translation)) => translation,
         Ok(Err(e))

@@ -75,11 +75,11 @@ pub struct Emitter<'a> {
     pub link: super::linkage::LinkageState,
 }
 
-/// The emitter's tables, kept from one translation to the next on the same thread so that
-/// a translation reuses memory that is already mapped and in cache (bounded by
+/// The emitter's tables, kept from one translation to the next by a [`crate::Translator`]
+/// so that a translation reuses memory that is already mapped and in cache (bounded by
 /// [`KEPT_BYTES`]).
 #[derive(Default)]
-struct Kept {
+pub(crate) struct Kept {
     module: super::module::ModuleTables,
     temps: HashMap<(u32, u8), Word>,
     known: super::block_values::BlockValues,
@@ -97,26 +97,8 @@ impl Kept {
     }
 }
 
-/// The most memory of tables a thread keeps, in bytes.
+/// The most memory of tables kept, in bytes.
 const KEPT_BYTES: usize = 128 * 1024;
-
-thread_local! {
-    static KEPT: super::KeptTables<Kept> = const { std::cell::Cell::new(None) };
-}
-
-/// Frees the tables this thread keeps.
-pub fn release_thread_tables() {
-    KEPT.take();
-}
-
-/// Whether this thread keeps tables.
-#[cfg(test)]
-pub fn holds_tables() -> bool {
-    let kept = KEPT.take();
-    let holds = kept.is_some();
-    KEPT.set(kept);
-    holds
-}
 
 /// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
 /// sized once instead of growing and rehashing as the temps are first used.
@@ -140,8 +122,9 @@ impl<'a> Emitter<'a> {
         reflection: &'a Reflection,
         options: &'a Options,
         bindings: &'a crate::passes::bindings::BindingPlan,
+        tables: &mut super::Tables,
     ) -> Result<Vec<u32>> {
-        let mut kept = super::take_tables(&KEPT);
+        let mut kept = super::take_tables(&mut tables.emitter);
         kept.temps.clear();
         kept.temps.reserve(declared_temp_components(program));
         kept.known.forget();
@@ -199,15 +182,12 @@ impl<'a> Emitter<'a> {
         };
         drop(io);
         let held = kept.held_bytes();
-        super::keep_tables(&KEPT, kept, held, KEPT_BYTES);
+        super::keep_tables(&mut tables.emitter, tables.keep, kept, held, KEPT_BYTES);
         let mut module = m.b.module();
         if !options.no_optimize {
-            super::opt::optimize(&mut module);
+            super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep);
         }
-        let words = module.assemble();
-        module.recycle();
-        super::note_translated();
-        Ok(words)
+        Ok(module.assemble())
     }
 
     /// An error at the current instruction.

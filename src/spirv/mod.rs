@@ -208,52 +208,61 @@ pub fn translate(
     )
 }
 
-thread_local! {
-    /// Whether the thread has finished a translation before.
-    static TRANSLATED_BEFORE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// The emitter's and the optimiser's tables, kept by a [`crate::Translator`] from one
+/// translation for the next so that they are not allocated (and grown, and freed) every time.
+#[derive(Default)]
+pub struct Tables {
+    /// Keep the tables after a translation. Off for a one-shot translation
+    /// ([`crate::translate_bytes`]), which frees each stage's tables before the next stage
+    /// makes its own, for the smallest peak memory.
+    pub(crate) keep: bool,
+    emitter: Option<Box<emitter::Kept>>,
+    optimiser: Option<Box<opt::Kept>>,
 }
 
-/// Whether the emitter and the optimiser keep their tables for the thread's next
-/// translation: only on a thread that has translated before. A one-shot translation (the
-/// command line's `translate`) frees each stage's tables before the next stage makes its
-/// own, for the smallest peak memory; a thread that translates again and again reuses them.
-pub(crate) fn keeps_tables() -> bool {
-    TRANSLATED_BEFORE.get()
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables")
+            .field("keep", &self.keep)
+            .field("emitter", &self.emitter.is_some())
+            .field("optimiser", &self.optimiser.is_some())
+            .finish()
+    }
 }
 
-/// One stage's tables kept for the thread's next translation.
-pub(crate) type KeptTables<T> = std::cell::Cell<Option<Box<T>>>;
+impl Tables {
+    /// Tables that are kept between translations.
+    pub(crate) fn kept() -> Tables {
+        Tables {
+            keep: true,
+            ..Tables::default()
+        }
+    }
+
+    /// Whether both stages' tables are held (for tests).
+    #[cfg(test)]
+    pub(crate) fn holds(&self) -> (bool, bool) {
+        (self.emitter.is_some(), self.optimiser.is_some())
+    }
+}
 
 /// A stage's kept tables (emptied by the stage), or new ones.
-pub(crate) fn take_tables<T: Default>(
-    slot: &'static std::thread::LocalKey<KeptTables<T>>,
-) -> Box<T> {
+pub(crate) fn take_tables<T: Default>(slot: &mut Option<Box<T>>) -> Box<T> {
     slot.take().unwrap_or_default()
 }
 
-/// Keeps a stage's tables for the thread's next translation when the thread keeps tables
-/// (see [`keeps_tables`]) and they hold at most `limit` bytes; frees them otherwise.
+/// Keeps a stage's tables when `keep` is set and they hold at most `limit` bytes; frees them
+/// otherwise.
 pub(crate) fn keep_tables<T>(
-    slot: &'static std::thread::LocalKey<KeptTables<T>>,
+    slot: &mut Option<Box<T>>,
+    keep: bool,
     tables: Box<T>,
     held_bytes: usize,
     limit: usize,
 ) {
-    if keeps_tables() && held_bytes <= limit {
-        slot.set(Some(tables));
+    if keep && held_bytes <= limit {
+        *slot = Some(tables);
     }
-}
-
-/// Notes that the thread finished a translation (see [`keeps_tables`]).
-pub(crate) fn note_translated() {
-    TRANSLATED_BEFORE.set(true);
-}
-
-/// Frees the instruction lists and tables the calling thread keeps between translations.
-pub fn release_thread_buffers() {
-    dr::spare::release();
-    opt::release_thread_tables();
-    emitter::release_thread_tables();
 }
 
 /// Translates a program with descriptor bindings chosen by `mapper` (see
@@ -264,7 +273,8 @@ pub fn translate_with_bindings(
     options: &Options,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
-    translate_and_plan(program, reflection, options, mapper).map(|(words, _)| words)
+    let tables = &mut Tables::default();
+    translate_and_plan(program, reflection, options, mapper, tables).map(|(words, _)| words)
 }
 
 /// [`translate_with_bindings`], also giving the program's binding plan (for a caller that
@@ -274,43 +284,46 @@ pub(crate) fn translate_and_plan(
     reflection: &Reflection,
     options: &Options,
     mapper: &dyn crate::bindings::BindingMapper,
+    tables: &mut Tables,
 ) -> Result<(Vec<u32>, crate::passes::bindings::BindingPlan)> {
     crate::ir::validate_stage_rules(program)?;
     let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
-    let words = emitter::Emitter::run(program, reflection, options, &plan)?;
+    let words = emitter::Emitter::run(program, reflection, options, &plan, tables)?;
     Ok((words, plan))
 }
 
 #[cfg(test)]
 mod kept_tables_tests {
     #[test]
-    fn a_thread_keeps_tables_from_its_second_translation_until_it_releases_them() {
+    fn a_translator_keeps_the_stages_tables_and_a_one_shot_translation_does_not() {
         let bytes =
             crate::asm::assemble("ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n")
                 .expect("assembles");
         let options = crate::TranslateOptions::default();
-        let held = || (super::emitter::holds_tables(), super::opt::holds_tables());
-        std::thread::spawn(move || {
-            crate::translate_bytes(&bytes, &options).expect("translates");
-            assert_eq!(
-                held(),
-                (false, false),
-                "after a first translation: nothing kept"
-            );
-            crate::translate_bytes(&bytes, &options).expect("translates");
-            assert_eq!(
-                held(),
-                (true, true),
-                "after a second: the emitter's and optimiser's"
-            );
-            crate::release_thread_buffers();
-            assert_eq!(
-                held(),
-                (false, false),
-                "after release_thread_buffers: nothing"
-            );
-        })
-        .join()
-        .expect("the checks passed");
+        let mut translator = crate::Translator::new();
+        assert_eq!(
+            translator.tables().holds(),
+            (false, false),
+            "a new translator"
+        );
+        translator.translate(&bytes, &options).expect("translates");
+        assert_eq!(
+            translator.tables().holds(),
+            (true, true),
+            "after a translation: the emitter's and optimiser's"
+        );
+        let mut one_shot = super::Tables::default();
+        let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
+        let program = dxbc.program.as_ref().expect("a program");
+        let mapper = &crate::bindings::DefaultBindings;
+        super::translate_and_plan(
+            program,
+            &dxbc.reflection,
+            &options.backend(),
+            mapper,
+            &mut one_shot,
+        )
+        .expect("translates");
+        assert_eq!(one_shot.holds(), (false, false), "tables that are not kept");
     }
 }

@@ -16,6 +16,11 @@ const MAX_OPERANDS: usize = 8;
 
 /// Decodes the bytes of a SHDR or SHEX chunk.
 pub fn decode(code: &[u8]) -> Result<Program> {
+    decode_into(code, &mut super::spare::Arrays::default())
+}
+
+/// [`decode`] into arrays kept from an earlier program (see [`super::spare`]).
+pub fn decode_into(code: &[u8], arrays: &mut super::spare::Arrays) -> Result<Program> {
     if code.len() < 8 {
         return Err(Error::new(
             Location::ProgramDword { dword: 0 },
@@ -52,7 +57,7 @@ pub fn decode(code: &[u8]) -> Result<Program> {
     }
     // Sized from the program's length (fxc's instructions average 4-6 dwords, with 2-3
     // operands) so that decoding seldom grows and copies these arrays.
-    let program = super::spare::program(model, declared / 5 + 4, declared / 3 + 4);
+    let program = arrays.program(model, declared / 5 + 4, declared / 3 + 4);
     let mut decoder = Decoder {
         words: Words(&code[..declared * 4]),
         program,

@@ -7,7 +7,7 @@ pub mod opcodes;
 pub mod spare;
 pub mod tokens;
 
-pub use decode::decode;
+pub use decode::{decode, decode_into};
 pub use encode::{encode, encode_words};
 
 #[cfg(test)]

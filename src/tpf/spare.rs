@@ -1,55 +1,58 @@
-//! The decoder's arrays kept from one translation for the next on the same thread, so that
-//! decoding a program reuses memory that is already mapped and in cache instead of asking
-//! the allocator for two sized arrays (and giving them back) every time. Only arrays of a
-//! typical program's size are kept (up to 1,024 instructions and 2,048 operands).
+//! The decoder's arrays kept from one translation for the next by a
+//! [`crate::Translator`], so that decoding a program reuses memory that is already mapped
+//! and in cache instead of asking the allocator for two sized arrays (and giving them back)
+//! every time. Only arrays of a typical program's size are kept (up to 1,024 instructions
+//! and 2,048 operands).
 
 use crate::ir::{Instruction, Operand, Program};
-use std::cell::RefCell;
 
-/// The largest instruction array a thread keeps (in instructions).
+/// The largest instruction array kept (in instructions).
 const KEPT_INSTRUCTIONS: usize = 1024;
 
-/// The largest operand array a thread keeps (in operands).
+/// The largest operand array kept (in operands).
 const KEPT_OPERANDS: usize = 2048;
 
-thread_local! {
-    static INSTRUCTIONS: RefCell<Vec<Instruction>> = const { RefCell::new(Vec::new()) };
-    static OPERANDS: RefCell<Vec<Operand>> = const { RefCell::new(Vec::new()) };
+/// A program's two arrays, kept emptied between translations.
+#[derive(Debug, Default)]
+pub struct Arrays {
+    instructions: Vec<Instruction>,
+    operands: Vec<Operand>,
 }
 
-/// An empty program of `model` with room for `instructions` instructions and `operands`
-/// operands, in the thread's kept arrays when it has them.
-pub fn program(model: crate::ir::ShaderModel, instructions: usize, operands: usize) -> Program {
-    let mut program = Program::new(model);
-    program.instructions = INSTRUCTIONS.with(|k| std::mem::take(&mut *k.borrow_mut()));
-    program.operands = OPERANDS.with(|k| std::mem::take(&mut *k.borrow_mut()));
-    program.instructions.reserve(instructions);
-    program.operands.reserve(operands);
-    program
-}
-
-/// Drops a program, keeping its arrays (emptied) for the thread's next [`program`] when they
-/// are of a typical size.
-pub fn keep(program: Program) {
-    let Program {
-        mut instructions,
-        mut operands,
-        ..
-    } = program;
-    if instructions.capacity() <= KEPT_INSTRUCTIONS {
-        instructions.clear();
-        INSTRUCTIONS.with(|k| *k.borrow_mut() = instructions);
+impl Arrays {
+    /// An empty program of `model` with room for `instructions` instructions and
+    /// `operands` operands, in the kept arrays when there are some.
+    pub fn program(
+        &mut self,
+        model: crate::ir::ShaderModel,
+        instructions: usize,
+        operands: usize,
+    ) -> Program {
+        let mut program = Program::new(model);
+        program.instructions = std::mem::take(&mut self.instructions);
+        program.operands = std::mem::take(&mut self.operands);
+        program.instructions.reserve(instructions);
+        program.operands.reserve(operands);
+        program
     }
-    if operands.capacity() <= KEPT_OPERANDS {
-        operands.clear();
-        OPERANDS.with(|k| *k.borrow_mut() = operands);
-    }
-}
 
-/// Frees the arrays the thread keeps.
-pub fn release() {
-    INSTRUCTIONS.with(|k| *k.borrow_mut() = Vec::new());
-    OPERANDS.with(|k| *k.borrow_mut() = Vec::new());
+    /// Drops a program, keeping its arrays (emptied) for the next [`Arrays::program`] when
+    /// they are of a typical size.
+    pub fn keep(&mut self, program: Program) {
+        let Program {
+            mut instructions,
+            mut operands,
+            ..
+        } = program;
+        if instructions.capacity() <= KEPT_INSTRUCTIONS {
+            instructions.clear();
+            self.instructions = instructions;
+        }
+        if operands.capacity() <= KEPT_OPERANDS {
+            operands.clear();
+            self.operands = operands;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -65,10 +68,11 @@ mod tests {
 
     #[test]
     fn a_kept_program_lends_its_arrays_to_the_next() {
-        let first = program(MODEL, 10, 20);
+        let mut arrays = Arrays::default();
+        let first = arrays.program(MODEL, 10, 20);
         let (instructions, operands) = (first.instructions.as_ptr(), first.operands.as_ptr());
-        keep(first);
-        let second = program(MODEL, 5, 5);
+        arrays.keep(first);
+        let second = arrays.program(MODEL, 5, 5);
         assert_eq!(second.instructions.as_ptr(), instructions);
         assert_eq!(second.operands.as_ptr(), operands);
         assert!(second.instructions.is_empty() && second.operands.is_empty());
@@ -76,18 +80,11 @@ mod tests {
     }
 
     #[test]
-    fn released_arrays_are_gone() {
-        keep(program(MODEL, 10, 20));
-        release();
-        let next = program(MODEL, 0, 0);
-        assert_eq!(next.instructions.capacity(), 0);
-        assert_eq!(next.operands.capacity(), 0);
-    }
-
-    #[test]
     fn large_arrays_are_not_kept() {
-        keep(program(MODEL, KEPT_INSTRUCTIONS + 1, KEPT_OPERANDS + 1));
-        let next = program(MODEL, 0, 0);
+        let mut arrays = Arrays::default();
+        let big = arrays.program(MODEL, KEPT_INSTRUCTIONS + 1, KEPT_OPERANDS + 1);
+        arrays.keep(big);
+        let next = arrays.program(MODEL, 0, 0);
         assert_eq!(next.instructions.capacity(), 0);
         assert_eq!(next.operands.capacity(), 0);
     }

@@ -85,12 +85,30 @@ int main(int argc, char **argv) {
     check(status == DXBC2SPIRV_STATUS_ERROR_USAGE, "null out pointer is a usage error");
     dxbc2spirv_result_free(NULL);
 
-    /* A thread done translating frees what it kept; translating again still works. */
+    /* A translator keeps its memory from one translation for the next; its modules are the
+       one-call translation's. */
     bytes[size / 2] ^= 0xff; /* undamaged again */
-    dxbc2spirv_release_thread_buffers();
     dxbc2spirv_options_default(&options);
     status = dxbc2spirv_translate(bytes, size, &options, &result);
-    check(status == DXBC2SPIRV_STATUS_OK, "translates after releasing the thread's buffers");
+    check(status == DXBC2SPIRV_STATUS_OK, "one-call translation");
+    Dxbc2spirvTranslator *translator = dxbc2spirv_translator_new();
+    for (int round = 0; round < 3 && result; round++) {
+        Dxbc2spirvResult *again = NULL;
+        status = dxbc2spirv_translator_translate(translator, bytes, size, &options, &again);
+        check(status == DXBC2SPIRV_STATUS_OK, "translator translation");
+        if (again) {
+            size_t n1, n2;
+            const uint32_t *w1 = dxbc2spirv_result_words(result, &n1);
+            const uint32_t *w2 = dxbc2spirv_result_words(again, &n2);
+            check(n1 == n2 && memcmp(w1, w2, n1 * 4) == 0, "the translator's module is the same");
+            dxbc2spirv_result_free(again);
+        }
+    }
+    Dxbc2spirvResult *unused = NULL;
+    status = dxbc2spirv_translator_translate(NULL, bytes, size, &options, &unused);
+    check(status == DXBC2SPIRV_STATUS_ERROR_USAGE, "a null translator is a usage error");
+    dxbc2spirv_translator_free(translator);
+    dxbc2spirv_translator_free(NULL);
     dxbc2spirv_result_free(result);
 
     free(bytes);

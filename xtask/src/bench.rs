@@ -153,7 +153,6 @@ pub fn run(options: &Options) -> Result<()> {
 
     if !options.in_process_only {
         let exe = build_release_cli()?;
-        crate::hot_symbols::report(&exe)?;
         let largest = all_blobs
             .iter()
             .max_by_key(|b| b.bytes.len())
@@ -401,27 +400,6 @@ fn check_digests(path: &Path, digests: &BTreeMap<String, u64>) -> Result<()> {
         path.display(),
         missing
     )
-}
-
-/// The largest blob of both corpora that translates (the one whose peak RSS the bench
-/// measures): its path relative to the corpus root and its absolute path.
-pub(crate) fn largest_blob(root: &Path) -> Result<(String, PathBuf)> {
-    let mut largest: Option<Blob> = None;
-    for &(name, recursive) in CORPORA {
-        for blob in load(root, name, recursive)? {
-            if largest
-                .as_ref()
-                .is_some_and(|l| l.bytes.len() >= blob.bytes.len())
-            {
-                continue;
-            }
-            if dxbc2spirv::translate_bytes(&blob.bytes, &TranslateOptions::default()).is_ok() {
-                largest = Some(blob);
-            }
-        }
-    }
-    let blob = largest.context("no blobs")?;
-    Ok((blob.rel, blob.path))
 }
 
 /// Builds the release command-line tool and returns its path.

@@ -5,8 +5,6 @@
 //! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
 //! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
 //! * `bench`: translation speed, output size, peak memory and a vkd3d-compiler comparison.
-//! * `hot-symbols`: regenerates `src/cli/hot_symbols.txt`, the functions a translation runs,
-//!   which the binary's link places together (callgrind runs of the release binary).
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod bench;
@@ -14,7 +12,6 @@ mod conformance;
 mod corpus;
 mod difftest;
 mod fuzz;
-mod hot_symbols;
 mod paths;
 mod stages;
 mod test;
@@ -105,8 +102,6 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         check_digests: Option<PathBuf>,
     },
-    /// Regenerate src/cli/hot_symbols.txt (the functions a translation runs, placed together at link time) from callgrind runs of the release binary; prints how many and their size.
-    HotSymbols,
     /// Differential testing: random compute programs run on the reference interpreter and, translated with and without the optimiser, on the Vulkan device; every UAV word is compared. Mismatches are minimised and written as .shader_test files. Ends with `N programs, N mismatches`.
     Difftest {
         /// The first seed (program i uses seed + i); default: from the clock, printed.
@@ -196,7 +191,6 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             save_digests,
             check_digests,
         }),
-        Command::HotSymbols => hot_symbols::run(),
         Command::Difftest {
             seed,
             count,

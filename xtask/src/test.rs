@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::{conformance, corpus, paths, tools};
 
-/// Runs tools, fmt, clippy, tests, the C API test, the hot-symbol check, conformance and the corpus. On success the last line printed is the
+/// Runs tools, fmt, clippy, tests, the C API test, conformance, the differential test and the corpus. On success the last line printed is the
 /// corpus closing line `N passed, N failed`.
 pub fn run() -> Result<()> {
     let total = Instant::now();
@@ -52,13 +52,6 @@ pub fn run() -> Result<()> {
     })?;
 
     step("C API (tests/capi/test.c with gcc)", capi_test)?;
-
-    // The release binary's link orders its functions by src/cli/hot_symbols.txt; a list whose
-    // names have drifted away from the code only costs memory, so it is caught here.
-    step(
-        "hot-symbol ordering file matches the release binary",
-        || crate::hot_symbols::check(&crate::bench::build_release_cli()?),
-    )?;
 
     step(
         "conformance (shader_test probes on Vulkan, translated with and without the optimiser)",

@@ -66,10 +66,9 @@ pub struct Builder {
 impl Builder {
     /// An empty module; ids start at 1.
     pub fn new() -> Builder {
-        // Lists kept from the thread's last module, with room for a typical shader's
-        // declarations.
+        // Room for a typical shader's declarations.
         let [capabilities, entry_points, execution_modes, annotations, types_global_values] =
-            super::spare::lists([4, 1, 2, 16, 64]);
+            [4, 1, 2, 16, 64].map(Vec::with_capacity);
         Builder {
             module: Module {
                 capabilities,
@@ -356,7 +355,7 @@ impl Builder {
         blocks.push(Block {
             label: Some(Instruction::new(Op::Label, None, Some(id), Operands::new())),
             // Room for a typical block, so that its list does not grow from empty.
-            instructions: super::spare::list(32),
+            instructions: Vec::with_capacity(32),
         });
         self.selected_block = Some(blocks.len() - 1);
         Ok(id)

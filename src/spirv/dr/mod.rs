@@ -12,7 +12,6 @@ mod assemble;
 mod build;
 pub mod deferred;
 pub mod operand;
-pub mod spare;
 #[cfg(test)]
 mod tests;
 

@@ -136,50 +136,6 @@ fn assembled_words_read_back_as_the_same_module() {
     crate::spirv::test_support::validate(&words);
 }
 
-#[test]
-fn kept_lists_are_reused_emptied_and_bounded() {
-    use super::spare::{keep, list};
-    assert_eq!(super::spare::kept_bytes(), 0, "a new thread keeps nothing");
-    let mut kept = Vec::with_capacity(40);
-    kept.push(Instruction::new(Op::Nop, None, None, vec![]));
-    let address = kept.as_ptr();
-    keep(kept);
-    let reused = list(10);
-    assert_eq!(
-        reused.as_ptr(),
-        address,
-        "the kept list is handed out again"
-    );
-    assert!(reused.is_empty() && reused.capacity() >= 40);
-    assert_eq!(super::spare::kept_bytes(), 0);
-    // A list bigger than what a thread keeps is freed, not kept.
-    keep(Vec::with_capacity(1 << 20));
-    assert_eq!(super::spare::kept_bytes(), 0);
-    keep(reused);
-    assert!(super::spare::kept_bytes() >= 40 * std::mem::size_of::<Instruction>());
-}
-
-#[test]
-fn a_recycled_module_gives_its_lists_to_the_next() {
-    let mut b = open_block();
-    b.ret().expect("return");
-    b.end_function().expect("end");
-    let module = b.module();
-    let block_list = module.functions[0].blocks[0].instructions.as_ptr();
-    module.recycle();
-    let b = open_block();
-    let lists: Vec<*const Instruction> = std::iter::once(&b.module_ref().types_global_values)
-        .chain(
-            b.module_ref()
-                .functions
-                .iter()
-                .flat_map(|f| f.blocks.iter().map(|b| &b.instructions)),
-        )
-        .map(|l| l.as_ptr())
-        .collect();
-    assert!(lists.contains(&block_list), "{lists:?} vs {block_list:?}");
-}
-
 /// The opcodes of a function's first block.
 fn first_block_ops(b: &Builder, function: usize) -> Vec<Op> {
     b.module_ref().functions[function].blocks[0]

@@ -4,7 +4,7 @@
 //! vector (where the last component store was). [`super::simplify`] then reduces the
 //! construct (to the vector itself, a shuffle or a constant) where it can.
 
-use crate::spirv::dr::{spare, Instruction, Module, Operand, Operands};
+use crate::spirv::dr::{Instruction, Module, Operand, Operands};
 use smallvec::smallvec;
 use spirv::{Op, StorageClass, Word};
 
@@ -144,7 +144,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
             }
             // Merges are found in block order: each replaces the store that completed it.
             let room = block.instructions.len() + merges.len();
-            let mut old = std::mem::replace(&mut block.instructions, spare::list(room));
+            let mut old = std::mem::replace(&mut block.instructions, Vec::with_capacity(room));
             let mut next = merges.iter().peekable();
             for (at, inst) in old.drain(..).enumerate() {
                 if dead[at] {
@@ -173,7 +173,6 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     smallvec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
                 ));
             }
-            spare::keep(old);
         }
     }
     module.functions = functions;

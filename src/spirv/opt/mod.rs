@@ -42,24 +42,21 @@ mod test_support;
 mod widen;
 
 use crate::spirv::dr::Module;
-use crate::spirv::{keep_tables, take_tables, KeptTables};
+use crate::spirv::{keep_tables, take_tables};
 
-/// The tables the passes fill, kept from one run to the next on the same thread so that a
-/// translation reuses memory that is already mapped and in cache (bounded by [`KEPT_BYTES`]).
+/// The tables the passes fill, kept from one run to the next by a [`crate::Translator`] so
+/// that a translation reuses memory that is already mapped and in cache (bounded by
+/// [`KEPT_BYTES`]).
 #[derive(Default)]
-struct Kept {
+pub(crate) struct Kept {
     info: info::Info,
     widen: widen::Tables,
     simplify: simplify::Tables,
     dce: dce::Tables,
 }
 
-/// The most memory of tables a thread keeps, in bytes.
+/// The most memory of tables kept, in bytes.
 const KEPT_BYTES: usize = 256 * 1024;
-
-thread_local! {
-    static KEPT: KeptTables<Kept> = const { std::cell::Cell::new(None) };
-}
 
 impl Kept {
     fn held_bytes(&self) -> usize {
@@ -70,23 +67,15 @@ impl Kept {
     }
 }
 
-/// Frees the tables this thread keeps.
-pub fn release_thread_tables() {
-    KEPT.take();
-}
-
-/// Whether this thread keeps tables.
-#[cfg(test)]
-pub fn holds_tables() -> bool {
-    let kept = KEPT.take();
-    let holds = kept.is_some();
-    KEPT.set(kept);
-    holds
-}
-
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
-    let mut kept = take_tables(&KEPT);
+    optimize_with(module, &mut None, false);
+}
+
+/// [`optimize`] with the tables of an earlier run (see [`crate::spirv::Tables`]), kept for
+/// the next when `keep` is set.
+pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, keep: bool) {
+    let mut kept = take_tables(slot);
     let Kept {
         info,
         widen: widen_tables,
@@ -112,5 +101,5 @@ pub fn optimize(module: &mut Module) {
     }
     dce::run(module, dce_tables);
     let held = kept.held_bytes();
-    keep_tables(&KEPT, kept, held, KEPT_BYTES);
+    keep_tables(slot, keep, kept, held, KEPT_BYTES);
 }

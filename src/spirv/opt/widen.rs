@@ -4,7 +4,7 @@
 //! The vector loads of one block are then one load (see [`super::simplify`]), and a
 //! register read whole comes out as the vector itself.
 
-use crate::spirv::dr::{spare, Instruction, Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand};
 use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 
@@ -85,7 +85,7 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
             if !candidate {
                 continue;
             }
-            let mut out = spare::list(block.instructions.len() + 8);
+            let mut out = Vec::with_capacity(block.instructions.len() + 8);
             for inst in block.instructions.drain(..) {
                 // A decorated load or pointer (`NonUniform`) keeps its exact form.
                 let plain = !inst.result_id.is_some_and(|id| info.is_decorated(id))
@@ -101,7 +101,7 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
                     None => out.push(inst),
                 }
             }
-            spare::keep(std::mem::replace(&mut block.instructions, out));
+            block.instructions = out;
         }
     }
     module.functions = functions;
