@@ -144,7 +144,8 @@ store_uav_typed u0[0].xyzw, vThreadID.xyyy, r0.xyzw",
 fn dynamic_and_non_uniform_indices() {
     let m = module(&cs(
         TEXTURES,
-        "ld r0.xyzw, vThreadID.xyzz, t2[r1.x + 2].xyzw
+        "mov r1.xy, vThreadID.xyxx
+ld r0.xyzw, vThreadID.xyzz, t2[r1.x + 2].xyzw
 ld r1.xyzw, vThreadID.xyzz, t1[r1.y + 10].xyzw {nonuniform}
 add r0.xyzw, r0.xyzw, r1.xyzw
 store_uav_typed u0[0].xyzw, vThreadID.xyyy, r0.xyzw",

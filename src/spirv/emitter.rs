@@ -73,6 +73,8 @@ pub struct Emitter<'a> {
     pub fma64: Option<Word>,
     /// State of the class-linkage lowering.
     pub link: super::linkage::LinkageState,
+    /// Temps as SSA values (see [`super::ssa`]).
+    pub ssa: super::ssa::Ssa,
 }
 
 /// The emitter's tables, kept from one translation to the next by a [`crate::Translator`]
@@ -150,6 +152,7 @@ impl<'a> Emitter<'a> {
             bindings,
             fma64: None,
             link: Default::default(),
+            ssa: super::ssa::Ssa::for_program(program),
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
@@ -312,6 +315,7 @@ impl<'a> Emitter<'a> {
             built(self.m.b.ret())?;
             self.block_open = false;
         }
+        self.ssa_finish_function()?;
         built(self.m.b.end_function())
     }
 

@@ -114,6 +114,8 @@ impl Emitter<'_> {
                 // FAULT INJECTION (`loop-exit-off-by-one`): the loop's flag, cleared here.
                 let exit_flag = self.fault_loop_flag()?;
                 self.branch(header)?;
+                // The back edge comes at `endloop`.
+                self.ssa_unseal(header);
                 built(self.m.begin_block(Some(header)))?;
                 built(
                     self.m
@@ -140,6 +142,7 @@ impl Emitter<'_> {
                     self.branch(continue_target)?;
                     built(self.m.begin_block(Some(continue_target)))?;
                     built(self.m.branch(header))?;
+                    self.ssa_seal(header);
                     built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
                 }
@@ -380,6 +383,8 @@ impl Emitter<'_> {
             _ => {
                 let label = self.m.b.id();
                 self.branch(label)?;
+                // The `switch` that jumps here is added at `endswitch`.
+                self.ssa_unseal(label);
                 built(self.m.begin_block(Some(label)))?;
                 self.block_open = true;
                 label
@@ -434,6 +439,9 @@ impl Emitter<'_> {
             .map(|&(value, label)| (SpvOperand::LiteralBit32(value), label))
             .collect();
         built(self.m.b.switch(selector, default.unwrap_or(merge), targets))?;
+        for label in cases.iter().map(|&(_, label)| label).chain(default) {
+            self.ssa_seal(label);
+        }
         let _ = current;
         built(self.m.b.select_block(None))?;
         built(self.m.begin_block(Some(merge)))?;

@@ -53,6 +53,7 @@ mod operands;
 pub mod opt;
 mod resources;
 mod sparse;
+mod ssa;
 mod stage_builtins;
 mod stage_io;
 #[cfg(test)]

@@ -282,6 +282,15 @@ impl Emitter<'_> {
             }
             RegisterKind::Temp => {
                 let register = self.immediate_index(operand, 0)?;
+                if self.ssa.enabled {
+                    let scalar = self.temp_scalar(register, component);
+                    let id = self.ssa_read(register, component, scalar)?;
+                    return Ok(Val {
+                        id,
+                        scalar,
+                        count: 1,
+                    });
+                }
                 let (var, scalar) = self.temp_variable(register, component);
                 let place = self.m.place();
                 let id = match self.known.get(place, register, component) {
@@ -372,6 +381,11 @@ impl Emitter<'_> {
         match operand.kind {
             RegisterKind::Temp => {
                 let register = self.immediate_index(operand, 0)?;
+                if self.ssa.enabled {
+                    let scalar = self.temp_scalar(register, component);
+                    let value = self.cast(value, scalar)?;
+                    return self.ssa_write(register, component, value.id);
+                }
                 let (var, scalar) = self.temp_variable(register, component);
                 let value = self.cast(value, scalar)?;
                 let place = self.m.place();

@@ -61,6 +61,9 @@ pub struct Builder {
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
     /// The function whose returns end the invocation (see [`Builder::set_entry_function`]).
     entry_function: Option<usize>,
+    /// The predecessors of each block by label, in the order their branches were added
+    /// (a block branching twice to one target counts once).
+    predecessors: crate::fast_hash::HashMap<Word, SmallVec<[Word; 2]>>,
 }
 
 impl Builder {
@@ -83,6 +86,7 @@ impl Builder {
             selected_block: None,
             deferred: SmallVec::new(),
             entry_function: None,
+            predecessors: Default::default(),
         }
     }
 
@@ -127,6 +131,18 @@ impl Builder {
     /// The index of the selected block in the selected function.
     pub fn selected_block(&self) -> Option<usize> {
         self.selected_block
+    }
+
+    /// The label of the selected block.
+    pub fn selected_label(&self) -> Option<Word> {
+        let block = self.selected_block?;
+        let function = &self.module.functions[self.selected_function?];
+        function.blocks[block].label.as_ref()?.result_id
+    }
+
+    /// The blocks that branch to the block labelled `label`, so far.
+    pub fn predecessors(&self, label: Word) -> &[Word] {
+        self.predecessors.get(&label).map_or(&[], |p| p.as_slice())
     }
 
     /// Selects a block of the selected function (or none).
@@ -196,6 +212,24 @@ impl Builder {
             && self.entry_function.is_some()
             && self.selected_function == self.entry_function;
         self.flush_deferred(ends_invocation)?;
+        if let Some(from) = self.selected_label() {
+            let id = |o: &Operand| match o {
+                Operand::IdRef(id) => Some(*id),
+                _ => None,
+            };
+            let targets: SmallVec<[Word; 4]> = match op {
+                Op::Branch => inst.operands.iter().take(1).filter_map(id).collect(),
+                Op::BranchConditional => inst.operands[1..3].iter().filter_map(id).collect(),
+                Op::Switch => inst.operands[1..].iter().filter_map(id).collect(),
+                _ => SmallVec::new(),
+            };
+            for target in targets {
+                let preds = self.predecessors.entry(target).or_default();
+                if !preds.contains(&from) {
+                    preds.push(from);
+                }
+            }
+        }
         self.append(inst)?;
         self.selected_block = None;
         Ok(())

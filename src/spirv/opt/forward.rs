@@ -28,9 +28,9 @@ pub fn run(module: &mut Module, info: &Info, plain: &IdMap<bool>) {
                 forward_one(inst, plain, info, &mut known, &mut subst)
             });
         }
+        // A loop header's phi uses a value of a later block.
+        subst.apply_to_phis(function);
     }
-    // Uses come after definitions in block order (there are no back-edge phis), so the
-    // walk has rewritten every use already.
 }
 
 /// Tracks one instruction; false when it is a load whose value is already known.

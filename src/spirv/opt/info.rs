@@ -627,6 +627,24 @@ impl Subst {
         self.map.is_empty()
     }
 
+    /// Rewrites the id operands of a function's phis (at the starts of its blocks). A walk
+    /// in block order rewrites each instruction before it reaches the definitions that come
+    /// later in the order; only a phi uses such a value (a loop header's phi takes the value
+    /// of its back edge), so it is rewritten again once the walk is done.
+    pub fn apply_to_phis(&self, function: &mut crate::spirv::dr::Function) {
+        if self.is_empty() {
+            return;
+        }
+        for block in &mut function.blocks {
+            for inst in block.instructions.iter_mut() {
+                if inst.class.opcode != spirv::Op::Phi {
+                    break;
+                }
+                self.apply(inst);
+            }
+        }
+    }
+
     /// Rewrites the id operands of an instruction.
     #[inline]
     pub fn apply(&self, inst: &mut Instruction) {

@@ -138,6 +138,8 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
                 std::mem::swap(&mut s.entry, &mut s.block);
             }
         }
+        // A loop header's phi uses a value of a later block.
+        s.subst.apply_to_phis(function);
     }
     module.functions = functions;
     *tables = Tables {

@@ -1,0 +1,299 @@
+//! Temps (`r#`) as SSA values, built while the code is emitted (Braun et al., "Simple and
+//! Efficient Construction of Static Single Assignment Form", 2013).
+//!
+//! Each temp component has a current value per block. A write sets it; a read takes the
+//! block's value, or asks the block's predecessors: one predecessor gives its value, several
+//! give an `OpPhi` at the block's start whose operands are their values. A block whose
+//! predecessors are not all known yet is *unsealed* (a loop header before its back edge, a
+//! `case` block before the `switch` that jumps to it): a read there makes an incomplete phi,
+//! completed when the emitter seals the block. Every other block is begun after all the
+//! branches to it, and is sealed from the start.
+//!
+//! Phis are kept aside while the function is emitted. When it ends, phis whose operands are
+//! all one value (or the phi itself) are replaced by that value, until none is left, and the
+//! others are placed at the start of their blocks.
+//!
+//! A component read on a path where nothing wrote it is 0 (D3D leaves it undefined).
+//!
+//! Used for programs without subroutines and hull-shader phases (see [`Ssa::applies`]):
+//! there temps cross functions and stay variables.
+
+use smallvec::SmallVec;
+use spirv::Word;
+
+use super::dr::{Instruction, Operand, Operands};
+use super::emitter::Emitter;
+use super::module::Scalar;
+use crate::error::Result;
+use crate::fast_hash::HashMap;
+use crate::ir::{Program, Stage};
+
+/// A phi of a temp component, kept aside until its function ends.
+#[derive(Debug, Clone)]
+struct Phi {
+    id: Word,
+    /// The label of its block.
+    block: Word,
+    /// The temp component's type.
+    scalar: Scalar,
+    key: u32,
+    /// (value, predecessor label) pairs; empty while incomplete.
+    operands: SmallVec<[(Word, Word); 2]>,
+}
+
+/// The SSA state of the function being emitted.
+#[derive(Debug, Default)]
+pub struct Ssa {
+    /// Whether temps are SSA values in this program.
+    pub enabled: bool,
+    /// The current value of each temp component (key) at the end of each block (label)
+    /// where it is known.
+    defs: HashMap<(Word, u32), Word>,
+    /// The unsealed blocks, with the indices of their incomplete phis.
+    unsealed: HashMap<Word, SmallVec<[usize; 4]>>,
+    phis: Vec<Phi>,
+    /// Phis whose operands are still to be found.
+    pending: Vec<usize>,
+}
+
+impl Ssa {
+    /// Whether temps can be SSA values in `program`: no subroutines (temps would cross
+    /// functions) and no hull-shader phases (each phase is a function).
+    pub fn applies(program: &Program) -> bool {
+        program.model.stage != Stage::Hull
+            && crate::passes::hull_phases::subroutines_start(program) == program.instructions.len()
+    }
+
+    /// The key of a temp component.
+    fn key(register: u32, component: u8) -> u32 {
+        register.wrapping_mul(4) | u32::from(component & 3)
+    }
+
+    /// The state for `program`.
+    pub fn for_program(program: &Program) -> Ssa {
+        Ssa {
+            enabled: Ssa::applies(program),
+            ..Ssa::default()
+        }
+    }
+}
+
+impl Emitter<'_> {
+    /// The label of the block being emitted.
+    fn ssa_block(&self) -> Result<Word> {
+        self.m
+            .b
+            .selected_label()
+            .ok_or_else(|| self.err("internal: a temp accessed outside a block"))
+    }
+
+    /// Sets a temp component's current value in the block being emitted.
+    pub fn ssa_write(&mut self, register: u32, component: u8, value: Word) -> Result<()> {
+        let block = self.ssa_block()?;
+        self.ssa
+            .defs
+            .insert((block, Ssa::key(register, component)), value);
+        Ok(())
+    }
+
+    /// A temp component's current value in the block being emitted, of scalar type
+    /// `scalar`.
+    pub fn ssa_read(&mut self, register: u32, component: u8, scalar: Scalar) -> Result<Word> {
+        let block = self.ssa_block()?;
+        let key = Ssa::key(register, component);
+        if let Some(&value) = self.ssa.defs.get(&(block, key)) {
+            return Ok(value);
+        }
+        let value = self.ssa_lookup(block, key, scalar);
+        self.ssa_complete_pending();
+        Ok(value)
+    }
+
+    /// Marks a block as unsealed: branches to it will be added after it is begun.
+    pub fn ssa_unseal(&mut self, label: Word) {
+        if self.ssa.enabled {
+            self.ssa.unsealed.insert(label, SmallVec::new());
+        }
+    }
+
+    /// Seals a block: all branches to it are known; its incomplete phis get their operands.
+    pub fn ssa_seal(&mut self, label: Word) {
+        let Some(incomplete) = self.ssa.unsealed.remove(&label) else {
+            return;
+        };
+        self.ssa.pending.extend(incomplete);
+        self.ssa_complete_pending();
+    }
+
+    /// The value of temp component `key` (of type `scalar`) at the end of block `block` (0
+    /// where nothing wrote it): walks up single predecessors, makes a phi where a block has
+    /// several or is unsealed. New phis are queued for their operands.
+    fn ssa_lookup(&mut self, block: Word, key: u32, scalar: Scalar) -> Word {
+        let mut path: SmallVec<[Word; 8]> = SmallVec::new();
+        let mut at = block;
+        let value = loop {
+            if let Some(&value) = self.ssa.defs.get(&(at, key)) {
+                break value;
+            }
+            if self.ssa.unsealed.contains_key(&at) {
+                let phi = self.ssa_new_phi(at, key, scalar);
+                if let Some(incomplete) = self.ssa.unsealed.get_mut(&at) {
+                    incomplete.push(phi);
+                }
+                break self.ssa.phis[phi].id;
+            }
+            let preds = self.m.b.predecessors(at);
+            match preds.len() {
+                0 => break self.m.constant_bits(scalar, 0),
+                1 => {
+                    path.push(at);
+                    at = preds[0];
+                }
+                _ => {
+                    let phi = self.ssa_new_phi(at, key, scalar);
+                    self.ssa.pending.push(phi);
+                    break self.ssa.phis[phi].id;
+                }
+            }
+        };
+        self.ssa.defs.insert((at, key), value);
+        for block in path {
+            self.ssa.defs.insert((block, key), value);
+        }
+        value
+    }
+
+    /// A new phi of `key` in `block`, recorded as the block's value of it.
+    fn ssa_new_phi(&mut self, block: Word, key: u32, scalar: Scalar) -> usize {
+        let id = self.m.b.id();
+        self.ssa.defs.insert((block, key), id);
+        self.ssa.phis.push(Phi {
+            id,
+            block,
+            scalar,
+            key,
+            operands: SmallVec::new(),
+        });
+        self.ssa.phis.len() - 1
+    }
+
+    /// Finds the operands of the queued phis (which may queue more).
+    fn ssa_complete_pending(&mut self) {
+        while let Some(phi) = self.ssa.pending.pop() {
+            let Phi {
+                block, scalar, key, ..
+            } = self.ssa.phis[phi];
+            let preds: SmallVec<[Word; 4]> = self.m.b.predecessors(block).into();
+            let mut operands = SmallVec::new();
+            for pred in preds {
+                let value = self.ssa_lookup(pred, key, scalar);
+                operands.push((value, pred));
+            }
+            self.ssa.phis[phi].operands = operands;
+        }
+    }
+
+    /// Ends the SSA form of the function being emitted (before its `OpFunctionEnd`):
+    /// trivial phis are replaced by their value, the others placed at their blocks' starts.
+    pub fn ssa_finish_function(&mut self) -> Result<()> {
+        if !self.ssa.enabled {
+            return Ok(());
+        }
+        if !self.ssa.unsealed.is_empty() {
+            return Err(self.err("internal: a function ends with an unsealed block"));
+        }
+        let mut phis = std::mem::take(&mut self.ssa.phis);
+        self.ssa.defs.clear();
+        if phis.is_empty() {
+            return Ok(());
+        }
+        // Replace trivial phis until none is left.
+        let mut alias: HashMap<Word, Word> = HashMap::default();
+        let resolve = |alias: &HashMap<Word, Word>, mut id: Word| {
+            while let Some(&to) = alias.get(&id) {
+                id = to;
+            }
+            id
+        };
+        loop {
+            let mut changed = false;
+            for phi in &phis {
+                if alias.contains_key(&phi.id) {
+                    continue;
+                }
+                let mut same = None;
+                let mut trivial = true;
+                for &(value, _) in &phi.operands {
+                    let value = resolve(&alias, value);
+                    if value == phi.id || Some(value) == same {
+                        continue;
+                    }
+                    if same.is_some() {
+                        trivial = false;
+                        break;
+                    }
+                    same = Some(value);
+                }
+                if trivial {
+                    let to = match same {
+                        Some(value) => value,
+                        None => self.m.constant_bits(phi.scalar, 0),
+                    };
+                    alias.insert(phi.id, to);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        phis.retain(|phi| !alias.contains_key(&phi.id));
+        // Each block's phis at its start, in the order they were made.
+        let mut by_block: HashMap<Word, Vec<Instruction>> = HashMap::default();
+        for phi in &phis {
+            let ty = self.m.scalar(phi.scalar);
+            let mut operands = Operands::new();
+            for &(value, pred) in &phi.operands {
+                operands.push(Operand::IdRef(resolve(&alias, value)));
+                operands.push(Operand::IdRef(pred));
+            }
+            by_block
+                .entry(phi.block)
+                .or_default()
+                .push(Instruction::new(
+                    spirv::Op::Phi,
+                    Some(ty),
+                    Some(phi.id),
+                    operands,
+                ));
+        }
+        let f = self
+            .m
+            .b
+            .selected_function()
+            .ok_or_else(|| self.err("internal: phis outside a function"))?;
+        let function = &mut self.m.b.module_mut().functions[f];
+        if !alias.is_empty() {
+            for block in &mut function.blocks {
+                for inst in &mut block.instructions {
+                    for operand in &mut inst.operands {
+                        if let Operand::IdRef(id) = operand {
+                            *id = resolve(&alias, *id);
+                        }
+                    }
+                }
+            }
+        }
+        for block in &mut function.blocks {
+            let Some(label) = block.label.as_ref().and_then(|l| l.result_id) else {
+                continue;
+            };
+            if let Some(phis) = by_block.remove(&label) {
+                block.instructions.splice(0..0, phis);
+            }
+        }
+        phis.clear();
+        self.ssa.phis = phis;
+        Ok(())
+    }
+}

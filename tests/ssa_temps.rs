@@ -1,0 +1,105 @@
+//! Temps are SSA values: no corpus module translated from a program without subroutines
+//! (and not a hull shader, whose phases are functions) has a `Private` or `Function`
+//! variable for an `r#` register, with the optimiser or without it.
+//!
+//! Every blob of the corpus (`../shared/corpus`) is translated with debug names, which name
+//! a temp's variable `r<register>.<component>`; the variables of those names are counted.
+//! Programs with subroutines are counted too, and must still have theirs (temps cross
+//! functions there), so that the test would notice the names going away.
+
+mod common;
+
+use rspirv::dr::Operand;
+use spirv::{Op, StorageClass};
+
+/// The `r#.c` temp variables of a module (Private or Function storage).
+fn temp_variables(words: &[u32]) -> Vec<String> {
+    let module = rspirv::dr::load_words(words).expect("rspirv loads the module");
+    let names: std::collections::HashMap<u32, String> = module
+        .debug_names
+        .iter()
+        .filter(|i| i.class.opcode == Op::Name)
+        .filter_map(|i| match (&i.operands[0], &i.operands[1]) {
+            (Operand::IdRef(id), Operand::LiteralString(name)) => Some((*id, name.clone())),
+            _ => None,
+        })
+        .collect();
+    let is_temp = |name: &str| {
+        name.strip_prefix('r').is_some_and(|rest| {
+            rest.split_once('.').is_some_and(|(register, component)| {
+                register.parse::<u32>().is_ok() && ["x", "y", "z", "w"].contains(&component)
+            })
+        })
+    };
+    let variables = module.types_global_values.iter().chain(
+        module
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter())),
+    );
+    variables
+        .filter(|i| i.class.opcode == Op::Variable)
+        .filter(|i| {
+            matches!(
+                i.operands.first(),
+                Some(Operand::StorageClass(
+                    StorageClass::Private | StorageClass::Function
+                ))
+            )
+        })
+        .filter_map(|i| names.get(&i.result_id?))
+        .filter(|name| is_temp(name))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn programs_without_subroutines_keep_no_temp_in_a_variable() {
+    let blobs = common::corpus_blobs();
+    assert!(blobs.len() > 1000, "only {} corpus blobs", blobs.len());
+    let (mut checked, mut with_subroutines, mut subroutine_temps) = (0, 0, 0);
+    for (file, bytes) in &blobs {
+        let Ok(dxbc) = dxbc2spirv::read(bytes, &Default::default()) else {
+            continue;
+        };
+        let Some(program) = dxbc.program.as_ref() else {
+            continue;
+        };
+        let subroutines = program
+            .instructions
+            .iter()
+            .any(|i| i.opcode == dxbc2spirv::tpf::opcodes::Opcode::Label);
+        let hull = program.model.stage == dxbc2spirv::ir::Stage::Hull;
+        for no_optimize in [false, true] {
+            let options = dxbc2spirv::TranslateOptions {
+                debug_names: true,
+                no_optimize,
+                ..Default::default()
+            };
+            let Ok(translation) = dxbc2spirv::translate_bytes(bytes, &options) else {
+                continue;
+            };
+            let temps = temp_variables(&translation.words);
+            if subroutines || hull {
+                with_subroutines += 1;
+                subroutine_temps += temps.len();
+                continue;
+            }
+            assert!(
+                temps.is_empty(),
+                "{file} (no_optimize: {no_optimize}): temps in variables: {temps:?}"
+            );
+            checked += 1;
+        }
+    }
+    println!(
+        "{checked} modules without subroutines checked; {with_subroutines} with subroutines or \
+         hull phases hold {subroutine_temps} temp variables"
+    );
+    assert!(checked > 2000, "only {checked} modules checked");
+    assert!(
+        subroutine_temps > 0,
+        "no temp variable named in programs with subroutines: the names the test looks for \
+         have changed"
+    );
+}
