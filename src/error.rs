@@ -52,6 +52,9 @@ pub enum ErrorKind {
     Unsupported,
     /// The input exceeds a resource limit ([`crate::limits::Limits`]).
     Limit,
+    /// A fault of the translator, not of the input: an internal check failed (a bug to
+    /// report with the input).
+    Internal,
 }
 
 /// An error from reading, checking or translating a shader.

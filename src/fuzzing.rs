@@ -29,6 +29,8 @@ fn translated(result: crate::Result<Vec<u32>>) -> Result<Option<Vec<u32>>, Findi
             Err(e) => Err(format!("the module does not print: {e}")),
         },
         Err(e) if e.message.is_empty() => Err(format!("an error without a message: {e:?}")),
+        // A check inside the translator failed: a bug, like a panic.
+        Err(e) if e.kind == crate::ErrorKind::Internal => Err(format!("an internal error: {e}")),
         Err(_) => Ok(None),
     }
 }

@@ -306,6 +306,7 @@ fn convert(
                     ErrorKind::Unsupported => "unsupported",
                     ErrorKind::Invalid => "invalid",
                     ErrorKind::Limit => "limit",
+                    ErrorKind::Internal => "internal",
                 }
             };
             return Outcome::Failed {

@@ -329,7 +329,8 @@ impl BindingPlan {
                 at(Error::new(
                     Location::None,
                     format!("internal: a resource declaration of {what}"),
-                ))
+                )
+                .with_kind(crate::ErrorKind::Internal))
             };
             let class = class_of(register)
                 .ok_or_else(|| internal("a register file without descriptors"))?;

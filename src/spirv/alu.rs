@@ -515,7 +515,7 @@ impl Emitter<'_> {
         let mask = dst.mask();
         // At most four sources: an array, not a Vec (this runs for every ALU instruction).
         if scalars.len() > 4 {
-            return Err(self.err("internal: an ALU operation of more than 4 sources"));
+            return Err(self.internal("an ALU operation of more than 4 sources"));
         }
         let mut args = [Val {
             id: 0,
@@ -553,7 +553,7 @@ impl Emitter<'_> {
         // arrays, not Vecs (this runs per component of many ALU instructions).
         let count = args.first().map_or(1, |a| a.count).min(4) as usize;
         if args.len() > 4 {
-            return Err(self.err("internal: a per-component operation of more than 4 values"));
+            return Err(self.internal("a per-component operation of more than 4 values"));
         }
         let mut parts: [Word; 4] = [0; 4];
         for (i, part) in parts.iter_mut().enumerate().take(count) {
@@ -1018,6 +1018,7 @@ fn word(components: &[Word], i: usize) -> Result<Word> {
             crate::error::Location::None,
             format!("internal error: ALU component source {i} is missing"),
         )
+        .with_kind(crate::ErrorKind::Internal)
     })
 }
 
@@ -1028,5 +1029,6 @@ fn arg_val(args: &[Val], i: usize) -> Result<Val> {
             crate::error::Location::None,
             format!("internal error: ALU source {i} is missing"),
         )
+        .with_kind(crate::ErrorKind::Internal)
     })
 }

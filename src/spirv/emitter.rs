@@ -200,6 +200,15 @@ impl<'a> Emitter<'a> {
         Error::instruction(self.at.0, self.at.1, message)
     }
 
+    /// An internal error (a fault of the translator, not of the input) at the current
+    /// instruction.
+    #[cold]
+    #[inline(never)]
+    pub fn internal(&self, message: impl std::fmt::Display) -> Error {
+        Error::instruction(self.at.0, self.at.1, format!("internal: {message}"))
+            .with_kind(crate::ErrorKind::Internal)
+    }
+
     /// An "unsupported" error at the current instruction.
     #[cold]
     #[inline(never)]

@@ -137,7 +137,7 @@ impl Emitter<'_> {
         let binding = *self
             .bindings
             .get(RegisterKind::ConstantBuffer, CLASS_LINKAGE_REGISTER)
-            .ok_or_else(|| self.err("internal: the class-linkage data has no binding"))?;
+            .ok_or_else(|| self.internal("the class-linkage data has no binding"))?;
         let vec4 = self.m.vector(Scalar::U32, 4);
         let array = self.m.strided_array(vec4, length, 16);
         let block = self.m.block(array, false);

@@ -88,6 +88,7 @@ fn build_error(e: BuildError) -> Error {
         Location::None,
         format!("internal SPIR-V builder error: {e}"),
     )
+    .with_kind(crate::ErrorKind::Internal)
 }
 
 impl Module {

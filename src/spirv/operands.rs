@@ -74,27 +74,28 @@ impl Emitter<'_> {
             return Ok(value);
         }
         let ty = self.m.vector(to, value.count);
-        let id =
-            match (value.scalar, to) {
-                (Scalar::Bool, _) => {
-                    let ones = self.splat_bits(to, u32::MAX, value.count);
-                    let zero = self.splat_bits(to, 0, value.count);
-                    built(self.m.select(ty, None, value.id, ones, zero))?
-                }
-                (_, Scalar::Bool) => {
-                    let as_uint = self.cast(value, Scalar::U32)?;
-                    let zero = self.splat_bits(Scalar::U32, 0, value.count);
-                    built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
-                }
-                // No value is ever a double here: temps are typed 32-bit (`passes::temp_types`
-                // holds double halves as uint) and the double lowering (`spirv::doubles`) reads
-                // and writes pairs of uint halves, building its doubles itself.
-                (Scalar::F64, _) | (_, Scalar::F64) => return Err(self.err(
-                    "internal: a 64-bit value in a 32-bit conversion (doubles are held as pairs \
+        let id = match (value.scalar, to) {
+            (Scalar::Bool, _) => {
+                let ones = self.splat_bits(to, u32::MAX, value.count);
+                let zero = self.splat_bits(to, 0, value.count);
+                built(self.m.select(ty, None, value.id, ones, zero))?
+            }
+            (_, Scalar::Bool) => {
+                let as_uint = self.cast(value, Scalar::U32)?;
+                let zero = self.splat_bits(Scalar::U32, 0, value.count);
+                built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
+            }
+            // No value is ever a double here: temps are typed 32-bit (`passes::temp_types`
+            // holds double halves as uint) and the double lowering (`spirv::doubles`) reads
+            // and writes pairs of uint halves, building its doubles itself.
+            (Scalar::F64, _) | (_, Scalar::F64) => {
+                return Err(self.internal(
+                    "a 64-bit value in a 32-bit conversion (doubles are held as pairs \
                      of uint halves)",
-                )),
-                _ => built(self.m.bitcast(ty, value.id))?,
-            };
+                ))
+            }
+            _ => built(self.m.bitcast(ty, value.id))?,
+        };
         Ok(Val {
             id,
             scalar: to,
@@ -311,8 +312,8 @@ impl Emitter<'_> {
             RegisterKind::IndexableTemp => self.load_indexable(operand, component),
             // `d(…)` is a source of double-precision instructions only (the IR validator
             // refuses it elsewhere), whose lowering reads its halves itself.
-            RegisterKind::Immediate64 => Err(self.err(
-                "internal: a d(…) immediate read as a 32-bit value (the IR validator allows it \
+            RegisterKind::Immediate64 => Err(self.internal(
+                "a d(…) immediate read as a 32-bit value (the IR validator allows it \
                  only where an instruction reads a double)",
             )),
             RegisterKind::ConstantBuffer | RegisterKind::ImmediateConstantBuffer => {
@@ -575,7 +576,7 @@ ret
             error
                 .to_string()
                 .contains("internal: a d(…) immediate read as a 32-bit value")
-                && error.kind == crate::error::ErrorKind::Invalid,
+                && error.kind == crate::error::ErrorKind::Internal,
             "{error}"
         );
         // As a double source it is fine.

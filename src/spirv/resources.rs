@@ -280,8 +280,8 @@ impl Emitter<'_> {
             | Declaration::FunctionBody(_)
             | Declaration::FunctionTable { .. }
             | Declaration::Interface { .. } => {
-                return Err(self.err(format!(
-                    "internal: {} reached the resource declarations, which do not handle it",
+                return Err(self.internal(format!(
+                    "{} reached the resource declarations, which do not handle it",
                     self.program
                         .instructions
                         .get(self.at.0 as usize)
@@ -432,7 +432,7 @@ impl Emitter<'_> {
                     .bindings
                     .get(RegisterKind::ConstantBuffer, id)
                     .filter(|b| b.undeclared_slot)
-                    .ok_or_else(|| self.err(format!("internal: cb slot {id} has no binding")))?;
+                    .ok_or_else(|| self.internal(format!("cb slot {id} has no binding")))?;
                 self.declare_cbuffer(&range.range, D3D11_CB_MAX_VECTORS)?;
             }
         }
@@ -478,7 +478,7 @@ impl Emitter<'_> {
                 .cbuffers
                 .get(&id)
                 .copied()
-                .ok_or_else(|| self.err(format!("internal: cb slot {id} is not declared")))?;
+                .ok_or_else(|| self.internal(format!("cb slot {id} is not declared")))?;
             // The slot as a constant operand `cbN[N]` selects its descriptor.
             let mut fixed = *operand;
             fixed.indices = [Index::Imm32(id), Index::Imm32(id), Index::Imm32(0)];
@@ -823,7 +823,7 @@ impl Emitter<'_> {
         block
             .and_then(|b| b.label.as_ref())
             .and_then(|l| l.result_id)
-            .ok_or_else(|| self.err("internal: no block is selected"))
+            .ok_or_else(|| self.internal("no block is selected"))
     }
 
     /// Runs `body` only when `condition` holds and returns its value, or `otherwise`.

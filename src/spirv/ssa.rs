@@ -84,7 +84,7 @@ impl Emitter<'_> {
         self.m
             .b
             .selected_label()
-            .ok_or_else(|| self.err("internal: a temp accessed outside a block"))
+            .ok_or_else(|| self.internal("a temp accessed outside a block"))
     }
 
     /// Sets a temp component's current value in the block being emitted.
@@ -200,7 +200,7 @@ impl Emitter<'_> {
             return Ok(());
         }
         if !self.ssa.unsealed.is_empty() {
-            return Err(self.err("internal: a function ends with an unsealed block"));
+            return Err(self.internal("a function ends with an unsealed block"));
         }
         let mut phis = std::mem::take(&mut self.ssa.phis);
         self.ssa.defs.clear();
@@ -271,7 +271,7 @@ impl Emitter<'_> {
             .m
             .b
             .selected_function()
-            .ok_or_else(|| self.err("internal: phis outside a function"))?;
+            .ok_or_else(|| self.internal("phis outside a function"))?;
         let function = &mut self.m.b.module_mut().functions[f];
         if !alias.is_empty() {
             for block in &mut function.blocks {

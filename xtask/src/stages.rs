@@ -173,7 +173,9 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
                 Ok(Outcome::ExpectedError(format!("{reason}: {e}")))
             }
             (_, ErrorKind::Unsupported) => Ok(Outcome::Skipped(e.to_string())),
-            (None, ErrorKind::Invalid) | (_, ErrorKind::Limit) => Err(e.into()),
+            (None, ErrorKind::Invalid) | (_, ErrorKind::Limit | ErrorKind::Internal) => {
+                Err(e.into())
+            }
         },
         Ok(words) => {
             if let Some(reason) = expected {
