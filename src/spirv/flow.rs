@@ -48,6 +48,9 @@ pub enum Construct {
         default: Option<Word>,
         /// The label of the case block being filled, and whether it has any code yet.
         current: Option<(Word, bool)>,
+        /// Every case block begun (sealed for SSA at `endswitch`, when the `OpSwitch`
+        /// that branches to them exists).
+        blocks: Vec<Word>,
     },
 }
 
@@ -204,6 +207,7 @@ impl Emitter<'_> {
                     cases: Vec::new(),
                     default: None,
                     current: None,
+                    blocks: Vec::new(),
                 });
             }
             Opcode::Case | Opcode::Default => self.case_label(instruction)?,
@@ -394,9 +398,13 @@ impl Emitter<'_> {
             cases,
             default,
             current,
+            blocks,
             ..
         }) = self.flow.last_mut()
         {
+            if blocks.last() != Some(&label) {
+                blocks.push(label);
+            }
             match literal {
                 Some(value) => cases.push((value, label)),
                 None => *default = Some(label),
@@ -425,6 +433,7 @@ impl Emitter<'_> {
             merge,
             cases,
             default,
+            blocks,
             ..
         }) = self.flow.pop()
         else {
@@ -439,7 +448,9 @@ impl Emitter<'_> {
             .map(|&(value, label)| (SpvOperand::LiteralBit32(value), label))
             .collect();
         built(self.m.b.switch(selector, default.unwrap_or(merge), targets))?;
-        for label in cases.iter().map(|&(_, label)| label).chain(default) {
+        // Every case block, also one no branch reaches (a second `default` replaces the
+        // first as the switch's target).
+        for label in blocks {
             self.ssa_seal(label);
         }
         let _ = current;

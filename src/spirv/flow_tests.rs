@@ -83,3 +83,89 @@ ret
 ",
     );
 }
+
+#[test]
+fn a_second_default_block_is_sealed_too() {
+    // Found by the `translate` fuzz target: the second `default` replaces the first as the
+    // switch's target, and the first one's block, begun unsealed (temps are SSA values),
+    // must still be sealed at `endswitch`.
+    compile(
+        "ps_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_output o0.x
+dcl_temps 1
+mov r0.x, cb0[0].x
+switch cb0[0].y
+default
+iadd r0.x, r0.x, l(1)
+break
+default
+iadd r0.x, r0.x, l(2)
+break
+endswitch
+mov o0.x, r0.x
+ret
+",
+    );
+}
+
+#[test]
+fn temps_flow_through_loops_and_switches_as_phis() {
+    // A loop counter, a value set in one case and falling through into the next, and one
+    // set on both sides of an `if`: phis in the loop header, the fall-through case, the
+    // switch's merge and the `if`'s merge; no temp variable.
+    let words = compile(
+        "cs_5_0
+dcl_constantbuffer cb0[1], immediateIndexed
+dcl_uav_raw u0
+dcl_temps 3
+dcl_thread_group 1, 1, 1
+mov r0.x, l(0)
+mov r1.x, l(0)
+loop
+  uge r2.x, r0.x, cb0[0].x
+  breakc_nz r2.x
+  switch r0.x
+  case l(1)
+    iadd r1.x, r1.x, l(10)
+  case l(2)
+    iadd r1.x, r1.x, l(100)
+    break
+  default
+    iadd r1.x, r1.x, l(1)
+    break
+  endswitch
+  if_nz r0.x
+    imul null, r1.y, r1.x, l(2)
+  else
+    mov r1.y, l(7)
+  endif
+  iadd r1.x, r1.x, r1.y
+  iadd r0.x, r0.x, l(1)
+endloop
+store_raw u0.xy, l(0), r1.xyxx
+ret
+",
+    );
+    let module = rspirv::dr::load_words(&words).expect("loads");
+    let code = || {
+        module
+            .functions
+            .iter()
+            .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter()))
+    };
+    let phis = code().filter(|i| i.class.opcode == spirv::Op::Phi).count();
+    assert!(phis >= 5, "{phis} phis");
+    let privates = module
+        .types_global_values
+        .iter()
+        .filter(|i| {
+            i.class.opcode == spirv::Op::Variable
+                && i.operands.first()
+                    == Some(&rspirv::dr::Operand::StorageClass(
+                        spirv::StorageClass::Private,
+                    ))
+        })
+        .count();
+    assert_eq!(privates, 0, "temps in Private variables");
+}
