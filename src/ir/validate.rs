@@ -709,6 +709,10 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
         Switch,
     }
     let mut stack: Vec<Block> = Vec::new();
+    // Per open switch, whether it had its `default`.
+    let mut defaults: Vec<bool> = Vec::new();
+    // The subroutine (`l#`) and function-body (`fb#`) labels seen.
+    let mut labels: HashSet<(RegisterKind, u32)> = HashSet::default();
     let mut previous = None;
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail =
@@ -734,12 +738,25 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
             O::EndLoop if stack.pop() != Some(Block::Loop) => {
                 return fail("endloop without a matching loop");
             }
-            O::Switch => stack.push(Block::Switch),
+            O::Switch => {
+                stack.push(Block::Switch);
+                defaults.push(false);
+            }
             O::EndSwitch if stack.pop() != Some(Block::Switch) => {
                 return fail("endswitch without a matching switch");
             }
+            O::EndSwitch => {
+                defaults.pop();
+            }
             O::Case | O::Default if stack.last() != Some(&Block::Switch) => {
                 return fail("case or default outside a switch");
+            }
+            O::Default => {
+                if let Some(seen) = defaults.last_mut() {
+                    if std::mem::replace(seen, true) {
+                        return fail("a second default in one switch");
+                    }
+                }
             }
             O::Break | O::Breakc
                 if !stack
@@ -755,6 +772,19 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
                 if !stack.is_empty() =>
             {
                 return fail("a subroutine or phase starts inside an open block");
+            }
+            O::Label => {
+                let label = program.srcs(instruction).first().and_then(|o| {
+                    let number = o.indices().first()?.as_imm32()?;
+                    matches!(o.kind, RegisterKind::Label | RegisterKind::FunctionBody)
+                        .then_some((o.kind, number))
+                });
+                let Some(label) = label else {
+                    return fail("label needs a subroutine label (l#) or function body (fb#)");
+                };
+                if !labels.insert(label) {
+                    return fail("a subroutine label is defined twice");
+                }
             }
             _ => {}
         }

@@ -1244,7 +1244,34 @@ fn unclosed_blocks_at_the_end() {
 
 #[test]
 fn subroutines_and_phases_start_outside_blocks() {
-    expect_flow_ok(&[Ret, Label, Ret, Label, Ret]);
+    let flow = |text: &str| {
+        let program = crate::asm::parse_program_unchecked(text).expect("parses");
+        super::validate_control_flow(&program).map_err(|e| e.to_string())
+    };
+    assert_eq!(flow("ps_5_0\nret\nlabel l0\nret\nlabel l1\nret\n"), Ok(()));
+    // Found by the translate fuzz target: two subroutines of one number, and a label of a
+    // temp, gave two functions one id.
+    let twice = flow("ps_5_0\nret\nlabel l1\nret\nlabel l1\nret\n");
+    assert!(
+        twice.as_ref().is_err_and(|e| e.contains("defined twice")),
+        "{twice:?}"
+    );
+    let temp = flow("ps_5_0\ndcl_temps 2\nret\nlabel r1.x\nret\n");
+    assert!(
+        temp.as_ref().is_err_and(|e| e.contains("label needs")),
+        "{temp:?}"
+    );
+    // A switch has one default.
+    let defaults = flow(
+        "ps_5_0\ndcl_constantbuffer cb0[1], immediateIndexed\nswitch cb0[0].x\ndefault\nbreak\n\
+         default\nbreak\nendswitch\nret\n",
+    );
+    assert!(
+        defaults
+            .as_ref()
+            .is_err_and(|e| e.contains("second default")),
+        "{defaults:?}"
+    );
     expect_flow_error(&[If, Label, EndIf], 1, "starts inside an open block");
     expect_flow_error(
         &[Loop, HsForkPhase, EndLoop],

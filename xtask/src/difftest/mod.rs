@@ -255,6 +255,7 @@ pub fn run(options: &Options) -> Result<()> {
     // pipeline on the calling thread, which is most of a case's time); their verdicts are
     // reported in seed order, and mismatches minimised one at a time.
     let batch = rayon::current_num_threads() as u64 * 2;
+    let watchdog = Watchdog::start();
     while budget.more(programs, start) {
         let count = match budget {
             Budget::Count(n) => batch.min(n - programs),
@@ -264,7 +265,9 @@ pub fn run(options: &Options) -> Result<()> {
         let verdicts: Vec<(Case, Verdict)> = (0..count)
             .into_par_iter()
             .map(|i| {
-                let case = generate::generate(seed.wrapping_add(first + i), &gen);
+                let case_seed = seed.wrapping_add(first + i);
+                let _running = watchdog.running(case_seed);
+                let case = generate::generate(case_seed, &gen);
                 let verdict = check(&ctx, &case, None);
                 (case, verdict)
             })
@@ -302,6 +305,64 @@ pub fn run(options: &Options) -> Result<()> {
         bail!("{failures} mismatches, {unusable} unusable programs (seed {seed})");
     }
     Ok(())
+}
+
+/// How long one case may take before the run stops: a case is a fraction of a second, and
+/// a device that does not finish a dispatch cannot be interrupted.
+const HANG_SECONDS: u64 = 120;
+
+/// Ends the process, naming the seed, when a case runs longer than [`HANG_SECONDS`] (a
+/// translation that loops forever on the device, or a device that hangs), instead of
+/// waiting for ever.
+struct Watchdog {
+    running: std::sync::Arc<std::sync::Mutex<Vec<(u64, Instant)>>>,
+}
+
+/// A case the watchdog is watching, until dropped.
+struct Running<'a> {
+    watchdog: &'a Watchdog,
+    seed: u64,
+}
+
+impl Watchdog {
+    fn start() -> Watchdog {
+        let running: std::sync::Arc<std::sync::Mutex<Vec<(u64, Instant)>>> = Default::default();
+        let watched = std::sync::Arc::clone(&running);
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_secs(1));
+            let late = watched.lock().ok().and_then(|r| {
+                r.iter()
+                    .find(|(_, at)| at.elapsed().as_secs() > HANG_SECONDS)
+                    .copied()
+            });
+            if let Some((seed, _)) = late {
+                println!(
+                    "seed {seed}: HANG: the case did not finish in {HANG_SECONDS} s (repeat it \
+                     with --seed {seed} --count 1)"
+                );
+                std::process::exit(1);
+            }
+        });
+        Watchdog { running }
+    }
+
+    fn running(&self, seed: u64) -> Running<'_> {
+        if let Ok(mut r) = self.running.lock() {
+            r.push((seed, Instant::now()));
+        }
+        Running {
+            watchdog: self,
+            seed,
+        }
+    }
+}
+
+impl Drop for Running<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut r) = self.watchdog.running.lock() {
+            r.retain(|(seed, _)| *seed != self.seed);
+        }
+    }
 }
 
 /// How long a run goes on.
