@@ -55,43 +55,30 @@ fn temp_variables(words: &[u32]) -> Vec<String> {
 
 #[test]
 fn programs_without_subroutines_keep_no_temp_in_a_variable() {
-    let blobs = common::corpus_blobs();
-    assert!(blobs.len() > 1000, "only {} corpus blobs", blobs.len());
     let (mut checked, mut with_subroutines, mut subroutine_temps) = (0, 0, 0);
-    for (file, bytes) in &blobs {
-        let Ok(dxbc) = dxbc2spirv::read(bytes, &Default::default()) else {
-            continue;
-        };
-        let Some(program) = dxbc.program.as_ref() else {
-            continue;
-        };
+    common::for_each_corpus_module(|file, bytes, no_optimize, words| {
+        let dxbc = dxbc2spirv::read(bytes, &Default::default()).expect("a translated blob reads");
+        let program = dxbc
+            .program
+            .as_ref()
+            .expect("a translated blob has a program");
         let subroutines = program
             .instructions
             .iter()
             .any(|i| i.opcode == dxbc2spirv::tpf::opcodes::Opcode::Label);
         let hull = program.model.stage == dxbc2spirv::ir::Stage::Hull;
-        for no_optimize in [false, true] {
-            let options = dxbc2spirv::TranslateOptions {
-                debug_names: true,
-                no_optimize,
-                ..Default::default()
-            };
-            let Ok(translation) = dxbc2spirv::translate_bytes(bytes, &options) else {
-                continue;
-            };
-            let temps = temp_variables(&translation.words);
-            if subroutines || hull {
-                with_subroutines += 1;
-                subroutine_temps += temps.len();
-                continue;
-            }
-            assert!(
-                temps.is_empty(),
-                "{file} (no_optimize: {no_optimize}): temps in variables: {temps:?}"
-            );
-            checked += 1;
+        let temps = temp_variables(&words);
+        if subroutines || hull {
+            with_subroutines += 1;
+            subroutine_temps += temps.len();
+            return;
         }
-    }
+        assert!(
+            temps.is_empty(),
+            "{file} (no_optimize: {no_optimize}): temps in variables: {temps:?}"
+        );
+        checked += 1;
+    });
     println!(
         "{checked} modules without subroutines checked; {with_subroutines} with subroutines or \
          hull phases hold {subroutine_temps} temp variables"

@@ -12,42 +12,26 @@ use rspirv::binary::Disassemble;
 
 #[test]
 fn the_printer_prints_every_corpus_module_as_rspirv_does() {
-    let blobs = common::corpus_blobs();
-    assert!(blobs.len() > 1000, "only {} corpus blobs", blobs.len());
-    let mut printed = 0;
-    for (file, bytes) in &blobs {
-        for no_optimize in [false, true] {
-            let options = dxbc2spirv::TranslateOptions {
-                debug_names: true,
-                no_optimize,
-                ..Default::default()
-            };
-            // Blobs the translator refuses (root signatures, the invalid one) have no module.
-            let Ok(translation) = dxbc2spirv::translate_bytes(bytes, &options) else {
-                continue;
-            };
-            let words = translation.words;
-            let reference = rspirv::dr::load_words(&words)
-                .unwrap_or_else(|e| panic!("{}: rspirv cannot load the module: {e}", file))
-                .disassemble();
-            let ours = dxbc2spirv::spirv::text::disassemble(&words)
-                .unwrap_or_else(|e| panic!("{} (no_optimize: {no_optimize}): {e}", file));
-            if ours != reference {
-                let line = reference
-                    .lines()
-                    .zip(ours.lines())
-                    .position(|(a, b)| a != b)
-                    .unwrap_or(reference.lines().count().min(ours.lines().count()));
-                panic!(
-                    "{} (no_optimize: {no_optimize}): line {} differs\n  rspirv: {:?}\n  ours:   {:?}",
-                    file,
-                    line + 1,
-                    reference.lines().nth(line),
-                    ours.lines().nth(line)
-                );
-            }
-            printed += 1;
+    let printed = common::for_each_corpus_module(|file, _, no_optimize, words| {
+        let reference = rspirv::dr::load_words(&words)
+            .unwrap_or_else(|e| panic!("{}: rspirv cannot load the module: {e}", file))
+            .disassemble();
+        let ours = dxbc2spirv::spirv::text::disassemble(&words)
+            .unwrap_or_else(|e| panic!("{} (no_optimize: {no_optimize}): {e}", file));
+        if ours != reference {
+            let line = reference
+                .lines()
+                .zip(ours.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(reference.lines().count().min(ours.lines().count()));
+            panic!(
+                "{} (no_optimize: {no_optimize}): line {} differs\n  rspirv: {:?}\n  ours:   {:?}",
+                file,
+                line + 1,
+                reference.lines().nth(line),
+                ours.lines().nth(line)
+            );
         }
-    }
+    });
     assert!(printed > 2000, "only {printed} modules printed");
 }

@@ -212,7 +212,7 @@ pub fn translate(
 /// The emitter's and the optimiser's tables, kept by a [`crate::Translator`] from one
 /// translation for the next so that they are not allocated (and grown, and freed) every time.
 #[derive(Default)]
-pub struct Tables {
+pub(crate) struct Tables {
     /// Keep the tables after a translation. Off for a one-shot translation
     /// ([`crate::translate_bytes`]), which frees each stage's tables before the next stage
     /// makes its own, for the smallest peak memory.

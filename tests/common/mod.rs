@@ -54,3 +54,27 @@ fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// Translates every corpus blob with debug names, with the optimiser and without it, and
+/// calls `check(file, bytes, no_optimize, words)` for each module; blobs the translator
+/// refuses (root signatures, the invalid one) have none. Returns the number of modules.
+pub fn for_each_corpus_module(mut check: impl FnMut(&str, &[u8], bool, Vec<u32>)) -> usize {
+    let blobs = corpus_blobs();
+    assert!(blobs.len() > 1000, "only {} corpus blobs", blobs.len());
+    let mut modules = 0;
+    for (file, bytes) in &blobs {
+        for no_optimize in [false, true] {
+            let options = dxbc2spirv::TranslateOptions {
+                debug_names: true,
+                no_optimize,
+                ..Default::default()
+            };
+            let Ok(translation) = dxbc2spirv::translate_bytes(bytes, &options) else {
+                continue;
+            };
+            check(file, bytes, no_optimize, translation.words);
+            modules += 1;
+        }
+    }
+    modules
+}

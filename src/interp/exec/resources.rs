@@ -233,8 +233,12 @@ impl Machine<'_, '_> {
             .collect();
         match target {
             Target::Tgsm(slot) => {
-                let bytes = bytes.iter().map(|&(_, b)| b);
-                self.touch_shared(slot, bytes, t.ids.flat, touch, at)
+                for (_, byte) in bytes {
+                    self.shared
+                        .touch(slot, byte, t.ids.flat, touch)
+                        .map_err(|message| self.fail(at, message))?;
+                }
+                Ok(())
             }
             Target::Uav(key) => {
                 for (i, byte) in bytes {

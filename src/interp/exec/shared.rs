@@ -12,8 +12,7 @@
 //! gives it one answer; the record turns it into an error instead, so that a program (or a
 //! minimiser's cut of one) whose result depends on thread order is never judged.
 
-use super::thread::Machine;
-use crate::Result;
+use crate::fast_hash::HashMap;
 
 /// The last write to one dword of group-shared memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,7 +113,7 @@ type Stored = ([u32; 3], Option<u32>);
 #[derive(Debug, Clone, Default)]
 pub(super) struct UavRecord {
     /// The last store to each dword written.
-    dwords: std::collections::HashMap<UavDword, Stored>,
+    dwords: HashMap<UavDword, Stored>,
 }
 
 impl UavRecord {
@@ -127,48 +126,17 @@ impl UavRecord {
         thread: [u32; 3],
         value: Option<u32>,
     ) -> std::result::Result<(), String> {
-        let entry = self.dwords.entry((key.0, key.1, at));
-        match entry {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert((thread, value));
-            }
-            std::collections::hash_map::Entry::Occupied(mut o) => {
-                let (writer, old) = *o.get();
-                let agree = writer == thread
-                    || (value.is_none() && old.is_none())
-                    || (value.is_some() && value == old);
-                if !agree {
-                    return Err(format!(
-                        "thread {thread:?} writes byte {at} of u{} (space {}) that thread {writer:?} wrote differently (the result depends on thread order)",
-                        key.1, key.0
-                    ));
-                }
-                o.insert((thread, value));
+        let dword = (key.0, key.1, at);
+        if let Some(&(writer, old)) = self.dwords.get(&dword) {
+            // Equal values (an atomic's `None` included) do not depend on the order.
+            if writer != thread && value != old {
+                return Err(format!(
+                    "thread {thread:?} writes byte {at} of u{} (space {}) that thread {writer:?} wrote differently (the result depends on thread order)",
+                    key.1, key.0
+                ));
             }
         }
-        Ok(())
-    }
-}
-
-impl Machine<'_, '_> {
-    /// With [`crate::interp::Options::undefined_reads`]: checks and records an access of
-    /// thread `thread` to the dwords at these byte positions of group-shared slot `slot`.
-    pub(super) fn touch_shared(
-        &mut self,
-        slot: usize,
-        bytes: impl Iterator<Item = u64>,
-        thread: u32,
-        touch: Touch,
-        at: usize,
-    ) -> Result<()> {
-        if !self.options.undefined_reads {
-            return Ok(());
-        }
-        for byte in bytes {
-            self.shared
-                .touch(slot, byte, thread, touch)
-                .map_err(|message| self.fail(at, message))?;
-        }
+        self.dwords.insert(dword, (thread, value));
         Ok(())
     }
 }

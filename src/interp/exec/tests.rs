@@ -56,6 +56,14 @@ fn check(text: &str, actual: &[u32], expected: &[u32]) {
     }
 }
 
+/// Runs a program (one group, u0 a 16-dword raw buffer) expecting it to succeed.
+fn run_ok(text: &str, options: &Options) {
+    let mut resources = Resources::default();
+    resources.uavs.insert((0, 0), raw(16, 0));
+    dispatch(&program(text), &mut resources, [1, 1, 1], options)
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+}
+
 /// Runs a program expecting an error; returns it.
 fn run_err(text: &str, options: &Options) -> crate::Error {
     let program = program(text);
@@ -1321,11 +1329,7 @@ fn undefined_reads_of_temps_are_refused_only_when_asked() {
     assert_eq!(index_of(&error), 5, "{error}");
     assert!(error.message.contains("r0.z"), "{error}");
     // Off by default: the unwritten component reads 0.
-    let program = program(text);
-    let mut resources = Resources::default();
-    resources.uavs.insert((0, 0), raw(16, 0));
-    dispatch(&program, &mut resources, [1, 1, 1], &Options::default())
-        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    run_ok(text, &Options::default());
 }
 
 #[test]
@@ -1353,18 +1357,13 @@ fn undefined_shared_memory_and_racing_stores_are_refused_when_asked() {
     let error = run_err(&race, &strict);
     assert!(error.message.contains("no barrier"), "{error}");
     // With the barrier it is defined.
-    let ordered = race.replace("ld_raw", "sync_g_t\nld_raw");
-    let mut resources = Resources::default();
-    resources.uavs.insert((0, 0), raw(4, 0));
-    dispatch(&program(&ordered), &mut resources, [1, 1, 1], &strict)
-        .unwrap_or_else(|e| panic!("{e}\n{ordered}"));
+    run_ok(&race.replace("ld_raw", "sync_g_t\nld_raw"), &strict);
     // Two threads storing different values to one UAV dword race; the same value does not.
     let uav = format!("{head}store_raw u0.x, l(0), vThreadIDInGroupFlattened.x\nret\n");
     let error = run_err(&uav, &strict);
     assert!(error.message.contains("thread order"), "{error}");
-    let same = uav.replace("vThreadIDInGroupFlattened.x\n", "l(3)\n");
-    let mut resources = Resources::default();
-    resources.uavs.insert((0, 0), raw(4, 0));
-    dispatch(&program(&same), &mut resources, [1, 1, 1], &strict)
-        .unwrap_or_else(|e| panic!("{e}\n{same}"));
+    run_ok(
+        &uav.replace("vThreadIDInGroupFlattened.x\n", "l(3)\n"),
+        &strict,
+    );
 }

@@ -645,15 +645,14 @@ impl Gen {
     /// specify the bits of a NaN a float operation returns, and the harness compares bits.
     /// Saturated results are never NaN.
     fn canon_f32(&mut self, dst: &str, sat: &str) {
-        if !sat.is_empty() {
-            return;
+        if sat.is_empty() {
+            self.replace_where(
+                dst,
+                "ne",
+                "",
+                "l(0x7fc00000, 0x7fc00000, 0x7fc00000, 0x7fc00000)",
+            );
         }
-        let (r, mask) = dst.split_once('.').unwrap_or((dst, "xyzw"));
-        let s = self.nan_scratch;
-        self.emit(format!("ne r{s}.{mask}, {r}.xyzw, {r}.xyzw"));
-        self.emit(format!(
-            "movc {dst}, r{s}.xyzw, l(0x7fc00000, 0x7fc00000, 0x7fc00000, 0x7fc00000), {r}.xyzw"
-        ));
     }
 
     /// Replaces a zero result of a sum (`add`, `mad`, the dot products) in the components
@@ -662,10 +661,22 @@ impl Gen {
     /// the sign of a zero sum is not compared, in the word stored or where it flows into
     /// integer operations (see docs/oracle.md).
     fn canon_zero(&mut self, dst: &str) {
+        self.replace_where(dst, "eq", "l(0, 0, 0, 0)", "l(0, 0, 0, 0)");
+    }
+
+    /// Replaces the components `dst` (`r3.xz`) wrote by `replacement` where
+    /// `{test} value, {other}` holds (`other` empty: the value itself), through the scratch
+    /// register.
+    fn replace_where(&mut self, dst: &str, test: &str, other: &str, replacement: &str) {
         let (r, mask) = dst.split_once('.').unwrap_or((dst, "xyzw"));
         let s = self.nan_scratch;
-        self.emit(format!("eq r{s}.{mask}, {r}.xyzw, l(0, 0, 0, 0)"));
-        self.emit(format!("movc {dst}, r{s}.xyzw, l(0, 0, 0, 0), {r}.xyzw"));
+        let other = if other.is_empty() {
+            format!("{r}.xyzw")
+        } else {
+            other.to_string()
+        };
+        self.emit(format!("{test} r{s}.{mask}, {r}.xyzw, {other}"));
+        self.emit(format!("movc {dst}, r{s}.xyzw, {replacement}, {r}.xyzw"));
     }
 
     /// [`Gen::canon_f32`] for the doubles of register `r` in `mask` (`xy`, `zw`, `xyzw`).
