@@ -453,15 +453,27 @@ impl Emitter<'_> {
             .ok_or_else(|| self.err(format!("x{register} is not declared")))
     }
 
-    /// The element pointer of `x#[i]` with the index clamped into range, and whether the
-    /// original index was in range (a bool id), for bounds-checked access.
-    fn indexable_element(&mut self, operand: &Operand) -> Result<(Word, Word, IndexableTemp)> {
+    /// The element pointer of `x#[i]`, and whether `i` is in range: `Known(true)` for an
+    /// immediate index inside the array (no check emitted), `Known(false)` for one outside it
+    /// (no pointer: nothing to read or write), `Checked(id)` for a relative index, which is
+    /// clamped into range and whose bool id guards the access.
+    fn indexable_element(&mut self, operand: &Operand) -> Result<(Word, InRange)> {
         let temp = self.indexable_of(operand)?;
         let index = operand
             .indices()
             .get(1)
             .copied()
             .ok_or_else(|| self.err("x# needs an element index"))?;
+        let element = self.m.vector(Scalar::U32, 4);
+        let pointer = self.m.pointer(StorageClass::Private, element);
+        if let Some(i) = index.as_imm32() {
+            if i >= temp.size {
+                return Ok((0, InRange::Known(false)));
+            }
+            let constant = self.m.constant_u32(i);
+            let ptr = built(self.m.access_chain(pointer, temp.var, &[constant]))?;
+            return Ok((ptr, InRange::Known(true)));
+        }
         let index = self.index_value(index)?;
         let uint = self.m.scalar(Scalar::U32);
         let boolean = self.m.scalar(Scalar::Bool);
@@ -469,24 +481,31 @@ impl Emitter<'_> {
         let in_range = built(self.m.b.u_less_than(boolean, None, index, size))?;
         let zero = self.m.constant_u32(0);
         let clamped = built(self.m.select(uint, None, in_range, index, zero))?;
-        let element = self.m.vector(Scalar::U32, 4);
-        let pointer = self.m.pointer(StorageClass::Private, element);
         let ptr = built(self.m.access_chain(pointer, temp.var, &[clamped]))?;
-        Ok((ptr, in_range, temp))
+        Ok((ptr, InRange::Checked(in_range)))
     }
 
     /// Reads one component of `x#[i]`; out-of-range elements read as 0.
     fn load_indexable(&mut self, operand: &Operand, component: u8) -> Result<Val> {
-        let (ptr, in_range, _) = self.indexable_element(operand)?;
+        let (ptr, in_range) = self.indexable_element(operand)?;
         let uint = self.m.scalar(Scalar::U32);
-        let vec4 = self.m.vector(Scalar::U32, 4);
-        let element = built(self.m.load(vec4, ptr))?;
-        let value = built(
-            self.m
-                .composite_extract(uint, element, &[component as u32 & 3]),
-        )?;
         let zero = self.m.constant_u32(0);
-        let id = built(self.m.select(uint, None, in_range, value, zero))?;
+        let id = if in_range == InRange::Known(false) {
+            zero
+        } else {
+            let vec4 = self.m.vector(Scalar::U32, 4);
+            let element = built(self.m.load(vec4, ptr))?;
+            let value = built(
+                self.m
+                    .composite_extract(uint, element, &[component as u32 & 3]),
+            )?;
+            match in_range {
+                InRange::Checked(in_range) => {
+                    built(self.m.select(uint, None, in_range, value, zero))?
+                }
+                InRange::Known(_) => value,
+            }
+        };
         Ok(Val {
             id,
             scalar: Scalar::U32,
@@ -496,16 +515,30 @@ impl Emitter<'_> {
 
     /// Writes one component of `x#[i]`; out-of-range writes write nothing.
     fn store_indexable(&mut self, operand: &Operand, component: u8, value: Val) -> Result<()> {
-        let (ptr, in_range, _) = self.indexable_element(operand)?;
+        let (ptr, in_range) = self.indexable_element(operand)?;
         let value = self.cast(value, Scalar::U32)?;
         let uint = self.m.scalar(Scalar::U32);
         let pointer = self.m.pointer(StorageClass::Private, uint);
         let index = self.m.constant_u32(component as u32 & 3);
-        self.guarded(in_range, |e| {
+        let store = |e: &mut Self| {
             let slot = built(e.m.access_chain(pointer, ptr, &[index]))?;
             built(e.m.store(slot, value.id))
-        })
+        };
+        match in_range {
+            InRange::Known(true) => store(self),
+            InRange::Known(false) => Ok(()),
+            InRange::Checked(in_range) => self.guarded(in_range, store),
+        }
     }
+}
+
+/// Whether an indexable-temp access is in range (see `Emitter::indexable_element`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InRange {
+    /// Decided by an immediate index.
+    Known(bool),
+    /// Decided at run time by this bool id.
+    Checked(Word),
 }
 
 #[cfg(test)]

@@ -188,6 +188,22 @@ pub fn run(options: &Options) -> Result<()> {
             }
         );
         report["batch_s"] = json!(wall.as_secs_f64());
+        let fxc: Vec<&Blob> = all_blobs
+            .iter()
+            .filter(|b| b.rel.starts_with("fxc/"))
+            .collect();
+        if let Some((ours, optimised, count)) = spirv_opt_sizes(&fxc, &translate_options)? {
+            println!(
+                "SPIR-V over the {count} fxc shaders (debug stripped): ours {ours} bytes, \
+                 `spirv-opt -O` of the same modules {optimised} bytes: ours/opt {:.3}",
+                ours as f64 / optimised.max(1) as f64
+            );
+            report["spirv_opt"] = json!({
+                "modules": count,
+                "ours_bytes": ours,
+                "spirv_opt_bytes": optimised,
+            });
+        }
         if let Some(peer) = peer_comparison(&exe, &all_blobs)? {
             report["vkd3d_compiler"] = peer;
         }
@@ -198,6 +214,60 @@ pub fn run(options: &Options) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+/// The total sizes of our modules of `blobs` (as the in-process run makes them) and of
+/// what `spirv-opt -O --strip-debug` (SPIRV-Tools 2025.5, from `target/spirv-tools`) makes
+/// of each, with the module count; `None` when spirv-opt is not installed.
+fn spirv_opt_sizes(
+    blobs: &[&Blob],
+    options: &TranslateOptions,
+) -> Result<Option<(usize, usize, usize)>> {
+    let opt = crate::tools::spirv_tools_bin().join("spirv-opt");
+    if !opt.is_file() {
+        println!(
+            "spirv-opt comparison: {} not found (cargo xtask test installs it)",
+            opt.display()
+        );
+        return Ok(None);
+    }
+    let dir = workspace_root().join("target").join("bench-spirv-opt");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let sizes: Vec<Result<Option<(usize, usize)>>> = blobs
+        .par_iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let Ok(t) = dxbc2spirv::translate_bytes(&b.bytes, options) else {
+                return Ok(None);
+            };
+            let ours = dir.join(format!("{i}.spv"));
+            let optimised = dir.join(format!("{i}.opt.spv"));
+            let bytes: Vec<u8> = t.words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            std::fs::write(&ours, &bytes)?;
+            let status = Command::new(&opt)
+                .args(["-O", "--strip-debug", "--target-env=vulkan1.3"])
+                .arg(&ours)
+                .arg("-o")
+                .arg(&optimised)
+                .stderr(Stdio::null())
+                .status()
+                .with_context(|| format!("running {}", opt.display()))?;
+            if !status.success() {
+                bail!("spirv-opt failed on the module of {}", b.rel);
+            }
+            let size = std::fs::metadata(&optimised)?.len() as usize;
+            Ok(Some((bytes.len(), size)))
+        })
+        .collect();
+    let (mut ours, mut optimised, mut count) = (0, 0, 0);
+    for size in sizes {
+        if let Some((a, b)) = size? {
+            ours += a;
+            optimised += b;
+            count += 1;
+        }
+    }
+    Ok(Some((ours, optimised, count)))
 }
 
 /// Runs the criterion benches of the main crate.

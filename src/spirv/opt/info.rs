@@ -36,6 +36,8 @@ enum Def {
     Type(Type),
     /// A 32-bit scalar constant's bits.
     Constant(u32),
+    /// A boolean constant.
+    Bool(bool),
     /// A composite constant's constituents.
     Composite(Parts),
     /// A module-scope variable: storage class and pointee type.
@@ -65,6 +67,8 @@ pub struct Info {
     composite_ids: HashMap<(Word, Parts), Word>,
     pointer_ids: HashMap<(StorageClass, Word), Word>,
     variables: Vec<Word>,
+    /// The module's `false` and `true` constants with their type.
+    bool_ids: [Option<(Word, Word)>; 2],
     /// See [`Info::has_variable_memory`].
     variable_memory: bool,
     /// See [`Info::has_output_chains`].
@@ -101,6 +105,7 @@ impl Info {
         self.variables.reserve(globals / 4);
         self.variable_memory = false;
         self.output_chains = false;
+        self.bool_ids = [None; 2];
         let info = self;
         info.slots.resize_with(bound.max(1), Slot::default);
         for annotation in &module.annotations {
@@ -179,6 +184,11 @@ impl Info {
         self.variable_memory
     }
 
+    /// Notes that the code now loads or stores private variables (a pass made some).
+    pub fn note_variable_memory(&mut self) {
+        self.variable_memory = true;
+    }
+
     fn slot_mut(&mut self, id: Word) -> &mut Slot {
         let index = id as usize;
         if index >= self.slots.len() {
@@ -199,7 +209,7 @@ impl Info {
     }
 
     /// Records one instruction of the types-and-globals section.
-    fn record_global(&mut self, inst: &Instruction) {
+    pub fn record_global(&mut self, inst: &Instruction) {
         self.record_result(inst);
         let Some(id) = inst.result_id else { return };
         let ops = &inst.operands;
@@ -243,6 +253,13 @@ impl Info {
                 }
                 _ => return,
             },
+            Op::ConstantTrue | Op::ConstantFalse => {
+                if let Some(ty) = inst.result_type {
+                    let value = inst.class.opcode == Op::ConstantTrue;
+                    self.bool_ids[value as usize] = Some((ty, id));
+                }
+                Def::Bool(inst.class.opcode == Op::ConstantTrue)
+            }
             Op::ConstantComposite => {
                 let parts: Parts = ids(ops).collect();
                 if let Some(ty) = inst.result_type {
@@ -285,6 +302,34 @@ impl Info {
             Def::Constant(bits) => Some(bits),
             _ => None,
         }
+    }
+
+    /// The value of a boolean constant.
+    pub fn bool_constant(&self, id: Word) -> Option<bool> {
+        match self.slot(id)?.def {
+            Def::Bool(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// The boolean constant `value` of the bool type `ty`, made when the module lacks it.
+    pub fn make_bool(&mut self, module: &mut Module, ty: Word, value: bool) -> Word {
+        if let Some((t, id)) = self.bool_ids[value as usize] {
+            if t == ty {
+                return id;
+            }
+        }
+        let id = self.fresh(module, Some(ty));
+        let op = if value {
+            Op::ConstantTrue
+        } else {
+            Op::ConstantFalse
+        };
+        self.push_global(
+            module,
+            Instruction::new(op, Some(ty), Some(id), smallvec![]),
+        );
+        id
     }
 
     /// The constituents of a composite constant.
@@ -764,7 +809,8 @@ pub fn is_removable(op: Op) -> bool {
     is_pure(op)
         || matches!(
             op,
-            Load | ImageSampleImplicitLod
+            Load | Phi
+                | ImageSampleImplicitLod
                 | ImageSampleExplicitLod
                 | ImageSampleDrefImplicitLod
                 | ImageSampleDrefExplicitLod

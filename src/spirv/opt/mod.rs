@@ -1,20 +1,26 @@
 //! The optimiser: passes over the emitted module (`super::dr::Module`, before it is
 //! assembled) that make it smaller without changing what it computes.
 //!
-//! The emitter keeps every temp component in its own private variable and reads registers
-//! one component at a time; that is simple and always right, but it is large. The passes,
-//! in the order [`optimize`] runs them:
+//! The emitter keeps temps as SSA values where it can (variables in programs with
+//! subroutines or hull phases) and reads registers one component at a time; that is simple
+//! and always right, but it is large. The passes, in the order [`optimize`] runs them:
 //!
-//! 1. `widen`: a component read from read-only vector memory (inputs, constant buffers)
+//! 1. `inline`: a one-block function called once (a hull-shader phase, a subroutine)
+//!    replaces its call;
+//! 2. `split`: private arrays and vectors reached only through constant indices (indexable
+//!    temps, patch constants) become one variable per element;
+//! 3. `widen`: a component read from read-only vector memory (inputs, constant buffers)
 //!    becomes a read of the whole vector and an extract, so the reads can be shared;
-//! 2. `forward`: within a block, a load of a temp variable reuses the value last stored to
+//! 4. `forward`: within a block, a load of a temp variable reuses the value last stored to
 //!    it or loaded from it (SSA values instead of memory round trips);
-//! 3. `merge_stores`: component stores that write a whole output vector become one store;
-//! 4. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
+//! 5. `merge_stores`: component stores that write a whole output vector become one store;
+//! 6. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
 //!    bitcasts, constant vectors, integer constant folding) and common-subexpression
 //!    elimination of pure instructions;
-//! 5. `dead_stores`: stores that no load can observe, and temp variables never loaded;
-//! 6. `dce`: instructions whose results are unused, and unused variables, constants,
+//! 7. `branches`: selections on conditions `simplify` made constant become plain
+//!    branches, and the straight chains of blocks left are joined (then `forward` again);
+//! 8. `dead_stores`: stores that no load can observe, and temp variables never loaded;
+//! 9. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
 //!
 //! `forward` and `dead_stores` run only when the code has function-scope variables or loads
@@ -25,6 +31,7 @@
 //! Every pass keeps the module valid; `TranslateOptions::no_optimize` turns them all off,
 //! and the project's execution tests run both ways.
 
+mod branches;
 mod dce;
 #[cfg(test)]
 mod dce_tests;
@@ -33,10 +40,12 @@ mod forward;
 #[cfg(test)]
 mod forward_tests;
 pub(crate) mod info;
+mod inline;
 mod merge_stores;
 mod simplify;
 #[cfg(test)]
 mod simplify_tests;
+mod split;
 #[cfg(test)]
 mod test_support;
 mod widen;
@@ -82,7 +91,11 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
         simplify: simplify_tables,
         dce: dce_tables,
     } = &mut *kept;
+    inline::run(module);
     info.refill(module);
+    if split::run(module, info) {
+        info.note_variable_memory();
+    }
     // Without variable memory (straight-line code keeps its temps in values), the passes
     // that track variables have nothing to do.
     let plain = info
@@ -96,6 +109,12 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
         merge_stores::run(module, info);
     }
     simplify::run(module, info, simplify_tables);
+    if branches::run(module, info) {
+        // Joined blocks let loads see stores that were in another block.
+        if let Some(plain) = &plain {
+            forward::run(module, info, plain);
+        }
+    }
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
     }

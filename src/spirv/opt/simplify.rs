@@ -284,8 +284,59 @@ impl Simplifier<'_> {
             | Op::ShiftLeftLogical
             | Op::ShiftRightLogical
             | Op::ShiftRightArithmetic => self.fold_integer(module, inst, ty),
-            Op::INotEqual => self.fold_mask_test(inst, ty),
+            Op::IEqual
+            | Op::INotEqual
+            | Op::ULessThan
+            | Op::ULessThanEqual
+            | Op::UGreaterThan
+            | Op::UGreaterThanEqual
+            | Op::SLessThan
+            | Op::SLessThanEqual
+            | Op::SGreaterThan
+            | Op::SGreaterThanEqual => self.fold_compare(module, inst, ty).or_else(|| {
+                (inst.class.opcode == Op::INotEqual).then(|| self.fold_mask_test(inst, ty))?
+            }),
+            Op::Select => self.fold_select(inst),
             _ => None,
+        }
+    }
+
+    /// A comparison of two 32-bit integer constants is a boolean constant.
+    fn fold_compare(&mut self, module: &mut Module, inst: &Instruction, ty: Word) -> Option<Word> {
+        let [Operand::IdRef(a), Operand::IdRef(b)] = inst.operands[..] else {
+            return None;
+        };
+        let (x, y) = (self.info.constant_bits(a)?, self.info.constant_bits(b)?);
+        let (sx, sy) = (x as i32, y as i32);
+        let value = match inst.class.opcode {
+            Op::IEqual => x == y,
+            Op::INotEqual => x != y,
+            Op::ULessThan => x < y,
+            Op::ULessThanEqual => x <= y,
+            Op::UGreaterThan => x > y,
+            Op::UGreaterThanEqual => x >= y,
+            Op::SLessThan => sx < sy,
+            Op::SLessThanEqual => sx <= sy,
+            Op::SGreaterThan => sx > sy,
+            _ => sx >= sy,
+        };
+        Some(self.info.make_bool(module, ty, value))
+    }
+
+    /// `select(true, a, b)` is `a`, `select(false, a, b)` is `b`, `select(c, a, a)` is `a`
+    /// (a scalar condition only: a vector one picks per component).
+    fn fold_select(&self, inst: &Instruction) -> Option<Word> {
+        let [Operand::IdRef(condition), Operand::IdRef(then), Operand::IdRef(otherwise)] =
+            inst.operands[..]
+        else {
+            return None;
+        };
+        if then == otherwise {
+            return Some(then);
+        }
+        match self.info.bool_constant(condition)? {
+            true => Some(then),
+            false => Some(otherwise),
         }
     }
 

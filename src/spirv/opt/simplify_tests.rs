@@ -179,3 +179,63 @@ fn a_decorated_component_read_is_not_widened() {
     assert_eq!(count(&module, Op::CompositeExtract), 0, "{}", text(&module));
     assert_valid(&module);
 }
+
+/// `select(2 < 3, x, y)` and `select(-1 >=s 0, x, y)` fold to one side, and
+/// `select(c, x, x)` to `x`: comparisons of integer constants are boolean constants.
+#[test]
+fn comparisons_of_constants_and_selects_on_them_fold() {
+    let mut s = Shell::new();
+    let (float, uint, vec4) = (s.float, s.uint, s.vec4);
+    let boolean = s.m.scalar(crate::spirv::module::Scalar::Bool);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let x = s.m.composite_extract(float, v, &[0]).unwrap();
+    let y = s.float_const(7.0);
+    let (two, three) = (s.uint_const(2), s.uint_const(3));
+    let minus_one = s.uint_const(u32::MAX);
+    let zero = s.uint_const(0);
+    let less = s.m.b.u_less_than(boolean, None, two, three).unwrap();
+    let first = s.m.select(float, None, less, x, y).unwrap();
+    let signed =
+        s.m.b
+            .s_greater_than_equal(boolean, None, minus_one, zero)
+            .unwrap();
+    let second = s.m.select(float, None, signed, x, y).unwrap();
+    let unknown = s.m.b.f_ord_less_than(boolean, None, x, y).unwrap();
+    let third = s.m.select(float, None, unknown, first, first).unwrap();
+    let _ = uint;
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [first, second, third, x]);
+    let out = out.unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    dce::run(&mut module, &mut Default::default());
+    assert_eq!(count(&module, Op::Select), 0, "{}", text(&module));
+    assert_eq!(count(&module, Op::ULessThan), 0, "{}", text(&module));
+    assert_eq!(
+        count(&module, Op::SGreaterThanEqual),
+        0,
+        "{}",
+        text(&module)
+    );
+    let construct = module.functions[0].blocks[0]
+        .instructions
+        .iter()
+        .find(|i| i.class.opcode == Op::CompositeConstruct)
+        .expect("the output vector");
+    assert_eq!(
+        construct.operands[..],
+        [
+            Operand::IdRef(x),
+            Operand::IdRef(y),
+            Operand::IdRef(x),
+            Operand::IdRef(x)
+        ],
+        "{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}

@@ -88,9 +88,16 @@ impl Shell {
     }
 
     /// Returns from the function and finishes the module.
-    pub fn finish(mut self) -> SpvModule {
+    pub fn finish(self) -> SpvModule {
+        self.finish_with(|_| {})
+    }
+
+    /// Returns from the entry function, lets `more` add functions after it, and finishes
+    /// the module.
+    pub fn finish_with(mut self, more: impl FnOnce(&mut Module)) -> SpvModule {
         self.m.b.ret().expect("return");
         self.m.b.end_function().expect("end function");
+        more(&mut self.m);
         self.m.b.entry_point(
             ExecutionModel::Fragment,
             self.function,
