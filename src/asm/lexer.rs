@@ -1,6 +1,7 @@
 //! The lexer: assembly text into tokens with their line, column and spacing.
 //!
-//! `//` comments are dropped; line ends are tokens (a statement ends at one, except inside
+//! `//` comments and fxc's `#line 12 "file.hlsl"` directives (any `#` to the end of the
+//! line) are dropped; line ends are tokens (a statement ends at one, except inside
 //! the braces of a data block). Characters that belong to no token become [`Kind::Bad`]
 //! tokens, reported by the parser when it reaches them, so errors come in text order.
 
@@ -96,7 +97,7 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
             chars.next();
             column = column.saturating_add(1);
             spaced = true;
-        } else if c == '/' && text.get(start..start + 2) == Some("//") {
+        } else if c == '#' || (c == '/' && text.get(start..start + 2) == Some("//")) {
             while chars.peek().is_some_and(|&(_, c)| c != '\n') {
                 chars.next();
             }

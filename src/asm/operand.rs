@@ -168,7 +168,7 @@ impl<'a> Parser<'a> {
             .iter()
             .copied()
             .filter(|k| !matches!(k, RegisterKind::Immediate32 | RegisterKind::Immediate64))
-            .find(|k| k.name() == name)
+            .find(|k| k.is_named(name))
             .filter(|_| {
                 let number = digits.strip_suffix("u64").unwrap_or(digits);
                 number.bytes().all(|b| b.is_ascii_digit())

@@ -330,6 +330,16 @@ impl<'a> Parser<'a> {
                     last.default_value = Some(default_value(&line, start, values)?);
                     continue;
                 }
+                // fxc continues a long default value on lines of bare dwords.
+                if t.starts_with("0x") {
+                    let last = variables.last_mut().and_then(|v| v.default_value.as_mut());
+                    let Some(value) = last else {
+                        return Err(line.error_here("a default value line before any `=` line"));
+                    };
+                    let start = offset_in(line.content, t);
+                    value.extend(default_value(&line, start, t)?);
+                    continue;
+                }
                 self.pos -= 1;
                 variables.push(self.variable(0, true)?);
             }
@@ -440,10 +450,11 @@ impl<'a> Parser<'a> {
                 ["Name", "Type", "Format", "Dim", "Space", "Slot", "Elements"] => {
                     BindingLayout::Sm51Slot
                 }
+                ["Name", "Type", "Format", "Dim", "Slot", "Elements"] => BindingLayout::Fxc63,
                 _ => return Err(header.error_here(
                     "expected the binding table's column titles `Name Type Format Dim HLSL Bind \
-                     Count`, `Name Type Format Dim ID HLSL Bind Count` or `Name Type Format Dim \
-                     Space Slot Elements`",
+                     Count`, `Name Type Format Dim ID HLSL Bind Count`, `Name Type Format Dim \
+                     Space Slot Elements` or `Name Type Format Dim Slot Elements`",
                 )),
             };
         let dashes = self.expect_line("the binding table's dashed rule")?;
@@ -477,6 +488,7 @@ impl<'a> Parser<'a> {
         let w = line.words();
         let (fixed, columns) = match self.layout {
             BindingLayout::Sm50 => (5, "bind point and count"),
+            BindingLayout::Fxc63 => (5, "slot and count"),
             BindingLayout::Sm51Id => (6, "ID, bind point and count"),
             BindingLayout::Sm51Slot => (6, "space, slot and element count"),
         };
@@ -558,6 +570,7 @@ impl<'a> Parser<'a> {
                     number(line, space_at, space, "the register space")?,
                 )
             }
+            BindingLayout::Fxc63 => (number(line, bind_at, bind, "the slot")?, 0),
             _ => bind_point(line, bind_at, bind)?,
         };
         let bind_count = match count {
@@ -686,11 +699,13 @@ impl<'a> Parser<'a> {
         let creator = self.creator.take().unwrap_or_default();
         let (major, minor, program_type) = match self.model {
             Some(m) => (m.major, m.minor, program_type(m.stage)),
-            None if self.layout != BindingLayout::Sm50 => (5, 1, ProgramType::Pixel),
+            None if !matches!(self.layout, BindingLayout::Sm50 | BindingLayout::Fxc63) => {
+                (5, 1, ProgramType::Pixel)
+            }
             None => (5, 0, ProgramType::Pixel),
         };
         let has_spaces = major >= 5
-            && (self.layout != BindingLayout::Sm50
+            && (!matches!(self.layout, BindingLayout::Sm50 | BindingLayout::Fxc63)
                 || (bindings.is_empty() && (major, minor) >= (5, 1)));
         let rd11 = (major >= 5).then(|| Rd11Header {
             magic: if (major, minor) >= (5, 1) {
@@ -740,6 +755,9 @@ impl<'a> Parser<'a> {
 enum BindingLayout {
     /// fxc's `Name Type Format Dim HLSL Bind Count` (shader model 5.0 and older).
     Sm50,
+    /// fxc 6.3's `Name Type Format Dim Slot Elements` (the slot without its register
+    /// letter; shader model 5.0 and older, read as [`BindingLayout::Sm50`]).
+    Fxc63,
     /// fxc 10.1's `Name Type Format Dim ID HLSL Bind Count` (shader model 5.1).
     Sm51Id,
     /// The `Name Type Format Dim Space Slot Elements` layout of Microsoft's shader model 5.1

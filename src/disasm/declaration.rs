@@ -269,7 +269,7 @@ fn write_range(
     size_follows: bool,
 ) {
     // The declared register's own kind: the decoder accepts any resource kind here.
-    let prefix = program.operand(operand).kind.name();
+    let prefix = program.operand(operand).kind.name_in(program.model, true);
     if program.model.has_resource_ranges() {
         let _ = write!(out, "{prefix}{}[{}:", range.id, range.lower);
         match range.upper {

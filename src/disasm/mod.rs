@@ -62,6 +62,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
         declaration::write_declaration(out, program, instruction, declaration);
     } else {
         write_mnemonic(out, instruction);
+        let style = literal::style(instruction.opcode);
         let operands = program.operands_of(instruction);
         for (i, operand) in operands.iter().enumerate() {
             out.push_str(if i == 0 { " " } else { ", " });
@@ -74,7 +75,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
                 // fxc prints the call site as a last index of the interface: `fp0[0][1]`
                 // (after a comma when the interface already has three indices).
                 Some(site) if operand.index_count >= 3 => {
-                    write_operand_as(out, program, operand, role);
+                    operand::write_operand_styled(out, program, operand, role, style);
                     let _ = write!(out, ", {site}");
                 }
                 Some(site) => {
@@ -88,7 +89,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
                     text.insert_str(at, &format!("[{site}]"));
                     out.push_str(&text);
                 }
-                None => write_operand_as(out, program, operand, role),
+                None => operand::write_operand_styled(out, program, operand, role, style),
             }
         }
     }
@@ -136,19 +137,39 @@ fn write_mnemonic(out: &mut String, instruction: &Instruction) {
     if instruction.saturate {
         out.push_str("_sat");
     }
+    // fxc writes the suffix names first, then their groups in the same order:
+    // `sample_l_aoffimmi_indexable(0,1,0)(texture2d)(float,float,float,float)`.
     let extended = &instruction.extended;
-    if let Some([u, v, w]) = extended.offsets {
-        let _ = write!(out, "_aoffimmi({u},{v},{w})");
+    if extended.offsets.is_some() {
+        out.push_str("_aoffimmi");
     }
+    if extended.resource.is_some() {
+        out.push_str("_indexable");
+    }
+    if let Some([u, v, w]) = extended.offsets {
+        let _ = write!(out, "({u},{v},{w})");
+    }
+    // A multisampled resource's sample count (the stride field) follows the return types:
+    // `ldms_indexable(texture2dms)(float,float,float,float)(4)`.
+    let mut sample_count = None;
     if let Some((dimension, stride)) = extended.resource {
-        let _ = write!(out, "_indexable({}", dimension.name());
-        if dimension == ResourceDimension::StructuredBuffer || stride != 0 {
+        let _ = write!(out, "({}", dimension.name());
+        let multisampled = matches!(
+            dimension,
+            ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray
+        );
+        if multisampled && stride != 0 && extended.return_type.is_some() {
+            sample_count = Some(stride);
+        } else if dimension == ResourceDimension::StructuredBuffer || stride != 0 {
             let _ = write!(out, ", stride={stride}");
         }
         out.push(')');
     }
     if let Some(types) = &extended.return_type {
         write_return_types(out, types);
+    }
+    if let Some(count) = sample_count {
+        let _ = write!(out, "({count})");
     }
     match instruction.info_return_type {
         Some(InfoReturnType::Uint) => out.push_str("_uint"),

@@ -15,6 +15,18 @@ pub fn write_operand(out: &mut String, program: &Program, operand: &Operand) {
 /// Writes an operand in a role (destination, source or declared register), with the
 /// annotation its encoding needs when the text would imply another (see [`implied`]).
 pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, role: Role) {
+    write_operand_styled(out, program, operand, role, literal::Style::default());
+}
+
+/// Writes an operand in a role with an instruction's immediate style (see
+/// [`literal::style`]).
+pub(super) fn write_operand_styled(
+    out: &mut String,
+    program: &Program,
+    operand: &Operand,
+    role: Role,
+    style: literal::Style,
+) {
     let (open, close) = match operand.modifier {
         Modifier::None => ("", ""),
         Modifier::Neg => ("-", ""),
@@ -25,7 +37,7 @@ pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, 
     match operand.kind {
         RegisterKind::Immediate32 | RegisterKind::Immediate64 => {
             if operand.kind == RegisterKind::Immediate32 {
-                write_immediate32(out, operand);
+                write_immediate32(out, operand, style);
             } else {
                 write_immediate64(out, operand);
             }
@@ -55,13 +67,13 @@ pub fn write_hints(out: &mut String, operand: &Operand) {
     }
 }
 
-fn write_immediate32(out: &mut String, operand: &Operand) {
+fn write_immediate32(out: &mut String, operand: &Operand, style: literal::Style) {
     out.push_str("l(");
     for i in 0..operand.immediate_count() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(if style.compact { "," } else { ", " });
         }
-        literal::write_u32(out, operand.values[i], operand.value_type);
+        literal::write_u32_in(out, operand.values[i], operand.value_type, style);
     }
     out.push(')');
 }
@@ -103,7 +115,7 @@ pub(super) fn write_register_in(
     operand: &Operand,
     normalised: bool,
 ) {
-    out.push_str(operand.kind.name());
+    out.push_str(operand.kind.name_in(program.model, !normalised));
     let mut indices = operand.indices();
     // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`; an
     // SM5.0 constant-buffer register chosen at run time is bracketed: `cb[r1.y + 0][r1.x + 0]`.
