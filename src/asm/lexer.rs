@@ -13,7 +13,7 @@ pub enum Kind {
     /// A number: a digit followed by letters, digits, `.`, and a sign after an exponent
     /// (`1.000000`, `0x7f800000`, `1e-7`, `5u64`); checked when it is used.
     Number,
-    /// One punctuation character: `, [ ] ( ) { } | - + . : = *`.
+    /// One punctuation character: `, [ ] ( ) { } | - + . : = * < >`.
     Punct(char),
     /// The end of a line.
     Newline,
@@ -67,7 +67,7 @@ impl Token<'_> {
     }
 }
 
-const PUNCTUATION: &str = ",[](){}|-+.:=*";
+const PUNCTUATION: &str = ",[](){}|-+.:=*<>";
 
 /// Splits `text` into tokens; the last token is always [`Kind::Eof`].
 pub fn tokenize(text: &str) -> Vec<Token<'_>> {

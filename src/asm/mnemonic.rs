@@ -269,10 +269,20 @@ impl<'a> Parser<'a> {
             if i > 0 {
                 self.expect_punct(',', "between the return types")?;
             }
+            // fxc writes the halves of a double as `double,<continued>` and unused
+            // components as `<unused>`.
+            let angled = self.eat('<');
             let token = self.ident("a return type (float, uint, sint, unorm, snorm, mixed, …)")?;
-            *slot = ReturnType::from_name(token.text).ok_or_else(|| {
-                self.error_at(token, format!("unknown return type {}", token.describe()))
-            })?;
+            if angled {
+                self.expect_punct('>', "after the return type")?;
+            }
+            let name = if angled {
+                format!("<{}>", token.text)
+            } else {
+                token.text.to_string()
+            };
+            *slot = ReturnType::from_name(&name)
+                .ok_or_else(|| self.error_at(token, format!("unknown return type '{name}'")))?;
         }
         Ok(types)
     }

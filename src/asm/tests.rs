@@ -55,18 +55,16 @@ loop
   iadd r0.x, r0.x, l(-1)
 endloop
 switch r0.x
-case l(1)
+  case l(1)
   break
-default
+  default
   break
 endswitch
 ld_aoffimmi(-1,2,0) r2.xyzw, r1.xyzw, t2.xyzw
 lt r1.w, l(1.000000), v2.w
 mov oDepth, r1.w
 ret
-"
-        .replace("\n  ", "\n")
-        .as_str(),
+",
     );
 }
 

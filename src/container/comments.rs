@@ -174,10 +174,12 @@ fn write_typed(
 
 /// The HLSL name of a non-structure type, as fxc prints it.
 fn type_name(ty: &ShaderType) -> String {
-    let prefix = if ty.class == VariableClass::MatrixRows {
-        "row_major "
-    } else {
-        ""
+    // fxc names a matrix's packing, and the interface of an interface pointer after the
+    // word `interface`.
+    let prefix = match ty.class {
+        VariableClass::MatrixRows => "row_major ",
+        VariableClass::InterfacePointer if ty.name.is_some() => "interface ",
+        _ => "",
     };
     if let Some(name) = &ty.name {
         return format!("{prefix}{name}");

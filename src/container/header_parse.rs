@@ -973,6 +973,10 @@ fn parse_type(line: &Line<'_>, at: usize, text: &str, elements: u16) -> Result<S
         Some(rest) => (true, rest.trim()),
         None => (false, text.trim()),
     };
+    let (interface, name) = match name.strip_prefix("interface ") {
+        Some(rest) => (true, rest.trim()),
+        None => (false, name),
+    };
     if name.is_empty() || name.contains(char::is_whitespace) {
         return Err(line.error(at, format!("expected one type name, found `{text}`")));
     }
@@ -1028,7 +1032,7 @@ fn parse_type(line: &Line<'_>, at: usize, text: &str, elements: u16) -> Result<S
             let object = (0..=u16::from(u8::MAX))
                 .map(VariableType::from_raw)
                 .find(|t| format!("{t:?}").eq_ignore_ascii_case(name));
-            match object {
+            match object.filter(|_| !interface) {
                 Some(VariableType::InterfacePointer) | None => {
                     ty.class = VariableClass::InterfacePointer;
                     ty.base_type = VariableType::InterfacePointer;

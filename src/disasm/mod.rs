@@ -42,7 +42,14 @@ pub fn program_text(program: &Program) -> String {
     let mut out = String::with_capacity(program.instructions.len() * 40 + 16);
     let _ = writeln!(out, "{}", program.model);
     let lengths = implied::lengths_to_show(program);
+    let mut depth = 0usize;
     for (i, instruction) in program.instructions.iter().enumerate() {
+        let (before, after) = nesting(instruction.opcode);
+        depth = depth.saturating_sub(before);
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        depth += after;
         write_instruction(&mut out, program, instruction);
         if let Some(Some(length)) = lengths.get(i) {
             let _ = write!(out, " {{length={length}}}");
@@ -50,6 +57,19 @@ pub fn program_text(program: &Program) -> String {
         out.push('\n');
     }
     out
+}
+
+/// How an instruction changes fxc's indentation (two spaces a level): the levels it closes
+/// before it is written and opens after (`if`, `loop` and `switch` open one, `else` closes
+/// and reopens one, the `end…` instructions close one). The assembler ignores indentation.
+fn nesting(opcode: crate::tpf::opcodes::Opcode) -> (usize, usize) {
+    use crate::tpf::opcodes::Opcode as O;
+    match opcode {
+        O::If | O::Loop | O::Switch => (0, 1),
+        O::Else => (1, 1),
+        O::EndIf | O::EndLoop | O::EndSwitch => (1, 0),
+        _ => (0, 0),
+    }
 }
 
 /// Writes one instruction or declaration (without a trailing newline).
@@ -64,6 +84,13 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
         write_mnemonic(out, instruction);
         let style = literal::style(instruction.opcode);
         let operands = program.operands_of(instruction);
+        // A float source of another precision than a float destination prints as
+        // `{min16f as def32}`.
+        let float = |o: &Operand| matches!(o.value_type, ValueType::F32 | ValueType::Bits);
+        let destination = operands
+            .first()
+            .filter(|d| instruction.dst_count > 0 && float(d))
+            .map(|d| d.min_precision);
         for (i, operand) in operands.iter().enumerate() {
             out.push_str(if i == 0 { " " } else { ", " });
             let role = if i < instruction.dst_count as usize {
@@ -71,6 +98,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
             } else {
                 Role::Source
             };
+            let precision = destination.filter(|_| role == Role::Source && float(operand));
             match instruction.call_index {
                 // fxc prints the call site as a last index of the interface: `fp0[0][1]`
                 // (after a comma when the interface already has three indices).
@@ -89,7 +117,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
                     text.insert_str(at, &format!("[{site}]"));
                     out.push_str(&text);
                 }
-                None => operand::write_operand_styled(out, program, operand, role, style),
+                None => operand::write_operand_in(out, program, operand, role, style, precision),
             }
         }
     }

@@ -27,6 +27,20 @@ pub(super) fn write_operand_styled(
     role: Role,
     style: literal::Style,
 ) {
+    write_operand_in(out, program, operand, role, style, None);
+}
+
+/// Writes an operand in a role with an instruction's immediate style; `precision` is the
+/// instruction's precision (its destination's) where a source of another precision prints
+/// as fxc's `{min16f as def32}` (see [`write_hints_in`]).
+pub(super) fn write_operand_in(
+    out: &mut String,
+    program: &Program,
+    operand: &Operand,
+    role: Role,
+    style: literal::Style,
+    precision: Option<MinPrecision>,
+) {
     let (open, close) = match operand.modifier {
         Modifier::None => ("", ""),
         Modifier::Neg => ("-", ""),
@@ -54,13 +68,27 @@ pub(super) fn write_operand_styled(
     }
     out.push_str(close);
     implied::write_annotation(out, program.model, role, operand);
-    write_hints(out, operand);
+    write_hints_in(out, operand, precision);
 }
 
 /// Writes the ` {min16f}` and ` {nonuniform}` hints of an operand's extended token.
 pub fn write_hints(out: &mut String, operand: &Operand) {
-    if operand.min_precision != MinPrecision::Default {
-        let _ = write!(out, " {{{}}}", operand.min_precision.name());
+    write_hints_in(out, operand, None);
+}
+
+/// Writes the hints of an operand; `instruction` is the precision of the instruction the
+/// operand is a float source of, if any: a source of another precision prints as fxc's
+/// `{min16f as def32}` (or `{def32 as min16f}`), one of the same as `{min16f}`.
+pub fn write_hints_in(out: &mut String, operand: &Operand, instruction: Option<MinPrecision>) {
+    let own = operand.min_precision;
+    match instruction {
+        Some(to) if to != own => {
+            let _ = write!(out, " {{{} as {}}}", own.fxc_name(), to.fxc_name());
+        }
+        _ if own != MinPrecision::Default => {
+            let _ = write!(out, " {{{}}}", own.name());
+        }
+        _ => {}
     }
     if operand.non_uniform {
         out.push_str(" {nonuniform}");

@@ -98,9 +98,9 @@ coded_enum! {
         /// Double.
         Double = 7 => "double",
         /// Continuation of a double.
-        Continued = 8 => "continued",
+        Continued = 8 => "<continued>" | "continued",
         /// Unused.
-        Unused = 9 => "unused",
+        Unused = 9 => "<unused>" | "unused",
     }
 }
 

@@ -365,6 +365,22 @@ impl MinPrecision {
         }
     }
 
+    /// The name fxc 10.1 gives the precision in `{min16f as def32}`: [`MinPrecision::name`],
+    /// and `def32` for the default.
+    pub fn fxc_name(self) -> &'static str {
+        match self {
+            MinPrecision::Default => "def32",
+            other => other.name(),
+        }
+    }
+
+    /// The precision named `text` ([`MinPrecision::fxc_name`]).
+    pub fn from_fxc_name(text: &str) -> Option<Self> {
+        (0..8)
+            .filter_map(MinPrecision::from_code)
+            .find(|p| p.fxc_name() == text)
+    }
+
     /// The precision for a format code.
     pub fn from_code(code: u32) -> Option<Self> {
         Some(match code {
