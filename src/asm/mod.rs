@@ -32,6 +32,8 @@ mod range;
 mod shader_test;
 
 #[cfg(test)]
+mod dialect_tests;
+#[cfg(test)]
 mod error_tests;
 #[cfg(test)]
 mod tests;

@@ -1534,6 +1534,94 @@ ps_5_1
     }
 
     #[test]
+    fn fxc63_slot_elements_layout() {
+        // fxc 6.3.9600's table: the slot without its register letter.
+        let text = "\
+// Resource Bindings:
+//
+// Name                                 Type  Format         Dim Slot Elements
+// ------------------------------ ---------- ------- ----------- ---- --------
+// PointSampler_id42                 sampler      NA          NA    0        1
+// Texture0_id13                     texture  float4          2d    3        1
+// PerDraw                           cbuffer      NA          NA    1        1
+//
+ps_4_0
+";
+        let res = parse_header_comments(text).unwrap().resources.unwrap();
+        assert!(!res.has_spaces);
+        assert_eq!((res.major, res.minor), (4, 0));
+        let rows: Vec<_> = res
+            .bindings
+            .iter()
+            .map(|b| {
+                (
+                    b.name.as_str(),
+                    b.input_type,
+                    b.bind_point,
+                    b.bind_count,
+                    b.id,
+                )
+            })
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("PointSampler_id42", ShaderInputType::Sampler, 0, 1, 0),
+                ("Texture0_id13", ShaderInputType::Texture, 3, 1, 3),
+                ("PerDraw", ShaderInputType::CBuffer, 1, 1, 1),
+            ]
+        );
+        let (_, _, msg) = error_at(&text.replace("  1        1\n//\nps", "  x        1\n//\nps"));
+        assert!(msg.contains("the slot"), "{msg}");
+    }
+
+    #[test]
+    fn continued_default_values_and_interface_pointers() {
+        let text = "\
+// Buffer Definitions: 
+//
+// cbuffer $Globals
+// {
+//
+//   float4 gFloatArr1[2];              // Offset:    0 Size:    32 [unused]
+//      = 0xbf800000 0x3f800000 0x00000000 0x40000000 
+//        0x3f800000 0x3f800000 0x00000000 0x40400000 
+//
+// }
+//
+// interfaces $ThisPointer
+// {
+//
+//   interface iChangeColour gChanger;  // Offset:    0 Size:     1
+//
+// }
+//
+ps_5_0
+";
+        let res = parse_header_comments(text).unwrap().resources.unwrap();
+        let value = res.constant_buffers[0].variables[0].default_value.as_ref();
+        assert_eq!(value.map(Vec::len), Some(32));
+        let pointer = &res.constant_buffers[1].variables[0].ty;
+        assert_eq!(pointer.class, VariableClass::InterfacePointer);
+        assert_eq!(pointer.name.as_deref(), Some("iChangeColour"));
+        let r = Reflection {
+            resources: Some(res.clone()),
+            ..Reflection::default()
+        };
+        let mut printed = String::new();
+        write_header_comments(&r, &mut printed);
+        assert!(
+            printed.contains("//   interface iChangeColour gChanger;"),
+            "{printed}"
+        );
+        printed.push_str("ps_5_0\n");
+        assert_eq!(
+            parse_header_comments(&printed).unwrap().resources,
+            Some(res)
+        );
+    }
+
+    #[test]
     fn no_tables_and_empty_signatures() {
         let t = parse_header_comments("ps_4_0\nret\n").unwrap();
         assert_eq!(t.model.unwrap().major, 4);
