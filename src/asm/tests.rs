@@ -451,8 +451,8 @@ dcl_temps 1
 mov r0.x, r0.x {mask}
 mov r0.xyzw, r0.xyzw {mask}
 mov r0.xyzw, l(1,2,3,4) {swizzle=xxyy}
-mov r0.x, l(1) {min16f}
-mov r0.x, r0.y {min2_8f} {nonuniform} {length=8}
+mov r0.x, l(1) {min16f as def32}
+mov r0.x, r0.y {min2_8f as def32} {nonuniform} {length=8}
 add r0.x, r0.x, r0.x {unused_control=0x800}
 samplepos r0.xy, t0.xyxx, l(0) {length=7}
 mov o0.xyzw, cb0[0].xyzw

@@ -318,7 +318,7 @@ pub fn write_return_types(out: &mut String, types: &[ReturnType; 4]) {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(t.name());
+        out.push_str(t.fxc_name());
     }
     out.push(')');
 }

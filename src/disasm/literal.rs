@@ -214,11 +214,16 @@ mod tests {
     fn fxc_rules() {
         // Six decimals, half away from zero on the exact value (fxc prints 59717.289063 for
         // 59717.2890625, where round-half-to-even would give ...062).
-        assert_eq!(f32_text(59717.289_f32.to_bits()), "59717.289063");
-        assert_eq!(f32_text((-59717.289_f32).to_bits()), "-59717.289063");
-        assert_eq!(f32_text(0.318_31_f32.to_bits()), "0.318310");
+        let tie = 59_717.0_f32 + 37.0 / 128.0; // 59717.2890625, exactly
+        assert_eq!(f32_text(tie.to_bits()), "59717.289063");
+        assert_eq!(f32_text((-tie).to_bits()), "-59717.289063");
+        let six: f32 = "0.318310".parse().unwrap();
+        assert_eq!(f32_text(six.to_bits()), "0.318310");
         // Where six decimals lose bits, the shortest exact text.
-        assert_eq!(f32_text(0.318_309_87_f32.to_bits()), "0.31830987");
+        assert_eq!(
+            f32_text(std::f32::consts::FRAC_1_PI.to_bits()),
+            "0.31830987"
+        );
         assert_eq!(f32_text(999_999.94_f32.to_bits()), "999999.937500");
         let mut s = String::new();
         for (bits, value_type, style) in [

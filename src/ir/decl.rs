@@ -98,9 +98,21 @@ coded_enum! {
         /// Double.
         Double = 7 => "double",
         /// Continuation of a double.
-        Continued = 8 => "<continued>" | "continued",
+        Continued = 8 => "continued" | "<continued>",
         /// Unused.
-        Unused = 9 => "<unused>" | "unused",
+        Unused = 9 => "unused" | "<unused>",
+    }
+}
+
+impl ReturnType {
+    /// The name fxc writes in return-type lists: [`ReturnType::name`], with the halves and
+    /// gaps of doubles in angle brackets (`(double,<continued>,<unused>,<unused>)`).
+    pub fn fxc_name(self) -> &'static str {
+        match self {
+            ReturnType::Continued => "<continued>",
+            ReturnType::Unused => "<unused>",
+            other => other.name(),
+        }
     }
 }
 
