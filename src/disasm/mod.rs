@@ -10,6 +10,7 @@ mod declaration;
 pub mod implied;
 mod literal;
 mod operand;
+mod tessellation;
 
 pub use declaration::write_return_types;
 pub use literal::{write_f32, write_f64, write_u32, write_untyped};
@@ -27,7 +28,10 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     let mut out = String::new();
     crate::container::write_header_comments(&dxbc.reflection, &mut out);
     match &dxbc.program {
-        Some(program) => out.push_str(&program_text(program)),
+        Some(program) => {
+            tessellation::write_tessellation_tables(&mut out, program);
+            out.push_str(&program_text(program));
+        }
         None if dxbc.is_root_signature() => out.push_str("// root signature: no shader program\n"),
         None => out.push_str("// no shader program\n"),
     }
