@@ -105,6 +105,14 @@ fn differences(expected: &[String], actual: &[String]) -> String {
     out
 }
 
+/// The disassembly of the container a listing assembles to, or why there is none.
+fn print_back(text: &str) -> Result<String, String> {
+    let bytes = dxbc2spirv::asm::assemble(text).map_err(|e| format!("does not assemble: {e}"))?;
+    let dxbc = dxbc2spirv::read(&bytes, &Default::default())
+        .map_err(|e| format!("the assembled container does not read: {e}"))?;
+    Ok(dxbc2spirv::disasm::disassemble(&dxbc))
+}
+
 #[test]
 fn fxc_listings_assemble_and_print_back() {
     let files = asm_files(&listings_dir());
@@ -126,16 +134,13 @@ fn fxc_listings_assemble_and_print_back() {
             "SOURCES.md does not name the source of {name}"
         );
         let text = std::fs::read_to_string(path).expect("listing");
-        let bytes = match dxbc2spirv::asm::assemble(&text) {
-            Ok(bytes) => bytes,
+        let printed = match print_back(&text) {
+            Ok(printed) => printed,
             Err(e) => {
-                let _ = writeln!(failures, "{name}: does not assemble: {e}");
+                let _ = writeln!(failures, "{name}: {e}");
                 continue;
             }
         };
-        let dxbc = dxbc2spirv::read(&bytes, &Default::default())
-            .unwrap_or_else(|e| panic!("{name}: the assembled container does not read: {e}"));
-        let printed = dxbc2spirv::disasm::disassemble(&dxbc);
         let mut expected = program_lines(&text);
         if text.contains("HLSL Shader Compiler 6.3") {
             for line in &mut expected {
@@ -200,11 +205,7 @@ fn fxc_header_tables_print_back() {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         let text = std::fs::read_to_string(&path).expect("listing");
-        let bytes = dxbc2spirv::asm::assemble(&text)
-            .unwrap_or_else(|e| panic!("{name}: does not assemble: {e}"));
-        let dxbc = dxbc2spirv::read(&bytes, &Default::default())
-            .unwrap_or_else(|e| panic!("{name}: the assembled container does not read: {e}"));
-        let printed = dxbc2spirv::disasm::disassemble(&dxbc);
+        let printed = print_back(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         let (expected, actual) = (header_lines(&text), header_lines(&printed));
         let known = HEADER_DIFFERENCES.iter().find(|(n, _)| *n == name);
         match (expected == actual, known) {
