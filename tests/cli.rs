@@ -39,7 +39,7 @@ fn asm_disasm_and_translate_a_seed_shader() {
     assert!(out.status.success(), "disasm: {}", show(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("store_raw u1.xyzw, l(16), l(21, 22, 23, 24)"),
+        text.contains("store_raw u1.xyzw, l(16), l(21,22,23,24)"),
         "disasm: {text}"
     );
     for target in ["vulkan1.1", "vulkan1.2", "vulkan1.3"] {

@@ -20,6 +20,10 @@ fn spellings(name: &str) -> Vec<&str> {
         "dcl_indexable" => vec!["dcl_indexableTemp"],
         "dcl_global" => vec!["dcl_globalFlags"],
         "customdata" => vec!["dcl_immediateConstantBuffer"],
+        // The names this project printed before it followed fxc; the assembler reads both.
+        "emit_then_cut_stream" => vec!["emit_then_cut_stream", "emitthencut_stream"],
+        "ldms" => vec!["ldms", "ld2dms"],
+        "ldms_s" => vec!["ldms_s", "ld2dms_s"],
         other => vec![other],
     }
 }
@@ -63,6 +67,8 @@ fn readme_lists_every_opcode_with_a_test() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = Vec::new();
     files(&root.join("tests/in"), "asm", &mut sources);
+    // The fxc listings are assembled and printed back, not translated: they prove no opcode.
+    sources.retain(|p| !p.starts_with(root.join("tests/in/fxc_listings")));
     files(&root.join("shaders"), "shader_test", &mut sources);
     let mut unit = Vec::new();
     files(&root.join("src/spirv"), "rs", &mut unit);

@@ -15,7 +15,8 @@ use crate::tpf;
 /// The program becomes an SHDR (SM4) or SHEX (SM5) chunk. Signatures come from the
 /// listing's `// Input signature` / `// Output signature` / `// Patch Constant signature`
 /// tables, each one derived from the declarations when its table is absent. An RDEF chunk is
-/// written when the listing has a resource-binding or buffer table.
+/// written when the listing has a resource-binding or buffer table, an SFI0 chunk (after the
+/// program) when it has fxc's `Note: shader requires additional functionality:` block.
 pub fn assemble(text: &str) -> Result<Vec<u8>> {
     let program = parse_program(text)?;
     let tables = parse_header_comments(text)?;
@@ -48,5 +49,8 @@ pub fn assemble(text: &str) -> Result<Vec<u8>> {
         *b"SHDR"
     };
     chunks.push((code, tpf::encode(&program)?));
+    if let Some(features) = tables.features {
+        chunks.push((*b"SFI0", features.to_le_bytes().to_vec()));
+    }
     Ok(write_container(&chunks))
 }

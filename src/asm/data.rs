@@ -47,6 +47,11 @@ impl Parser<'_> {
                     )));
                 }
                 self.expect_punct(',', "or '}' in the data block")?;
+                // vkd3d-compiler ends every row with a comma, the last one too.
+                self.skip_newlines();
+                if icb && self.eat('}') {
+                    break;
+                }
             }
         }
         let len = self.program.data.len() as u32 - start;

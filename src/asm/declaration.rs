@@ -160,15 +160,13 @@ impl<'a> Parser<'a> {
             }
             O::DclGsInputPrimitive => {
                 let token = self.ident("an input primitive (point, triangle, patch3, …)")?;
-                let code = (0..64)
-                    .find(|&c| InputPrimitive(c).name().as_deref() == Some(token.text))
-                    .ok_or_else(|| {
-                        self.error_at(
-                            token,
-                            format!("unknown input primitive {}", token.describe()),
-                        )
-                    })?;
-                Declaration::GsInputPrimitive(InputPrimitive(code))
+                let primitive = InputPrimitive::from_name(token.text).ok_or_else(|| {
+                    self.error_at(
+                        token,
+                        format!("unknown input primitive {}", token.describe()),
+                    )
+                })?;
+                Declaration::GsInputPrimitive(primitive)
             }
             O::DclMaxOutputVertexCount => {
                 Declaration::MaxOutputVertexCount(self.number_u32("the vertex count")?)
@@ -395,8 +393,10 @@ fn resolve(name: &str) -> Option<(Opcode, &str)> {
             .iter()
             .filter(|info| info.layout == Layout::Declaration)
     };
-    if let Some(info) = declarations().find(|info| info.name == name) {
-        return Some((info.opcode, ""));
+    if let Some(opcode) =
+        Opcode::from_name(name).filter(|op| op.info().layout == Layout::Declaration)
+    {
+        return Some((opcode, ""));
     }
     // The longest declaration name that takes a suffix and that `name` extends with `_…`.
     declarations()

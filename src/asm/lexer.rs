@@ -1,6 +1,7 @@
 //! The lexer: assembly text into tokens with their line, column and spacing.
 //!
-//! `//` comments are dropped; line ends are tokens (a statement ends at one, except inside
+//! `//` comments and fxc's `#line 12 "file.hlsl"` directives (any `#` to the end of the
+//! line) are dropped; line ends are tokens (a statement ends at one, except inside
 //! the braces of a data block). Characters that belong to no token become [`Kind::Bad`]
 //! tokens, reported by the parser when it reaches them, so errors come in text order.
 
@@ -12,7 +13,7 @@ pub enum Kind {
     /// A number: a digit followed by letters, digits, `.`, and a sign after an exponent
     /// (`1.000000`, `0x7f800000`, `1e-7`, `5u64`); checked when it is used.
     Number,
-    /// One punctuation character: `, [ ] ( ) { } | - + . : = *`.
+    /// One punctuation character: `, [ ] ( ) { } | - + . : = * < >`.
     Punct(char),
     /// The end of a line.
     Newline,
@@ -66,7 +67,7 @@ impl Token<'_> {
     }
 }
 
-const PUNCTUATION: &str = ",[](){}|-+.:=*";
+const PUNCTUATION: &str = ",[](){}|-+.:=*<>";
 
 /// Splits `text` into tokens; the last token is always [`Kind::Eof`].
 pub fn tokenize(text: &str) -> Vec<Token<'_>> {
@@ -96,7 +97,7 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
             chars.next();
             column = column.saturating_add(1);
             spaced = true;
-        } else if c == '/' && text.get(start..start + 2) == Some("//") {
+        } else if c == '#' || (c == '/' && text.get(start..start + 2) == Some("//")) {
             while chars.peek().is_some_and(|&(_, c)| c != '\n') {
                 chars.next();
             }

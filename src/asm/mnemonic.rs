@@ -18,6 +18,7 @@ enum Step {
     Offsets,
     Resource,
     ReturnType,
+    SampleCount,
     InfoReturn,
 }
 
@@ -39,7 +40,7 @@ impl<'a> Parser<'a> {
         let mut state = Suffixes {
             instruction: Instruction::new(opcode),
             last: None,
-            awaiting: None,
+            awaiting: Vec::new(),
         };
         if matches!(
             opcode.info().control,
@@ -71,7 +72,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        if let Some(word) = state.awaiting {
+        if let Some(word) = state.awaiting.first() {
             return Err(self.error_at(self.peek(), format!("expected '(' after '_{}'", word.text)));
         }
         if opcode.info().control == Control::Test && state.instruction.test.is_none() {
@@ -120,7 +121,8 @@ impl<'a> Parser<'a> {
     fn suffix_word(&self, state: &mut Suffixes<'a>, word: Word<'a>) -> Result<()> {
         let opcode = state.instruction.opcode;
         let at = |message: String| crate::error::Error::text(word.line, word.column, message);
-        if let Some(pending) = state.awaiting {
+        let takes_group = matches!(word.text, "aoffimmi" | "indexable");
+        if let Some(pending) = state.awaiting.first().filter(|_| !takes_group) {
             return Err(at(format!("expected '(' after '_{}'", pending.text)));
         }
         let step = suffix_step(opcode, word.text).ok_or_else(|| {
@@ -130,13 +132,21 @@ impl<'a> Parser<'a> {
                 opcode.name()
             ))
         })?;
-        if state.last.is_some_and(|last| last >= step) {
+        // vkd3d-compiler writes `_uint` before `_indexable` (`resinfo_uint_indexable`):
+        // the info return type may come anywhere, once.
+        let info_return = step == Step::InfoReturn;
+        let repeated_info = info_return
+            && state.instruction.info_return_type != Some(InfoReturnType::Float)
+            && state.instruction.info_return_type.is_some();
+        if repeated_info || (!info_return && state.last.is_some_and(|last| last >= step)) {
             return Err(at(format!(
                 "suffix '_{}' is repeated or out of order (the order is sync flags, _z/_nz, _sat, _aoffimmi, _indexable, return types, _uint/_rcpFloat)",
                 word.text
             )));
         }
-        state.last = Some(step);
+        if !info_return {
+            state.last = Some(step);
+        }
         let instruction = &mut state.instruction;
         match word.text {
             "uglobal" => instruction.sync.uav_global = true,
@@ -148,38 +158,51 @@ impl<'a> Parser<'a> {
             "sat" => instruction.saturate = true,
             "uint" => instruction.info_return_type = Some(InfoReturnType::Uint),
             "rcpFloat" => instruction.info_return_type = Some(InfoReturnType::RcpFloat),
-            _ => state.awaiting = Some(word),
+            _ => state.awaiting.push(word),
         }
         Ok(())
     }
 
     /// Reads a parenthesised group after `_aoffimmi`, `_indexable` or as the return types.
     fn suffix_group(&mut self, state: &mut Suffixes<'a>, open: Token<'a>) -> Result<()> {
-        match state.awaiting.take().map(|w| w.text) {
-            Some("aoffimmi") => {
-                let mut offsets = [0i8; 3];
-                for (i, slot) in offsets.iter_mut().enumerate() {
-                    if i > 0 {
-                        self.expect_punct(',', "between the offsets")?;
-                    }
-                    let (negative, token) = self.signed_number("an offset from -8 to 7")?;
-                    let value = super::number::parse_u32(token.text)
-                        .and_then(|v| i8::try_from(v).ok())
-                        .map(|v| if negative { -v } else { v })
-                        .filter(|v| (-8..=7).contains(v))
-                        .ok_or_else(|| {
-                            self.error_at(
-                                token,
-                                format!(
-                                    "offset {}{} is out of range (-8 to 7)",
-                                    if negative { "-" } else { "" },
-                                    token.text
-                                ),
-                            )
-                        })?;
-                    *slot = value;
+        let awaited = (!state.awaiting.is_empty()).then(|| state.awaiting.remove(0));
+        let numeric = self.peek().kind == Kind::Number || self.peek().is('-');
+        match awaited.map(|w| w.text) {
+            Some("aoffimmi") => state.instruction.extended.offsets = Some(self.offsets()?),
+            // vkd3d-compiler writes the offsets as a bare group after the name or the
+            // resource dimension: `gather4(1,0,0)`, `ld_indexable(texture2d)(1,2,0)`.
+            None if numeric && (self.peek_at(1).is(',') || self.peek_at(2).is(',')) => {
+                if state.last.is_some_and(|last| last >= Step::ReturnType)
+                    || state.instruction.extended.offsets.is_some()
+                {
+                    return Err(self.error_at(open, "offsets are repeated or out of order"));
                 }
-                state.instruction.extended.offsets = Some(offsets);
+                state.instruction.extended.offsets = Some(self.offsets()?);
+            }
+            // fxc writes a multisampled resource's sample count after the return types:
+            // `ldms_indexable(texture2dms)(float,float,float,float)(4)` (the field that holds
+            // a structured buffer's stride).
+            None if numeric && state.last == Some(Step::ReturnType) => {
+                let token = self.peek();
+                let count = self.number_at_most("the sample count", 0xfff)?;
+                match &mut state.instruction.extended.resource {
+                    Some((dimension, stride))
+                        if matches!(
+                            dimension,
+                            ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray
+                        ) && *stride == 0 =>
+                    {
+                        *stride = count;
+                    }
+                    _ => {
+                        return Err(self.error_at(
+                            token,
+                            "a sample count after the return types needs \
+                             _indexable(texture2dms) or _indexable(texture2dmsarray)",
+                        ))
+                    }
+                }
+                state.last = Some(Step::SampleCount);
             }
             Some(_) => {
                 let token = self.ident("a resource dimension")?;
@@ -213,6 +236,32 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// Reads three texel offsets `u,v,w` from -8 to 7 (without the parentheses).
+    fn offsets(&mut self) -> Result<[i8; 3]> {
+        let mut offsets = [0i8; 3];
+        for (i, slot) in offsets.iter_mut().enumerate() {
+            if i > 0 {
+                self.expect_punct(',', "between the offsets")?;
+            }
+            let (negative, token) = self.signed_number("an offset from -8 to 7")?;
+            *slot = super::number::parse_u32(token.text)
+                .and_then(|v| i8::try_from(v).ok())
+                .map(|v| if negative { -v } else { v })
+                .filter(|v| (-8..=7).contains(v))
+                .ok_or_else(|| {
+                    self.error_at(
+                        token,
+                        format!(
+                            "offset {}{} is out of range (-8 to 7)",
+                            if negative { "-" } else { "" },
+                            token.text
+                        ),
+                    )
+                })?;
+        }
+        Ok(offsets)
+    }
+
     /// Reads four return types `float,float,float,float` (without the parentheses).
     pub(super) fn return_types(&mut self) -> Result<[ReturnType; 4]> {
         let mut types = [ReturnType::None; 4];
@@ -220,10 +269,20 @@ impl<'a> Parser<'a> {
             if i > 0 {
                 self.expect_punct(',', "between the return types")?;
             }
+            // fxc writes the halves of a double as `double,<continued>` and unused
+            // components as `<unused>`.
+            let angled = self.eat('<');
             let token = self.ident("a return type (float, uint, sint, unorm, snorm, mixed, …)")?;
-            *slot = ReturnType::from_name(token.text).ok_or_else(|| {
-                self.error_at(token, format!("unknown return type {}", token.describe()))
-            })?;
+            if angled {
+                self.expect_punct('>', "after the return type")?;
+            }
+            let name = if angled {
+                format!("<{}>", token.text)
+            } else {
+                token.text.to_string()
+            };
+            *slot = ReturnType::from_name(&name)
+                .ok_or_else(|| self.error_at(token, format!("unknown return type '{name}'")))?;
         }
         Ok(types)
     }
@@ -256,8 +315,9 @@ struct Suffixes<'a> {
     instruction: Instruction,
     /// The last suffix read.
     last: Option<Step>,
-    /// `_aoffimmi` or `_indexable`, waiting for its parenthesised group.
-    awaiting: Option<Word<'a>>,
+    /// `_aoffimmi` and `_indexable`, waiting for their parenthesised groups in order
+    /// (fxc writes `sample_l_aoffimmi_indexable(0,1,0)(texture2d)`).
+    awaiting: Vec<Word<'a>>,
 }
 
 /// The step of a suffix word for an opcode, or `None` when the opcode cannot take it.

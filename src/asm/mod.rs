@@ -32,6 +32,8 @@ mod range;
 mod shader_test;
 
 #[cfg(test)]
+mod dialect_tests;
+#[cfg(test)]
 mod error_tests;
 #[cfg(test)]
 mod tests;
@@ -266,6 +268,10 @@ impl<'a> Parser<'a> {
             match start.kind {
                 Kind::Eof => return Ok(()),
                 Kind::Ident => {}
+                Kind::Punct('.') => {
+                    self.directive()?;
+                    continue;
+                }
                 _ => return Err(self.expected("an instruction or a declaration")),
             }
             self.positions.push((start.line, start.column));
@@ -279,6 +285,26 @@ impl<'a> Parser<'a> {
             self.program.instructions.push(instruction);
             self.lengths.push(length);
         }
+    }
+
+    /// Skips a line of vkd3d-compiler's `d3d-asm` sections: `.text` before the program and
+    /// the `.input`, `.output` and `.patch_constant` signature headings with their `.param`
+    /// lines (the signatures are derived from the declarations, as for a listing without
+    /// signature tables).
+    fn directive(&mut self) -> Result<()> {
+        self.advance();
+        let name = self.peek();
+        let known = ["text", "input", "output", "patch_constant", "param"];
+        if name.spaced || name.kind != Kind::Ident || !known.contains(&name.text) {
+            return Err(self.expected(
+                "a vkd3d-compiler section after '.' (.text, .input, .output, .patch_constant, \
+                 .param)",
+            ));
+        }
+        while !self.peek().ends_line() {
+            self.advance();
+        }
+        Ok(())
     }
 
     /// Reads the version line (`ps_5_0`).

@@ -54,6 +54,11 @@ pub fn parse_immediate32(negative: bool, text: &str) -> Result<u32, String> {
 
 /// The bits of a 64-bit immediate value (`1.000000`, `-2`, `0x7ff8000000000000`).
 pub fn parse_immediate64(negative: bool, text: &str) -> Result<u64, String> {
+    // fxc (and vkd3d-compiler) write doubles with C's long-double suffix: `1.000000l`.
+    let text = match text.strip_suffix('l') {
+        Some(float) if is_float(float) => float,
+        _ => text,
+    };
     if is_float(text) {
         let value: f64 = text
             .parse()

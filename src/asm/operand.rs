@@ -24,6 +24,8 @@ pub(super) struct Annotations<'a> {
     pub min_precision: MinPrecision,
     /// `{nonuniform}`.
     pub non_uniform: bool,
+    /// The precision was given as `{… as …}`.
+    converted: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -168,7 +170,7 @@ impl<'a> Parser<'a> {
             .iter()
             .copied()
             .filter(|k| !matches!(k, RegisterKind::Immediate32 | RegisterKind::Immediate64))
-            .find(|k| k.name() == name)
+            .find(|k| k.is_named(name))
             .filter(|_| {
                 let number = digits.strip_suffix("u64").unwrap_or(digits);
                 number.bytes().all(|b| b.is_ascii_digit())
@@ -263,9 +265,12 @@ impl<'a> Parser<'a> {
         let mut found = Annotations::default();
         while self.peek().is('{') && self.peek_at(1).kind == Kind::Ident {
             let key = self.peek_at(1);
-            let precision = (0..8)
-                .filter_map(MinPrecision::from_code)
-                .find(|p| *p != MinPrecision::Default && p.name() == key.text);
+            // `{min16f}`, or fxc's `{min16f as def32}` / `{def32 as min16f}` for a source whose
+            // precision differs from the instruction's (the part after `as`, the
+            // instruction's precision, follows from the destination and is not kept).
+            let converted = self.peek_at(2).kind == Kind::Ident && self.peek_at(2).text == "as";
+            let precision = MinPrecision::from_fxc_name(key.text)
+                .filter(|p| *p != MinPrecision::Default || converted);
             let known = precision.is_some()
                 || matches!(
                     key.text,
@@ -323,10 +328,20 @@ impl<'a> Parser<'a> {
                     found.mode = Some((mode, letters, key));
                 }
                 _ => {
-                    if found.min_precision != MinPrecision::Default {
+                    if found.min_precision != MinPrecision::Default || found.converted {
                         return Err(repeated());
                     }
                     found.min_precision = precision.unwrap_or_default();
+                    if converted {
+                        self.advance();
+                        let to = self.ident("a precision after 'as' (def32, min16f, …)")?;
+                        if MinPrecision::from_fxc_name(to.text).is_none() {
+                            return Err(
+                                self.error_at(to, format!("unknown precision {}", to.describe()))
+                            );
+                        }
+                        found.converted = true;
+                    }
                 }
             }
             self.expect_punct('}', "to close the annotation")?;

@@ -118,12 +118,18 @@ impl Parser<'_> {
             }
             O::DclSampler => {
                 let (operand, range) = self.range(instruction, RegisterKind::Sampler, None)?;
-                self.expect_punct(',', "before the sampler mode")?;
-                let token =
-                    self.ident("a sampler mode (mode_default, mode_comparison, mode_mono)")?;
-                let mode = SamplerMode::from_name(token.text).ok_or_else(|| {
-                    self.error_at(token, format!("unknown sampler mode {}", token.describe()))
-                })?;
+                // vkd3d-compiler leaves out `mode_default`.
+                let space_follows = self.peek().is(',') && self.peek_at(1).text == "space";
+                let mode = if self.peek().ends_line() || space_follows {
+                    SamplerMode::Default
+                } else {
+                    self.expect_punct(',', "before the sampler mode")?;
+                    let token =
+                        self.ident("a sampler mode (mode_default, mode_comparison, mode_mono)")?;
+                    SamplerMode::from_name(token.text).ok_or_else(|| {
+                        self.error_at(token, format!("unknown sampler mode {}", token.describe()))
+                    })?
+                };
                 Declaration::Sampler {
                     operand,
                     range: self.finish_range(range)?,
@@ -161,7 +167,7 @@ impl Parser<'_> {
         if let Some(found) = RegisterKind::ALL
             .iter()
             .copied()
-            .find(|k| k.is_resource_range() && k.name() == name && *k != kind)
+            .find(|k| k.is_resource_range() && k.is_named(name) && *k != kind)
         {
             return Err(self.error_at(
                 token,
@@ -175,7 +181,7 @@ impl Parser<'_> {
         }
         let id = Some(digits)
             .filter(|d| {
-                !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && name == kind.name()
+                !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()) && kind.is_named(name)
             })
             .and_then(number::parse_u32)
             .ok_or_else(|| {
@@ -212,6 +218,12 @@ impl Parser<'_> {
             }
             *size = self.number_u32("the constant buffer size (in 16-byte vectors)")?;
             self.expect_punct(']', "after the constant buffer size")?;
+        }
+        // vkd3d-compiler writes `.xyzw` after some declared registers (`t0[1:1].xyzw`); the
+        // declaration's encoding does not depend on it.
+        if self.peek().is('.') && !self.peek().spaced && self.peek_at(1).text == "xyzw" {
+            self.advance();
+            self.advance();
         }
         let annotations = self.annotations()?;
         let mut operand = Operand::register(kind, ComponentCount::Zero, Selection::Mask(0));

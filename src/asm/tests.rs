@@ -27,8 +27,8 @@ fn pixel_shader_declarations_and_flow_control() {
     round_trip(
         "ps_4_0
 dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps | 0x00800000
-dcl_constantbuffer cb0[2], immediateIndexed
-dcl_constantbuffer cb1[4], dynamicIndexed
+dcl_constantbuffer CB0[2], immediateIndexed
+dcl_constantbuffer CB1[4], dynamicIndexed
 dcl_sampler s0, mode_default
 dcl_sampler s1, mode_comparison
 dcl_resource_texture2d (float,float,float,float) t0
@@ -48,25 +48,23 @@ mad r0.x, -r0.y, |r1.z|, -|cb1[r0.x + 2].w|
 if_nz r0.x
   discard_z r0.y
 else
-  mov o0.xyzw, l(1.000000, 0.500000, -2147483648, 0x7fc00000)
+  mov o0.xyzw, l(1.000000,0.500000,-0.000000,2143289344)
 endif
 loop
   breakc_z r0.x
   iadd r0.x, r0.x, l(-1)
 endloop
 switch r0.x
-case l(1)
+  case l(1)
   break
-default
+  default
   break
 endswitch
 ld_aoffimmi(-1,2,0) r2.xyzw, r1.xyzw, t2.xyzw
 lt r1.w, l(1.000000), v2.w
 mov oDepth, r1.w
 ret
-"
-        .replace("\n  ", "\n")
-        .as_str(),
+",
     );
 }
 
@@ -207,7 +205,7 @@ mov o0.xyzw, v[0][0].xyzw
 mov o1.x, vPrim
 emit_stream m0
 cut_stream m0
-emitthencut_stream m0
+emit_then_cut_stream m0
 ret
 ",
     );
@@ -231,18 +229,18 @@ fn sm51_resource_ranges() {
     let program = round_trip(
         "ps_5_1
 dcl_globalFlags refactoringAllowed
-dcl_constantbuffer cb0[0:0][4], immediateIndexed, space=0
-dcl_sampler s0[1:1], mode_default, space=1
-dcl_resource_texture2d (float,float,float,float) t1[10:*], space=2
-dcl_resource_structured t2[0:3], 16, space=0
-dcl_uav_typed_texture2d_glc (float,float,float,float) u0[0:3], space=0
+dcl_constantbuffer CB0[0:0][4], immediateIndexed, space=0
+dcl_sampler S0[1:1], mode_default, space=1
+dcl_resource_texture2d (float,float,float,float) T1[10:*], space=2
+dcl_resource_structured T2[0:3], 16, space=0
+dcl_uav_typed_texture2d_glc (float,float,float,float) U0[0:3], space=0
 dcl_input_ps linear v0.xy
 dcl_output o0.xyzw
 dcl_temps 2
 ftou r0.x, v0.x
-sample r1.xyzw, v0.xyxx, t1[r0.x + 10].xyzw {nonuniform}, s0[1]
-mov o0.xyzw, cb0[0][3].xyzw
-store_uav_typed u0[2].xyzw, l(0, 0, 0, 0), r1.xyzw
+sample r1.xyzw, v0.xyxx, T1[r0.x + 10].xyzw {nonuniform}, S0[1]
+mov o0.xyzw, CB0[0][3].xyzw
+store_uav_typed U0[2].xyzw, l(0,0,0,0), r1.xyzw
 ret
 ",
     );
@@ -272,7 +270,7 @@ ret
 fn sm40_resource_operands_are_normalised() {
     let program = round_trip(
         "ps_4_0
-dcl_constantbuffer cb1[4], immediateIndexed
+dcl_constantbuffer CB1[4], immediateIndexed
 dcl_resource_texture2d (float,float,float,float) t3
 dcl_output o0.xyzw
 mov o0.xyzw, cb1[2].xyzw
@@ -303,9 +301,9 @@ fn doubles_and_immediates() {
 dcl_globalFlags enableDoublePrecisionFloatOps
 dcl_output o0.xy
 dcl_temps 2
-dmov r0.xy, d(1.000000, 0.000000)
-dadd r0.xy, r0.xyxy, d(0.500000, 0x7ff8000000000000)
-dmul r1.xy, r0.xyxy, d(2.000000)
+dmov r0.xy, d(1.000000l, 0.000000l)
+dadd r0.xy, r0.xyxy, d(0.500000l, 0x7ff8000000000000)
+dmul r1.xy, r0.xyxy, d(2.000000l)
 dtof o0.x, r1.xyxy
 mov o0.y, l(0.33333334)
 ret
@@ -326,7 +324,7 @@ fn indexable_temps_and_immediate_constant_buffer() {
     let program = round_trip(
         "ps_4_0
 dcl_immediateConstantBuffer { { 1.000000, 0, 0, 0},
-                              { 0, 1.000000, 0xffffffff, 0x7f800000},
+                              { 0, 1.000000, -1, 2139095040},
                               { 2.500000, 3} }
 dcl_input_ps constant v0.x
 dcl_output o0.xyzw
@@ -395,10 +393,10 @@ dcl_output o0.xyzw
 fcall fp0[0][0], 0
 ret
 label fb0
-mov o0.xyzw, l(1.000000, 1.000000, 1.000000, 1.000000)
+mov o0.xyzw, l(1.000000,1.000000,1.000000,1.000000)
 ret
 label fb1
-mov o0.xyzw, l(0, 0, 0, 0)
+mov o0.xyzw, l(0,0,0,0)
 ret
 ",
     );
@@ -446,15 +444,15 @@ fn annotations_keep_what_the_text_cannot_show() {
     let text = "ps_5_0
 dcl_resource_texture2d (float,float,float,float) t0 {components=1}
 dcl_resource_raw t1 {swizzle=xyzw}
-dcl_constantbuffer cb0[1] {components=4}, immediateIndexed
+dcl_constantbuffer CB0[1] {components=4}, immediateIndexed
 dcl_input vPrim {components=1}
 dcl_output o0.xyzw
 dcl_temps 1
 mov r0.x, r0.x {mask}
 mov r0.xyzw, r0.xyzw {mask}
-mov r0.xyzw, l(1, 2, 3, 4) {swizzle=xxyy}
-mov r0.x, l(1) {min16f}
-mov r0.x, r0.y {min2_8f} {nonuniform} {length=8}
+mov r0.xyzw, l(1,2,3,4) {swizzle=xxyy}
+mov r0.x, l(1) {min16f as def32}
+mov r0.x, r0.y {min2_8f as def32} {nonuniform} {length=8}
 add r0.x, r0.x, r0.x {unused_control=0x800}
 samplepos r0.xy, t0.xyxx, l(0) {length=7}
 mov o0.xyzw, cb0[0].xyzw
@@ -513,12 +511,12 @@ ret
 #[test]
 fn comments_blank_lines_and_carriage_returns_are_skipped() {
     let program = parse_program(
-        "// header\r\n\r\n//\r\nps_4_0 // version\r\ndcl_output o0.xyzw\r\n\r\nmov o0.xyzw, l(0, 0, 0, 0) // done\r\nret",
+        "// header\r\n\r\n//\r\nps_4_0 // version\r\ndcl_output o0.xyzw\r\n\r\nmov o0.xyzw, l(0,0,0,0) // done\r\nret",
     )
     .unwrap();
     assert_eq!(
         disasm::program_text(&program),
-        "ps_4_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(0, 0, 0, 0)\nret\n"
+        "ps_4_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(0,0,0,0)\nret\n"
     );
 }
 

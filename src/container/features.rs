@@ -98,6 +98,36 @@ impl FeatureFlags {
             .collect()
     }
 
+    /// fxc's title line of the feature notes in a listing's header.
+    pub const NOTE_TITLE: &'static str = "Note: shader requires additional functionality:";
+
+    /// The lines of fxc's note (after the title): each named bit's description, then each
+    /// bit without a name as `0x…` (so that the text keeps every bit).
+    pub fn note_lines(&self) -> Vec<String> {
+        let mut lines: Vec<String> = self.descriptions().iter().map(|d| d.to_string()).collect();
+        let unknown = self.unknown_bits();
+        lines.extend(
+            (0..64)
+                .map(|bit| 1u64 << bit)
+                .filter(|bit| unknown & bit != 0)
+                .map(|bit| format!("0x{bit:016x}")),
+        );
+        lines
+    }
+
+    /// The bit a note line names ([`FeatureFlags::note_lines`]), or `None`.
+    pub fn bit_of_note(line: &str) -> Option<u64> {
+        match line.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16)
+                .ok()
+                .filter(|b| b.is_power_of_two()),
+            None => Self::NAMES
+                .iter()
+                .find(|(_, name)| *name == line)
+                .map(|(bit, _)| *bit),
+        }
+    }
+
     /// The set bits this reader has no name for.
     pub fn unknown_bits(&self) -> u64 {
         let known = Self::NAMES.iter().fold(0u64, |acc, (bit, _)| acc | bit);
@@ -108,6 +138,28 @@ impl FeatureFlags {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn note_lines_read_back() {
+        let f = FeatureFlags {
+            raw: FeatureFlags::DOUBLES | FeatureFlags::ROVS | (1 << 40),
+        };
+        let lines = f.note_lines();
+        assert_eq!(
+            lines,
+            [
+                "Double-precision floating point",
+                "Raster Ordered UAVs",
+                "0x0000010000000000"
+            ]
+        );
+        let raw = lines
+            .iter()
+            .map(|l| FeatureFlags::bit_of_note(l).unwrap())
+            .fold(0, |a, b| a | b);
+        assert_eq!(raw, f.raw);
+        assert_eq!(FeatureFlags::bit_of_note("Something else"), None);
+    }
 
     #[test]
     fn parses_flags() {

@@ -269,7 +269,7 @@ fn write_range(
     size_follows: bool,
 ) {
     // The declared register's own kind: the decoder accepts any resource kind here.
-    let prefix = program.operand(operand).kind.name();
+    let prefix = program.operand(operand).kind.name_in(program.model, true);
     if program.model.has_resource_ranges() {
         let _ = write!(out, "{prefix}{}[{}:", range.id, range.lower);
         match range.upper {
@@ -318,7 +318,7 @@ pub fn write_return_types(out: &mut String, types: &[ReturnType; 4]) {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(t.name());
+        out.push_str(t.fxc_name());
     }
     out.push(')');
 }

@@ -1,47 +1,119 @@
-//! Text of immediate values: floats and integers in fxc's style, always exact.
+//! Text of immediate values: fxc's rules, always exact.
 //!
-//! fxc prints floats with six decimals (`1.000000`). Where six decimals would not give back
-//! the same bits, the shortest text that does is printed instead (`0.33333334`, `1e-7`), so
-//! that assembling the text gives back the same bits. Values that have no exact decimal
-//! form as a float (NaN, infinities, denormals) are printed as hexadecimal bit patterns.
-//! Integer text (`15`, `-1`, `0x7fffffff`) always means the raw bits.
+//! The rules (fxc 10.1's, learnt from its listings):
+//!
+//! * floats print with six decimals, rounded half away from zero on the exact value
+//!   (`59717.289063`), doubles likewise with C's `l` suffix (`1.000000l`); where six decimals
+//!   would not give back the same bits the shortest text that does is printed instead
+//!   (`0.33333334`, `1e-7`), and values with no decimal form (NaN, infinities, denormals) as
+//!   hexadecimal bits;
+//! * integer operands print as signed decimals (`l(-1)`), the operands of the bitwise
+//!   instructions (`and`, `or`, `xor`, `not`) as eight hexadecimal digits (`l(0x0000ffff)`);
+//! * untyped bits (`mov`, `movc`, the stores, immediate constant buffers) print as a float
+//!   when their exponent field is that of a normal float or the value is -0.0
+//!   (`-0.000000`), and as a signed decimal otherwise (`0`, `-1`);
+//! * `mov`, `movc` and the stores separate the values of `l(…)` with bare commas
+//!   (`l(0,0,0,1.000000)`), every other instruction with `, ` (see [`style`]).
+//!
+//! Integer text (`15`, `-1`, `0x7fffffff`) always means the raw bits, float text (with a `.`
+//! or an exponent) a value, so the assembler reads back every form.
 
 use crate::ir::ValueType;
+use crate::tpf::opcodes::Opcode;
 use std::fmt::Write;
+
+/// How an instruction's immediates print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Style {
+    /// Integers as `0x` and eight hexadecimal digits (the bitwise instructions).
+    pub hex: bool,
+    /// Values separated by `,` without a space (`mov`, `movc`, the stores).
+    pub compact: bool,
+}
+
+/// The immediate style of an instruction (see the module documentation).
+pub fn style(opcode: Opcode) -> Style {
+    use Opcode as O;
+    Style {
+        hex: matches!(opcode, O::And | O::Or | O::Xor | O::Not),
+        compact: matches!(
+            opcode,
+            O::Mov | O::Movc | O::StoreRaw | O::StoreStructured | O::StoreUavTyped
+        ),
+    }
+}
 
 /// Writes a 32-bit immediate read as `value_type`.
 pub fn write_u32(out: &mut String, bits: u32, value_type: ValueType) {
+    write_u32_in(out, bits, value_type, Style::default());
+}
+
+/// Writes a 32-bit immediate read as `value_type` in an instruction's style.
+pub fn write_u32_in(out: &mut String, bits: u32, value_type: ValueType, style: Style) {
     match value_type {
         ValueType::F32 => write_f32(out, bits),
-        ValueType::I32 => {
+        ValueType::I32 | ValueType::U32 if style.hex => {
+            let _ = write!(out, "0x{bits:08x}");
+        }
+        ValueType::I32 | ValueType::U32 => {
             let _ = write!(out, "{}", bits as i32);
         }
-        ValueType::U32 => write_uint(out, bits),
         ValueType::Bits | ValueType::F64 | ValueType::None => write_untyped(out, bits),
     }
 }
 
-/// Writes an unsigned integer: decimal up to 0xffff, hexadecimal above.
-pub fn write_uint(out: &mut String, bits: u32) {
-    if bits <= 0xffff {
-        let _ = write!(out, "{bits}");
+/// Writes bits of unknown type: a float where the exponent field is that of a normal float
+/// (and for -0.0), a signed decimal otherwise (zero, denormal, infinity and NaN patterns).
+pub fn write_untyped(out: &mut String, bits: u32) {
+    let exponent = bits & 0x7f80_0000;
+    if bits == 0x8000_0000 || (exponent != 0 && exponent != 0x7f80_0000) {
+        write_f32(out, bits);
     } else {
-        let _ = write!(out, "0x{bits:08x}");
+        let _ = write!(out, "{}", bits as i32);
     }
 }
 
-/// Writes bits of unknown type: integers where the bits look like one (exponent field 0),
-/// hexadecimal for NaN/infinity patterns, floats otherwise.
-pub fn write_untyped(out: &mut String, bits: u32) {
-    match bits & 0x7f80_0000 {
-        0 => {
-            let _ = write!(out, "{}", bits as i32);
+/// The six-decimal text of a float's exact decimal expansion `digits` (as Rust prints it
+/// with enough precision: `123.4560001…`), rounded half away from zero as C's printf does;
+/// `negative` adds the sign (also to zero).
+fn six_decimals(negative: bool, digits: &str) -> String {
+    let (int_part, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    let mut kept: Vec<u8> = int_part.bytes().collect();
+    let int_len = kept.len();
+    let mut frac_bytes = frac.bytes().chain(std::iter::repeat(b'0'));
+    kept.extend(frac_bytes.by_ref().take(6));
+    let round_up = frac_bytes.next().is_some_and(|d| d >= b'5');
+    let mut carry_into_new_digit = false;
+    if round_up {
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                carry_into_new_digit = true;
+                break;
+            }
+            i -= 1;
+            if kept[i] == b'9' {
+                kept[i] = b'0';
+            } else {
+                kept[i] += 1;
+                break;
+            }
         }
-        0x7f80_0000 => {
-            let _ = write!(out, "0x{bits:08x}");
-        }
-        _ => write_f32(out, bits),
     }
+    let mut text = String::with_capacity(kept.len() + 3);
+    if negative {
+        text.push('-');
+    }
+    if carry_into_new_digit {
+        text.push('1');
+    }
+    for (i, d) in kept.iter().enumerate() {
+        if i == int_len {
+            text.push('.');
+        }
+        text.push(char::from(*d));
+    }
+    text
 }
 
 /// Writes a float exactly (see the module documentation).
@@ -52,7 +124,11 @@ pub fn write_f32(out: &mut String, bits: u32) {
         let _ = write!(out, "0x{bits:08x}");
         return;
     }
-    let fixed = format!("{value:.6}");
+    // An f32 is exact as an f64, and 160 decimals hold every f32's expansion.
+    let fixed = six_decimals(
+        value.is_sign_negative(),
+        &format!("{:.160}", f64::from(value.abs())),
+    );
     if fixed.parse::<f32>().map(f32::to_bits) == Ok(bits) {
         out.push_str(&fixed);
     } else if value.abs() < 1e-4 || value.abs() >= 1e16 {
@@ -62,7 +138,8 @@ pub fn write_f32(out: &mut String, bits: u32) {
     }
 }
 
-/// Writes a double exactly, in the same style as [`write_f32`].
+/// Writes a double exactly, in the same style as [`write_f32`], with fxc's `l` suffix after
+/// six-decimal text (`1.000000l`).
 pub fn write_f64(out: &mut String, bits: u64) {
     let value = f64::from_bits(bits);
     let denormal = bits & 0x7ff0_0000_0000_0000 == 0 && bits & 0x000f_ffff_ffff_ffff != 0;
@@ -70,9 +147,11 @@ pub fn write_f64(out: &mut String, bits: u64) {
         let _ = write!(out, "0x{bits:016x}");
         return;
     }
-    let fixed = format!("{value:.6}");
+    // 1100 decimals hold every normal double's exact expansion.
+    let fixed = six_decimals(value.is_sign_negative(), &format!("{:.1100}", value.abs()));
     if fixed.parse::<f64>().map(f64::to_bits) == Ok(bits) {
         out.push_str(&fixed);
+        out.push('l');
     } else if value.abs() < 1e-4 || value.abs() >= 1e16 {
         let _ = write!(out, "{value:e}");
     } else {
@@ -128,7 +207,43 @@ mod tests {
         write_untyped(&mut s, 0x3f80_0000);
         s.push(' ');
         write_untyped(&mut s, 0xffff_ffff);
-        assert_eq!(s, "-1 0x7fffffff 15 3 1.000000 0xffffffff");
+        assert_eq!(s, "-1 2147483647 15 3 1.000000 -1");
+    }
+
+    #[test]
+    fn fxc_rules() {
+        // Six decimals, half away from zero on the exact value (fxc prints 59717.289063 for
+        // 59717.2890625, where round-half-to-even would give ...062).
+        let tie = 59_717.0_f32 + 37.0 / 128.0; // 59717.2890625, exactly
+        assert_eq!(f32_text(tie.to_bits()), "59717.289063");
+        assert_eq!(f32_text((-tie).to_bits()), "-59717.289063");
+        let six: f32 = "0.318310".parse().unwrap();
+        assert_eq!(f32_text(six.to_bits()), "0.318310");
+        // Where six decimals lose bits, the shortest exact text.
+        assert_eq!(
+            f32_text(std::f32::consts::FRAC_1_PI.to_bits()),
+            "0.31830987"
+        );
+        assert_eq!(f32_text(999_999.94_f32.to_bits()), "999999.937500");
+        let mut s = String::new();
+        for (bits, value_type, style) in [
+            (0x8000_0000, ValueType::Bits, Style::default()),
+            (0, ValueType::Bits, Style::default()),
+            (0xffff_ffff, ValueType::Bits, Style::default()),
+            (0x0000_ffff, ValueType::U32, style(Opcode::And)),
+            (0xffff_ffff, ValueType::U32, style(Opcode::Xor)),
+            (0xffff_ffff, ValueType::U32, style(Opcode::Umax)),
+            (0x3f80_0000, ValueType::Bits, style(Opcode::Mov)),
+        ] {
+            write_u32_in(&mut s, bits, value_type, style);
+            s.push(' ');
+        }
+        assert_eq!(s, "-0.000000 0 -1 0x0000ffff 0xffffffff -1 1.000000 ");
+        assert!(style(Opcode::Mov).compact && style(Opcode::StoreRaw).compact);
+        assert!(!style(Opcode::Add).compact && !style(Opcode::Add).hex);
+        let mut d = String::new();
+        write_f64(&mut d, 2.5f64.to_bits());
+        assert_eq!(d, "2.500000l");
     }
 
     #[test]
@@ -136,8 +251,9 @@ mod tests {
         for value in [1.0f64, 1.0 / 3.0, -0.0, 1e300, 2.5e-300] {
             let mut s = String::new();
             write_f64(&mut s, value.to_bits());
+            let number = s.strip_suffix('l').unwrap_or(&s);
             assert_eq!(
-                s.parse::<f64>().map(f64::to_bits),
+                number.parse::<f64>().map(f64::to_bits),
                 Ok(value.to_bits()),
                 "{s}"
             );

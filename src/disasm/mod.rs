@@ -10,6 +10,7 @@ mod declaration;
 pub mod implied;
 mod literal;
 mod operand;
+mod tessellation;
 
 pub use declaration::write_return_types;
 pub use literal::{write_f32, write_f64, write_u32, write_untyped};
@@ -27,7 +28,10 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     let mut out = String::new();
     crate::container::write_header_comments(&dxbc.reflection, &mut out);
     match &dxbc.program {
-        Some(program) => out.push_str(&program_text(program)),
+        Some(program) => {
+            tessellation::write_tessellation_tables(&mut out, program);
+            out.push_str(&program_text(program));
+        }
         None if dxbc.is_root_signature() => out.push_str("// root signature: no shader program\n"),
         None => out.push_str("// no shader program\n"),
     }
@@ -42,7 +46,14 @@ pub fn program_text(program: &Program) -> String {
     let mut out = String::with_capacity(program.instructions.len() * 40 + 16);
     let _ = writeln!(out, "{}", program.model);
     let lengths = implied::lengths_to_show(program);
+    let mut depth = 0usize;
     for (i, instruction) in program.instructions.iter().enumerate() {
+        let (before, after) = nesting(instruction.opcode);
+        depth = depth.saturating_sub(before);
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        depth += after;
         write_instruction(&mut out, program, instruction);
         if let Some(Some(length)) = lengths.get(i) {
             let _ = write!(out, " {{length={length}}}");
@@ -50,6 +61,19 @@ pub fn program_text(program: &Program) -> String {
         out.push('\n');
     }
     out
+}
+
+/// How an instruction changes fxc's indentation (two spaces a level): the levels it closes
+/// before it is written and opens after (`if`, `loop` and `switch` open one, `else` closes
+/// and reopens one, the `end…` instructions close one). The assembler ignores indentation.
+fn nesting(opcode: crate::tpf::opcodes::Opcode) -> (usize, usize) {
+    use crate::tpf::opcodes::Opcode as O;
+    match opcode {
+        O::If | O::Loop | O::Switch => (0, 1),
+        O::Else => (1, 1),
+        O::EndIf | O::EndLoop | O::EndSwitch => (1, 0),
+        _ => (0, 0),
+    }
 }
 
 /// Writes one instruction or declaration (without a trailing newline).
@@ -62,7 +86,15 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
         declaration::write_declaration(out, program, instruction, declaration);
     } else {
         write_mnemonic(out, instruction);
+        let style = literal::style(instruction.opcode);
         let operands = program.operands_of(instruction);
+        // A float source of another precision than a float destination prints as
+        // `{min16f as def32}`.
+        let float = |o: &Operand| matches!(o.value_type, ValueType::F32 | ValueType::Bits);
+        let destination = operands
+            .first()
+            .filter(|d| instruction.dst_count > 0 && float(d))
+            .map(|d| d.min_precision);
         for (i, operand) in operands.iter().enumerate() {
             out.push_str(if i == 0 { " " } else { ", " });
             let role = if i < instruction.dst_count as usize {
@@ -70,11 +102,12 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
             } else {
                 Role::Source
             };
+            let precision = destination.filter(|_| role == Role::Source && float(operand));
             match instruction.call_index {
                 // fxc prints the call site as a last index of the interface: `fp0[0][1]`
                 // (after a comma when the interface already has three indices).
                 Some(site) if operand.index_count >= 3 => {
-                    write_operand_as(out, program, operand, role);
+                    operand::write_operand_styled(out, program, operand, role, style);
                     let _ = write!(out, ", {site}");
                 }
                 Some(site) => {
@@ -88,7 +121,7 @@ pub fn write_instruction(out: &mut String, program: &Program, instruction: &Inst
                     text.insert_str(at, &format!("[{site}]"));
                     out.push_str(&text);
                 }
-                None => write_operand_as(out, program, operand, role),
+                None => operand::write_operand_in(out, program, operand, role, style, precision),
             }
         }
     }
@@ -136,19 +169,39 @@ fn write_mnemonic(out: &mut String, instruction: &Instruction) {
     if instruction.saturate {
         out.push_str("_sat");
     }
+    // fxc writes the suffix names first, then their groups in the same order:
+    // `sample_l_aoffimmi_indexable(0,1,0)(texture2d)(float,float,float,float)`.
     let extended = &instruction.extended;
-    if let Some([u, v, w]) = extended.offsets {
-        let _ = write!(out, "_aoffimmi({u},{v},{w})");
+    if extended.offsets.is_some() {
+        out.push_str("_aoffimmi");
     }
+    if extended.resource.is_some() {
+        out.push_str("_indexable");
+    }
+    if let Some([u, v, w]) = extended.offsets {
+        let _ = write!(out, "({u},{v},{w})");
+    }
+    // A multisampled resource's sample count (the stride field) follows the return types:
+    // `ldms_indexable(texture2dms)(float,float,float,float)(4)`.
+    let mut sample_count = None;
     if let Some((dimension, stride)) = extended.resource {
-        let _ = write!(out, "_indexable({}", dimension.name());
-        if dimension == ResourceDimension::StructuredBuffer || stride != 0 {
+        let _ = write!(out, "({}", dimension.name());
+        let multisampled = matches!(
+            dimension,
+            ResourceDimension::Texture2DMS | ResourceDimension::Texture2DMSArray
+        );
+        if multisampled && stride != 0 && extended.return_type.is_some() {
+            sample_count = Some(stride);
+        } else if dimension == ResourceDimension::StructuredBuffer || stride != 0 {
             let _ = write!(out, ", stride={stride}");
         }
         out.push(')');
     }
     if let Some(types) = &extended.return_type {
         write_return_types(out, types);
+    }
+    if let Some(count) = sample_count {
+        let _ = write!(out, "({count})");
     }
     match instruction.info_return_type {
         Some(InfoReturnType::Uint) => out.push_str("_uint"),

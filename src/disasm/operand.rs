@@ -15,6 +15,32 @@ pub fn write_operand(out: &mut String, program: &Program, operand: &Operand) {
 /// Writes an operand in a role (destination, source or declared register), with the
 /// annotation its encoding needs when the text would imply another (see [`implied`]).
 pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, role: Role) {
+    write_operand_styled(out, program, operand, role, literal::Style::default());
+}
+
+/// Writes an operand in a role with an instruction's immediate style (see
+/// [`literal::style`]).
+pub(super) fn write_operand_styled(
+    out: &mut String,
+    program: &Program,
+    operand: &Operand,
+    role: Role,
+    style: literal::Style,
+) {
+    write_operand_in(out, program, operand, role, style, None);
+}
+
+/// Writes an operand in a role with an instruction's immediate style; `precision` is the
+/// instruction's precision (its destination's) where a source of another precision prints
+/// as fxc's `{min16f as def32}` (see [`write_hints_in`]).
+pub(super) fn write_operand_in(
+    out: &mut String,
+    program: &Program,
+    operand: &Operand,
+    role: Role,
+    style: literal::Style,
+    precision: Option<MinPrecision>,
+) {
     let (open, close) = match operand.modifier {
         Modifier::None => ("", ""),
         Modifier::Neg => ("-", ""),
@@ -25,7 +51,7 @@ pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, 
     match operand.kind {
         RegisterKind::Immediate32 | RegisterKind::Immediate64 => {
             if operand.kind == RegisterKind::Immediate32 {
-                write_immediate32(out, operand);
+                write_immediate32(out, operand, style);
             } else {
                 write_immediate64(out, operand);
             }
@@ -42,26 +68,40 @@ pub fn write_operand_as(out: &mut String, program: &Program, operand: &Operand, 
     }
     out.push_str(close);
     implied::write_annotation(out, program.model, role, operand);
-    write_hints(out, operand);
+    write_hints_in(out, operand, precision);
 }
 
 /// Writes the ` {min16f}` and ` {nonuniform}` hints of an operand's extended token.
 pub fn write_hints(out: &mut String, operand: &Operand) {
-    if operand.min_precision != MinPrecision::Default {
-        let _ = write!(out, " {{{}}}", operand.min_precision.name());
+    write_hints_in(out, operand, None);
+}
+
+/// Writes the hints of an operand; `instruction` is the precision of the instruction the
+/// operand is a float source of, if any: a source of another precision prints as fxc's
+/// `{min16f as def32}` (or `{def32 as min16f}`), one of the same as `{min16f}`.
+pub fn write_hints_in(out: &mut String, operand: &Operand, instruction: Option<MinPrecision>) {
+    let own = operand.min_precision;
+    match instruction {
+        Some(to) if to != own => {
+            let _ = write!(out, " {{{} as {}}}", own.fxc_name(), to.fxc_name());
+        }
+        _ if own != MinPrecision::Default => {
+            let _ = write!(out, " {{{}}}", own.name());
+        }
+        _ => {}
     }
     if operand.non_uniform {
         out.push_str(" {nonuniform}");
     }
 }
 
-fn write_immediate32(out: &mut String, operand: &Operand) {
+fn write_immediate32(out: &mut String, operand: &Operand, style: literal::Style) {
     out.push_str("l(");
     for i in 0..operand.immediate_count() {
         if i > 0 {
-            out.push_str(", ");
+            out.push_str(if style.compact { "," } else { ", " });
         }
-        literal::write_u32(out, operand.values[i], operand.value_type);
+        literal::write_u32_in(out, operand.values[i], operand.value_type, style);
     }
     out.push(')');
 }
@@ -103,7 +143,7 @@ pub(super) fn write_register_in(
     operand: &Operand,
     normalised: bool,
 ) {
-    out.push_str(operand.kind.name());
+    out.push_str(operand.kind.name_in(program.model, !normalised));
     let mut indices = operand.indices();
     // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`; an
     // SM5.0 constant-buffer register chosen at run time is bracketed: `cb[r1.y + 0][r1.x + 0]`.

@@ -2,9 +2,10 @@
 
 use super::{DataRange, OperandId};
 
-/// Defines a `u32`-coded enumeration with its text names: `from_code`, `code` and `name`.
+/// Defines a `u32`-coded enumeration with its text names: `from_code`, `code` and `name`;
+/// `=> "name" | "other"` adds names `from_name` also reads (vkd3d-compiler's spellings).
 macro_rules! coded_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $code:expr => $text:expr,)* }) => {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $code:expr => $text:literal $(| $alias:literal)*,)* }) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum $name {
@@ -37,7 +38,7 @@ macro_rules! coded_enum {
             /// The value whose assembly name is `text`.
             pub fn from_name(text: &str) -> Option<Self> {
                 match text {
-                    $($text => Some($name::$variant),)*
+                    $($text $(| $alias)* => Some($name::$variant),)*
                     _ => None,
                 }
             }
@@ -87,7 +88,7 @@ coded_enum! {
         /// SNORM.
         Snorm = 2 => "snorm",
         /// Signed integer.
-        Sint = 3 => "sint",
+        Sint = 3 => "sint" | "int",
         /// Unsigned integer.
         Uint = 4 => "uint",
         /// Float.
@@ -97,9 +98,21 @@ coded_enum! {
         /// Double.
         Double = 7 => "double",
         /// Continuation of a double.
-        Continued = 8 => "continued",
+        Continued = 8 => "continued" | "<continued>",
         /// Unused.
-        Unused = 9 => "unused",
+        Unused = 9 => "unused" | "<unused>",
+    }
+}
+
+impl ReturnType {
+    /// The name fxc writes in return-type lists: [`ReturnType::name`], with the halves and
+    /// gaps of doubles in angle brackets (`(double,<continued>,<unused>,<unused>)`).
+    pub fn fxc_name(self) -> &'static str {
+        match self {
+            ReturnType::Continued => "<continued>",
+            ReturnType::Unused => "<unused>",
+            other => other.name(),
+        }
     }
 }
 
@@ -137,7 +150,7 @@ coded_enum! {
         /// SV_CullDistance.
         CullDistance = 3 => "cull_distance",
         /// SV_RenderTargetArrayIndex.
-        RenderTargetArrayIndex = 4 => "rendertarget_array_index",
+        RenderTargetArrayIndex = 4 => "rendertarget_array_index" | "render_target_array_index",
         /// SV_ViewportArrayIndex.
         ViewportArrayIndex = 5 => "viewport_array_index",
         /// SV_VertexID.
@@ -149,7 +162,7 @@ coded_enum! {
         /// SV_IsFrontFace.
         IsFrontFace = 9 => "is_front_face",
         /// SV_SampleIndex.
-        SampleIndex = 10 => "sampleIndex",
+        SampleIndex = 10 => "sampleIndex" | "sample_index",
         /// Quad edge tess factor u == 0.
         QuadUEq0EdgeTessFactor = 11 => "finalQuadUeq0EdgeTessFactor",
         /// Quad edge tess factor v == 0.
@@ -189,7 +202,7 @@ coded_enum! {
         /// Ordinary sampling.
         Default = 0 => "mode_default",
         /// Comparison sampling.
-        Comparison = 1 => "mode_comparison",
+        Comparison = 1 => "mode_comparison" | "comparisonMode",
         /// Monochrome (D3D9-era text filtering).
         Mono = 2 => "mode_mono",
     }
@@ -303,6 +316,22 @@ impl InputPrimitive {
             n @ 8..=39 => format!("patch{}", n - 7),
             _ => return None,
         })
+    }
+
+    /// The primitive named `text`: fxc's name, or vkd3d-compiler's topology-style name
+    /// (`pointlist`, `linelist`, `trianglelist`, `linelist_adj`, `trianglelist_adj`).
+    pub fn from_name(text: &str) -> Option<Self> {
+        let vkd3d = match text {
+            "pointlist" => Some(1),
+            "linelist" => Some(2),
+            "trianglelist" => Some(3),
+            "linelist_adj" => Some(6),
+            "trianglelist_adj" => Some(7),
+            _ => None,
+        };
+        vkd3d
+            .or_else(|| (0..40).find(|&c| InputPrimitive(c).name().as_deref() == Some(text)))
+            .map(InputPrimitive)
     }
 }
 

@@ -219,6 +219,53 @@ impl RegisterKind {
         }
     }
 
+    /// The upper-case name fxc 10.1 gives the resource classes where it writes them so
+    /// (`CB`, `T`, `S`, `U`; see [`RegisterKind::upper_case_in`]); `None` for other kinds.
+    pub fn upper_name(self) -> Option<&'static str> {
+        match self {
+            RegisterKind::ConstantBuffer => Some("CB"),
+            RegisterKind::Resource => Some("T"),
+            RegisterKind::Sampler => Some("S"),
+            RegisterKind::UnorderedAccessView => Some("U"),
+            _ => None,
+        }
+    }
+
+    /// Whether fxc 10.1 writes this kind's name in upper case: every resource class in a
+    /// shader model 5.1 program (`T0[3]`, `dcl_sampler S0[0:0]`), and the constant buffer in
+    /// its declaration in every model (`dcl_constantbuffer CB0[4]`, but `cb0[1].x` in an
+    /// instruction before 5.1). fxc 6.3 writes them all in lower case; the assembler reads
+    /// both.
+    pub fn upper_case_in(self, model: super::ShaderModel, declared: bool) -> bool {
+        self.upper_name().is_some()
+            && (model.has_resource_ranges() || (declared && self == RegisterKind::ConstantBuffer))
+    }
+
+    /// The name vkd3d-compiler's `d3d-asm` text gives this kind where it differs from fxc's.
+    pub fn vkd3d_name(self) -> Option<&'static str> {
+        match self {
+            RegisterKind::InputDomainPoint => Some("vDomainLocation"),
+            RegisterKind::InputForkInstanceId => Some("vForkInstanceId"),
+            RegisterKind::InputJoinInstanceId => Some("vJoinInstanceId"),
+            RegisterKind::InputPrimitiveId => Some("primID"),
+            _ => None,
+        }
+    }
+
+    /// True when `text` names this kind: fxc's name, the upper-case name of a resource
+    /// class, or vkd3d-compiler's name.
+    pub fn is_named(self, text: &str) -> bool {
+        self.name() == text || self.upper_name() == Some(text) || self.vkd3d_name() == Some(text)
+    }
+
+    /// The name fxc 10.1 writes for this kind in `model` (see [`RegisterKind::upper_case_in`]).
+    pub fn name_in(self, model: super::ShaderModel, declared: bool) -> &'static str {
+        match self.upper_name() {
+            Some(upper) if self.upper_case_in(model, declared) => upper,
+            _ => self.name(),
+        }
+    }
+
     /// True for the resource classes whose operands are held as (range id, register index):
     /// samplers, shader resources, UAVs and constant buffers.
     pub fn is_resource_range(self) -> bool {
@@ -316,6 +363,22 @@ impl MinPrecision {
             MinPrecision::Sint16 => "min16i",
             MinPrecision::Uint16 => "min16u",
         }
+    }
+
+    /// The name fxc 10.1 gives the precision in `{min16f as def32}`: [`MinPrecision::name`],
+    /// and `def32` for the default.
+    pub fn fxc_name(self) -> &'static str {
+        match self {
+            MinPrecision::Default => "def32",
+            other => other.name(),
+        }
+    }
+
+    /// The precision named `text` ([`MinPrecision::fxc_name`]).
+    pub fn from_fxc_name(text: &str) -> Option<Self> {
+        (0..8)
+            .filter_map(MinPrecision::from_code)
+            .find(|p| p.fxc_name() == text)
     }
 
     /// The precision for a format code.

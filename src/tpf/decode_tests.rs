@@ -690,7 +690,7 @@ fn integer_alu_with_two_destinations_and_null() {
             "iadd r0.x, r1.x, l(-1)",
             "imul null, r1.xy, r2.xyxx, l(3, -16, 0, 0)",
             "imul r2.x, r3.x, r0.x, r1.y",
-            "udiv r4.x, null, r0.x, l(0x00010000)",
+            "udiv r4.x, null, r0.x, l(65536)",
             "ishl r5.z, r5.z, l(2)",
         ],
     );
@@ -773,7 +773,7 @@ fn conversions_and_comparisons() {
             "lt r1.x, r0.x, l(0.500000)",
             "ge r1.y, l(1.000000), r0.y",
             "ieq r2.xy, r0.xyxx, l(-1, 3, 0, 0)",
-            "ult r2.z, r0.z, l(0x80000000)",
+            "ult r2.z, r0.z, l(-2147483648)",
         ],
     );
 }
@@ -806,7 +806,7 @@ fn movc_and_swapc() {
             ),
         ],
         &[
-            "movc r0.xyzw, r1.xxxx, r2.xyzw, l(0, 1, 2, 3)",
+            "movc r0.xyzw, r1.xxxx, r2.xyzw, l(0,1,2,3)",
             "swapc r3.xy, r4.xy, r1.xyxx, r2.xyxx, r5.xyxx",
         ],
     );
@@ -851,10 +851,10 @@ fn doubles_with_64_bit_immediates() {
             op(DMOV, &[rd(5, "zw"), d1(-2.5)]),
         ],
         &[
-            "dadd r0.xy, r1.xyxy, d(1.000000, 0.500000)",
-            "dmovc r2.zw, r3.xxxx, r0.zwxy, d(0.000000, -2.250000)",
+            "dadd r0.xy, r1.xyxy, d(1.000000l, 0.500000l)",
+            "dmovc r2.zw, r3.xxxx, r0.zwxy, d(0.000000l, -2.250000l)",
             "dtof r4.x, r0.xyxx",
-            "dmov r5.zw, d(-2.500000)",
+            "dmov r5.zw, d(-2.500000l)",
         ],
     );
     let dadd = operands(&program, 0);
@@ -930,22 +930,22 @@ fn control_flow() {
         ],
         &[
             "if_nz r0.x",
-            "mov r1.x, l(1)",
+            "  mov r1.x, l(1)",
             "else",
-            "mov r1.x, l(2)",
+            "  mov r1.x, l(2)",
             "endif",
             "if_z r0.y",
             "endif",
             "loop",
-            "breakc_nz r0.x",
-            "continuec_z r0.y",
-            "break",
+            "  breakc_nz r0.x",
+            "  continuec_z r0.y",
+            "  break",
             "endloop",
             "switch r0.x",
-            "case l(1)",
-            "break",
-            "default",
-            "break",
+            "  case l(1)",
+            "  break",
+            "  default",
+            "  break",
             "endswitch",
             "retc_nz r0.z",
             "discard_z r0.w",
@@ -1123,19 +1123,13 @@ fn every_immediate_offset_with_indexable_tokens() {
             Some([ReturnType::Float; 4]),
             "return types decoded from {words:08x?}"
         );
-        // Where `_aoffimmi(…)` goes relative to `_indexable(…)` is not asserted here.
+        // fxc's order: both suffix names, then their groups.
         let line = &body_lines(&program)[0];
-        for part in [
-            "sample_c_lz".to_string(),
-            format!("_aoffimmi({u},{v},{w})"),
-            "_indexable(texture2d)".to_string(),
-            "(float,float,float,float) r1.x, v1.xyzx, t1.xxxx, s1, l(0.500000)".to_string(),
-        ] {
-            assert!(
-                line.contains(&part),
-                "text of {words:08x?}: `{line}` lacks `{part}`"
-            );
-        }
+        let expected = format!(
+            "sample_c_lz_aoffimmi_indexable({u},{v},{w})(texture2d)(float,float,float,float) \
+             r1.x, v1.xyzx, t1.xxxx, s1, l(0.500000)"
+        );
+        assert_eq!(line, &expected, "text of {words:08x?}");
     }
 }
 
@@ -1189,7 +1183,7 @@ fn loads_and_resource_info() {
         &body,
         &[
             "ld_indexable(texture2d)(float,float,float,float) r0.xyzw, r1.xyzw, t0.xyzw",
-            "ld2dms_indexable(texture2dms)(float,float,float,float) r0.xyzw, r1.xyww, t1.xyzw, l(3)",
+            "ldms_indexable(texture2dms)(float,float,float,float) r0.xyzw, r1.xyww, t1.xyzw, l(3)",
             "resinfo r2.xyzw, l(0), t0.xyzw",
             "resinfo_rcpFloat r2.xyzw, l(0), t0.xyzw",
             "resinfo_uint r2.xyzw, l(0), t0.xyzw",
@@ -1532,7 +1526,7 @@ fn geometry_shader_declarations_and_streams() {
             "mov o0.xyzw, v[0][0].xyzw",
             "emit_stream m0",
             "cut_stream m0",
-            "emitthencut_stream m1",
+            "emit_then_cut_stream m1",
             "ret",
         ],
     );
@@ -1579,7 +1573,7 @@ fn geometry_shader_declarations_and_streams() {
     assert_eq!(
         (stream.kind, imm_indices(stream)),
         (RegisterKind::Stream, vec![1]),
-        "emitthencut_stream m1"
+        "emit_then_cut_stream m1"
     );
 }
 
@@ -2033,8 +2027,8 @@ fn constant_buffer_and_sampler_declarations_sm50() {
             inst(DCL_SAMPLER, 2 << 11, &[], &[bare(S, 2)]),
         ],
         &[
-            "dcl_constantbuffer cb0[4], immediateIndexed",
-            "dcl_constantbuffer cb3[16], dynamicIndexed",
+            "dcl_constantbuffer CB0[4], immediateIndexed",
+            "dcl_constantbuffer CB3[16], dynamicIndexed",
             "dcl_sampler s0, mode_default",
             "dcl_sampler s1, mode_comparison",
             "dcl_sampler s2, mode_mono",
@@ -2058,7 +2052,7 @@ fn constant_buffer_and_sampler_declarations_sm50() {
                 16,
                 true
             ),
-            "dcl_constantbuffer cb3[16], dynamicIndexed"
+            "dcl_constantbuffer CB3[16], dynamicIndexed"
         ),
         other => panic!("dcl_constantbuffer decoded as {other:?}"),
     }
@@ -2638,7 +2632,7 @@ fn selection_modes_and_component_counts() {
         &[
             "mov r0.xz, r1.yyww",
             "mov r0.w, r1.z",
-            "mov o0.xyzw, l(1.000000, 2.000000, 0, -1.000000)",
+            "mov o0.xyzw, l(1.000000,2.000000,0,-1.000000)",
             "mov oDepth, l(0.250000)",
             "add r1.xyzw, r0.xyzw, l(1.000000, 2.000000, 0.000000, -1.000000)",
         ],

@@ -106,7 +106,7 @@ opcode_table! {
     Dp4 = 17, "dp4", Operands, Plain, [F32], [F32, F32];
     Else = 18, "else", Operands, Plain, [], [];
     Emit = 19, "emit", Operands, Plain, [], [];
-    EmitThenCut = 20, "emitthencut", Operands, Plain, [], [];
+    EmitThenCut = 20, "emit_then_cut", Operands, Plain, [], [];
     EndIf = 21, "endif", Operands, Plain, [], [];
     EndLoop = 22, "endloop", Operands, Plain, [], [];
     EndSwitch = 23, "endswitch", Operands, Plain, [], [];
@@ -132,7 +132,7 @@ opcode_table! {
     Itof = 43, "itof", Operands, Plain, [F32], [I32];
     Label = 44, "label", Operands, Plain, [], [None];
     Ld = 45, "ld", Operands, Plain, [Bits], [I32, None];
-    LdMs = 46, "ld2dms", Operands, Plain, [Bits], [I32, None, I32];
+    LdMs = 46, "ldms", Operands, Plain, [Bits], [I32, None, I32];
     Log = 47, "log", Operands, Plain, [F32], [F32];
     Loop = 48, "loop", Operands, Plain, [], [];
     Lt = 49, "lt", Operands, Plain, [U32], [F32, F32];
@@ -203,7 +203,7 @@ opcode_table! {
     HsJoinPhase = 116, "hs_join_phase", Operands, Plain, [], [];
     EmitStream = 117, "emit_stream", Operands, Plain, [], [None];
     CutStream = 118, "cut_stream", Operands, Plain, [], [None];
-    EmitThenCutStream = 119, "emitthencut_stream", Operands, Plain, [], [None];
+    EmitThenCutStream = 119, "emit_then_cut_stream", Operands, Plain, [], [None];
     InterfaceCall = 120, "fcall", InterfaceCall, Plain, [], [None];
     Bufinfo = 121, "bufinfo", Operands, Plain, [U32], [None];
     DerivRtxCoarse = 122, "deriv_rtx_coarse", Operands, Plain, [F32], [F32];
@@ -306,7 +306,7 @@ opcode_table! {
     Gather4PoS = 221, "gather4_po_s", Operands, Plain, [Bits, U32], [F32, I32, None, None];
     Gather4PoCS = 222, "gather4_po_c_s", Operands, Plain, [Bits, U32], [F32, I32, None, None, F32];
     LdS = 223, "ld_s", Operands, Plain, [Bits, U32], [I32, None];
-    LdMsS = 224, "ld2dms_s", Operands, Plain, [Bits, U32], [I32, None, I32];
+    LdMsS = 224, "ldms_s", Operands, Plain, [Bits, U32], [I32, None, I32];
     LdUavTypedS = 225, "ld_uav_typed_s", Operands, Plain, [Bits, U32], [U32, None];
     LdRawS = 226, "ld_raw_s", Operands, Plain, [Bits, U32], [U32, None];
     LdStructuredS = 227, "ld_structured_s", Operands, Plain, [Bits, U32], [U32, U32, None];
@@ -337,6 +337,24 @@ const fn build_lookup() -> [u8; LOOKUP_SIZE] {
 /// The opcode code → table row map.
 static LOOKUP: [u8; LOOKUP_SIZE] = build_lookup();
 
+/// Names other listings give opcodes, read as the table's names: the names this project
+/// printed before it followed fxc (`ld2dms`, `emitthencut`) and vkd3d-compiler's `d3d-asm`
+/// spellings (`dcl_constantBuffer`, `breakp`, `retp`, `dsx`, `sample_info`, …).
+pub const ALIASES: &[(&str, Opcode)] = &[
+    ("ld2dms", Opcode::LdMs),
+    ("ld2dms_s", Opcode::LdMsS),
+    ("emitthencut", Opcode::EmitThenCut),
+    ("emitthencut_stream", Opcode::EmitThenCutStream),
+    ("dcl_constantBuffer", Opcode::DclConstantBuffer),
+    ("dcl_index_range", Opcode::DclIndexRange),
+    ("breakp", Opcode::Breakc),
+    ("retp", Opcode::Retc),
+    ("dsx", Opcode::DerivRtx),
+    ("dsy", Opcode::DerivRty),
+    ("sample_info", Opcode::SampleInfo),
+    ("sample_pos", Opcode::SamplePos),
+];
+
 impl Opcode {
     /// The opcode for a code, or `None` for an unknown or reserved code.
     pub fn from_code(code: u32) -> Option<Opcode> {
@@ -356,9 +374,14 @@ impl Opcode {
         self.info().name
     }
 
-    /// The opcode whose assembly name is `name`.
+    /// The opcode whose assembly name is `name`: fxc's name (the table's), or another
+    /// name the assembler reads for it (see [`ALIASES`]).
     pub fn from_name(name: &str) -> Option<Opcode> {
-        OPCODES.iter().find(|i| i.name == name).map(|i| i.opcode)
+        OPCODES
+            .iter()
+            .find(|i| i.name == name)
+            .map(|i| i.opcode)
+            .or_else(|| ALIASES.iter().find(|(n, _)| *n == name).map(|&(_, op)| op))
     }
 
     /// True for declarations (including custom-data blocks).
