@@ -362,6 +362,7 @@ fn draw_two_render_targets() {
         ],
         depth: None,
         viewports: Vec::new(),
+        sample_mask: u32::MAX,
         specialization: Vec::new(),
         stream_output: Vec::new(),
         rasterized_stream: Some(0),

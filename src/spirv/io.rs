@@ -104,6 +104,8 @@ pub struct IoState {
     pub stage: super::stage_io::StageState,
     /// `vCycleCounter`, once declared.
     clock: Option<ClockState>,
+    /// A pixel shader's evaluation places when it runs per sample.
+    pub(super) sample_rate: super::sample_rate::SampleRate,
 }
 
 /// `vCycleCounter` after its `dcl_input`: the latest clock read, by the instruction and
@@ -494,6 +496,7 @@ impl Emitter<'_> {
                     4,
                     None,
                 );
+                self.note_position(register, var, interpolation);
                 for component in 0..3u8 {
                     let slot = Slot {
                         var,
@@ -538,6 +541,7 @@ impl Emitter<'_> {
             }
             (Stage::Pixel, SystemValue::SampleIndex) => {
                 self.m.capability(Capability::SampleRateShading);
+                self.note_sample_index();
                 let var = self.builtin(StorageClass::Input, BuiltIn::SampleId, INT, 1, None);
                 self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
             }
@@ -924,6 +928,7 @@ impl Emitter<'_> {
             self.decorate(var, Decoration::Flat, &[]);
             return Ok(());
         }
+        self.note_interpolation(var, mode);
         let (noperspective, centroid, sample) = match mode {
             Interpolation::LinearCentroid => (false, true, false),
             Interpolation::LinearNoPerspective => (true, false, false),
@@ -949,6 +954,7 @@ impl Emitter<'_> {
     /// that need converting.
     pub fn io_prologue(&mut self) -> Result<()> {
         self.prologue_steps()?;
+        self.sample_rate_prologue()?;
         for kind in [RegisterKind::Input, RegisterKind::InputPatchConstant] {
             if !self.io.ranged.contains(&(kind as u8)) {
                 continue;
@@ -957,7 +963,11 @@ impl Emitter<'_> {
             for (register, component, slot) in self.slots_of_kind(kind) {
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = built(self.m.load(ty, pointer))?;
+                let id = if slot.class == StorageClass::Input {
+                    self.read_input(ty, slot.var, pointer)?
+                } else {
+                    built(self.m.load(ty, pointer))?
+                };
                 let value = Val {
                     id,
                     scalar: slot.scalar,
@@ -1494,7 +1504,7 @@ impl Emitter<'_> {
             return Ok(vector);
         }
         let ty = self.m.vector(slot.scalar, slot.count);
-        let vector = built(self.m.load(ty, slot.var))?;
+        let vector = self.read_input(ty, slot.var, slot.var)?;
         self.known.set_vector(place, slot.var, 0, vector);
         Ok(vector)
     }

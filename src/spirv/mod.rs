@@ -52,6 +52,7 @@ mod module;
 mod operands;
 pub mod opt;
 mod resources;
+mod sample_rate;
 mod sparse;
 mod ssa;
 mod stage_builtins;

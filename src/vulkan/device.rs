@@ -56,6 +56,8 @@ pub struct Features {
     pub shader_draw_parameters: bool,
     /// `sampleRateShading`.
     pub sample_rate_shading: bool,
+    /// `depthBounds` (the depth-bounds test).
+    pub depth_bounds: bool,
     /// `imageCubeArray`.
     pub image_cube_array: bool,
     /// `shaderImageGatherExtended`.
@@ -489,6 +491,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         robust_image_access: on(v13.robust_image_access),
         shader_draw_parameters: on(v11.shader_draw_parameters) || on(draw.shader_draw_parameters),
         sample_rate_shading: on(core.sample_rate_shading),
+        depth_bounds: on(core.depth_bounds),
         image_cube_array: on(core.image_cube_array),
         image_gather_extended: on(core.shader_image_gather_extended),
         geometry_shader: on(core.geometry_shader),

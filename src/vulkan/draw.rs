@@ -137,6 +137,9 @@ pub struct DepthTarget {
     pub data: Vec<u8>,
     /// The depth test (depth writes are on).
     pub compare: CompareOp,
+    /// The depth-bounds test `(min, max)`: a sample whose stored depth lies outside is
+    /// discarded (needs [`super::Features::depth_bounds`]); `None` disables it.
+    pub bounds: Option<(f32, f32)>,
     /// The stencil aspect, if the target has one.
     pub stencil: Option<Stencil>,
 }
@@ -302,6 +305,9 @@ pub struct Draw<'a> {
     pub depth: Option<DepthTarget>,
     /// Viewports by index (`SV_ViewportArrayIndex`); empty for one covering the framebuffer.
     pub viewports: Vec<Viewport>,
+    /// The pipeline's sample mask (D3D's `SampleMask` of `OMSetBlendState`): samples whose
+    /// bit is clear are not written, and are absent from the pixel shader's coverage input.
+    pub sample_mask: u32,
     /// Specialization constants `(constant id, value)` for every stage.
     pub specialization: Vec<(u32, u32)>,
     /// Transform-feedback (stream-output) buffers by slot (`XfbBuffer`); `None` leaves a

@@ -217,6 +217,10 @@ struct FileRun<'a> {
     /// The constant buffers written by `uniform` commands.
     uniforms: uniforms::Uniforms,
     depth: vulkan::CompareOp,
+    /// The depth-bounds test set by `depth-bounds MIN MAX`.
+    depth_bounds: Option<(f32, f32)>,
+    /// The pipeline's sample mask (`sample mask N`).
+    sample_mask: u32,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
@@ -286,6 +290,8 @@ pub fn run_file_with(
         shaders: HashMap::new(),
         uniforms: Default::default(),
         depth: vulkan::CompareOp::Always,
+        depth_bounds: None,
+        sample_mask: u32::MAX,
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
@@ -392,8 +398,13 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "stencil-export" => Some(features.shader_stencil_export),
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     "shader-clock" => Some(features.shader_subgroup_clock),
+                    "depth-bounds" => Some(features.depth_bounds),
                     _ => None,
                 };
+                if let Some(why) = not_direct3d_10(name) {
+                    out.push(why);
+                    continue;
+                }
                 match have {
                     Some(true) => {}
                     Some(false) => out.push(format!("device lacks a required feature: {name}")),
@@ -415,6 +426,22 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
         }
     }
     out
+}
+
+/// The reason a `[require]` capability does not apply, for the capabilities vkd3d's runner
+/// offers only to Direct3D 9 shaders: fixed-function states that Direct3D 10 and later do not
+/// have (points are one pixel, fog and user clip planes are the shader's job).
+fn not_direct3d_10(name: &str) -> Option<String> {
+    let state = match name {
+        "point-size" => "the fixed-function point size",
+        "fog" => "fixed-function fog",
+        "clip-planes" => "fixed-function user clip planes",
+        _ => return None,
+    };
+    Some(format!(
+        "not applicable: {name} is {state}, a Direct3D 9 render state that Direct3D 10-12 \
+         do not have"
+    ))
 }
 
 /// The Vulkan sampler of a `[sampler]` section.
@@ -587,9 +614,14 @@ impl FileRun<'_> {
             }
             Command::Depth(comparison) => self.depth = compare_op(*comparison),
             Command::Stencil(state) => self.stencil = state.map(stencil_test),
-            Command::DepthBounds { .. } => {
-                self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
+            Command::DepthBounds { min, max } => {
+                if self.ctx.features().depth_bounds {
+                    self.depth_bounds = Some((*min, *max));
+                } else {
+                    self.unmodelled = Some("device lacks a required feature: depth-bounds".into());
+                }
             }
+            Command::SampleMask(mask) => self.sample_mask = *mask,
             Command::Other(text) => match parse_viewport(text) {
                 Some((index, viewport)) => {
                     let index = usize::try_from(index).unwrap_or(usize::MAX);
@@ -949,6 +981,7 @@ impl FileRun<'_> {
                     };
                     depth = Some(vulkan::DepthTarget {
                         compare: self.depth,
+                        bounds: self.depth_bounds,
                         stencil,
                         ..d.clone()
                     });
@@ -996,6 +1029,7 @@ impl FileRun<'_> {
             render_targets,
             depth,
             viewports: self.viewports.clone(),
+            sample_mask: self.sample_mask,
             specialization: Vec::new(),
             stream_output: Vec::new(),
             rasterized_stream: Some(0),

@@ -128,6 +128,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                     height,
                     data,
                     compare: vulkan::CompareOp::Always,
+                    bounds: None,
                     stencil,
                 }));
             }
