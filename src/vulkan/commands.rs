@@ -114,12 +114,13 @@ impl Context {
             );
             for i in images {
                 if i.shape.samples > 1 {
-                    // Multisampled images cannot be copied to: they start cleared.
+                    // Multisampled images cannot be copied to: they start cleared to the
+                    // value their (equal) texels hold.
                     d.cmd_clear_color_image(
                         cmd,
                         i.image,
                         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &vk::ClearColorValue::default(),
+                        &i.fill,
                         &[i.range()],
                     );
                 } else {

@@ -103,8 +103,9 @@ pub struct RenderTarget {
     /// Array layers (1 for a plain 2D target; more for layered rendering, where the shader
     /// picks the layer with `SV_RenderTargetArrayIndex`).
     pub layers: u32,
-    /// Samples per pixel (1, or 2/4/8/16: multisampled, starting cleared to zero and read
-    /// back resolved; every target of a draw has the same count).
+    /// Samples per pixel (1, or 2/4/8/16: multisampled, read back resolved; every target of
+    /// a draw has the same count). A multisampled target's `data` must repeat one texel,
+    /// the value all its samples start with.
     pub samples: u32,
     /// `layers * width * height` texels: layer by layer, row by row.
     pub data: Vec<u8>,

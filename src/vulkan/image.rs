@@ -19,6 +19,9 @@ pub(super) struct HostImage {
     /// For a multisampled image that is read back: the single-sample image it is resolved
     /// into before the copy (null otherwise).
     pub(super) resolve: vk::Image,
+    /// For a multisampled image: the value every sample starts with (its texels are all
+    /// equal, see [`super::ms_fill`]).
+    pub(super) fill: vk::ClearColorValue,
 }
 
 /// How an image is used by a dispatch or draw.
@@ -152,6 +155,11 @@ pub(super) fn create_image(
         .byte_size()
         .ok_or_else(|| VulkanError::Invalid("image too large".into()))?;
     let cube = matches!(shape.kind, ImageKind::Cube | ImageKind::CubeArray);
+    let fill = if shape.samples > 1 {
+        super::ms_fill::uniform_fill(shape.format, data)?
+    } else {
+        vk::ClearColorValue::default()
+    };
     if shape.width == 0
         || shape.height == 0
         || shape.depth == 0
@@ -258,6 +266,7 @@ pub(super) fn create_image(
         shape,
         role,
         resolve,
+        fill,
     })
 }
 

@@ -15,6 +15,8 @@ mod graphics;
 mod image;
 mod interface;
 mod memory;
+mod ms_fill;
+pub use ms_fill::uniform_texels;
 mod pipeline;
 mod xfb;
 

@@ -221,6 +221,13 @@ struct FileRun<'a> {
     depth_bounds: Option<(f32, f32)>,
     /// The pipeline's sample mask (`sample mask N`).
     sample_mask: u32,
+    /// The multisampled render targets (by slot) drawn to or copied into since they were
+    /// declared or cleared: the runner keeps their resolved values only, so their samples
+    /// cannot start another draw.
+    ms_drawn: std::collections::BTreeSet<u32>,
+    /// The multisampled resources whose contents are a copy of a multisampled resource: the
+    /// runner has its resolved values only.
+    ms_copies: std::collections::BTreeSet<Key>,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
@@ -292,6 +299,8 @@ pub fn run_file_with(
         depth: vulkan::CompareOp::Always,
         depth_bounds: None,
         sample_mask: u32::MAX,
+        ms_drawn: Default::default(),
+        ms_copies: Default::default(),
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
@@ -481,6 +490,10 @@ fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
 impl FileRun<'_> {
     /// Adds (or replaces) a resource section.
     fn add_resource(&mut self, decl: &st::Resource) {
+        if decl.kind == ResourceKind::Rtv && decl.space == 0 {
+            self.ms_drawn.remove(&decl.slot);
+        }
+        self.ms_copies.remove(&(decl.kind, decl.space, decl.slot));
         self.resources.insert(
             (decl.kind, decl.space, decl.slot),
             Live {
@@ -785,12 +798,18 @@ impl FileRun<'_> {
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
             let single_sample = resource.image().is_none_or(|shape| shape.samples <= 1);
-            if !single_sample && resource.data().iter().any(|&b| b != 0) {
-                // The runner keeps one value per texel: the samples of a multisampled
-                // resource (uploaded or copied from a render target) are not representable.
+            if !single_sample && self.ms_copies.contains(&key) {
+                // The runner keeps the resolved values of what it copied.
                 return Err(Contents::Skip(format!(
-                    "runner: t{slot} is multisampled with contents; per-sample contents \
-                     cannot be uploaded or copied by this runner"
+                    "runner: t{slot} is multisampled with contents copied from a multisampled \
+                     resource; per-sample contents cannot be copied by this runner"
+                )));
+            }
+            if !single_sample && !resources::uniform_texels(&resource) {
+                // Vulkan copies nothing into a multisampled image; it can be cleared.
+                return Err(Contents::Skip(format!(
+                    "runner: t{slot} is multisampled with per-texel contents; Vulkan cannot \
+                     copy contents into a multisampled image (it can only clear one to a value)"
                 )));
             }
             if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
@@ -956,6 +975,13 @@ impl FileRun<'_> {
         for (&(kind, _, slot), live) in &self.resources {
             match (&live.payload, kind) {
                 (Ok(Payload::Target(t)), ResourceKind::Rtv) => {
+                    if t.samples > 1 && self.ms_drawn.contains(&slot) {
+                        return Contents::Skip(format!(
+                            "runner: rtv {slot} is multisampled and was drawn to since its last \
+                             clear; the runner keeps its resolved values only, so its samples \
+                             cannot start another draw"
+                        ));
+                    }
                     let slot = usize::try_from(slot).unwrap_or(usize::MAX);
                     if render_targets.len() <= slot {
                         render_targets.resize(slot.saturating_add(1), None);
@@ -1062,6 +1088,9 @@ impl FileRun<'_> {
                 0,
                 u32::try_from(slot).unwrap_or(u32::MAX),
             );
+            if target.samples > 1 {
+                self.ms_drawn.insert(key.2);
+            }
             if let Some(live) = self.resources.get_mut(&key) {
                 live.payload = Ok(Payload::Target(target));
                 live.contents = Contents::Known;
@@ -1135,6 +1164,9 @@ impl FileRun<'_> {
 
     /// `clear rtv N r g b a` / `clear dsv d`.
     fn clear(&mut self, kind: ResourceKind, slot: u32, values: &[f32]) {
+        if kind == ResourceKind::Rtv {
+            self.ms_drawn.remove(&slot);
+        }
         let Some(live) = self.resources.get_mut(&(kind, 0, slot)) else {
             return;
         };
@@ -1171,9 +1203,22 @@ impl FileRun<'_> {
 
     /// `copy SRC DST`: the runner keeps contents on the host, so this copies bytes.
     fn copy(&mut self, src: Key, dst: Key) {
+        if dst.0 == ResourceKind::Rtv {
+            self.ms_drawn.insert(dst.2);
+        }
         let Some(source) = self.resources.get(&src) else {
             return;
         };
+        let multisampled = match &source.payload {
+            Ok(Payload::Target(t)) => t.samples > 1,
+            Ok(Payload::Bound(r)) => r.image().is_some_and(|shape| shape.samples > 1),
+            _ => false,
+        };
+        if multisampled {
+            self.ms_copies.insert(dst);
+        } else {
+            self.ms_copies.remove(&dst);
+        }
         let (bytes, contents, fxc_ok) = match &source.payload {
             Ok(p) => (
                 p.probe_view().0.to_vec(),

@@ -254,3 +254,10 @@ pub(super) fn default_target() -> Decl {
         data: Vec::<DataValue>::new(),
     }
 }
+
+/// Whether every texel of a bound image repeats the first (buffers: true).
+pub(super) fn uniform_texels(resource: &vulkan::Resource) -> bool {
+    resource
+        .image()
+        .is_none_or(|shape| vulkan::uniform_texels(shape.format, resource.data()))
+}
