@@ -1543,6 +1543,31 @@ mod tests {
     }
 
     #[test]
+    fn depth_bounds_is_queried_and_direct3d_9_states_do_not_apply() {
+        let f = file("[require]\ndepth-bounds\npoint-size\nfog\n");
+        let SectionKind::Require(lines) = &f.sections[0].kind else {
+            panic!("{:?}", f.sections[0].kind)
+        };
+        let with = vulkan::Features {
+            depth_bounds: true,
+            ..Default::default()
+        };
+        let missing = missing_features(lines, &with);
+        assert_eq!(missing.len(), 2, "{missing:?}");
+        assert!(
+            missing.iter().all(|m| m.starts_with("not applicable: ")
+                && m.contains("Direct3D 9 render state")),
+            "{missing:?}"
+        );
+        let without = missing_features(lines, &vulkan::Features::default());
+        assert_eq!(
+            without.first().map(String::as_str),
+            Some("device lacks a required feature: depth-bounds"),
+            "{without:?}"
+        );
+    }
+
+    #[test]
     fn shader_clock_is_a_required_feature_that_options_follow() {
         let f = file("[require]\nshader-clock\n");
         let SectionKind::Require(lines) = &f.sections[0].kind else {
