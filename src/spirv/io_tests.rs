@@ -1031,32 +1031,55 @@ utof o1.w, v4.x
 ret
 ";
     let module = compile(per_sample);
-    assert_eq!(ext_insts(&module, 78), 1, "InterpolateAtOffset of v1:\n{per_sample}");
-    assert_eq!(ext_insts(&module, 76), 1, "InterpolateAtCentroid of v2:\n{per_sample}");
-    assert_eq!(ext_insts(&module, 8), 2, "Floor of FragCoord.x and .y:\n{per_sample}");
-    assert_eq!(count_op(&module, Op::DPdxFine), 1, "z's x derivative:\n{per_sample}");
-    assert_eq!(count_op(&module, Op::DPdyFine), 1, "z's y derivative:\n{per_sample}");
+    assert_eq!(
+        ext_insts(&module, 78),
+        1,
+        "InterpolateAtOffset of v1:\n{per_sample}"
+    );
+    assert_eq!(
+        ext_insts(&module, 76),
+        1,
+        "InterpolateAtCentroid of v2:\n{per_sample}"
+    );
+    assert_eq!(
+        ext_insts(&module, 8),
+        2,
+        "Floor of FragCoord.x and .y:\n{per_sample}"
+    );
+    assert_eq!(
+        count_op(&module, Op::DPdxFine),
+        1,
+        "z's x derivative:\n{per_sample}"
+    );
+    assert_eq!(
+        count_op(&module, Op::DPdyFine),
+        1,
+        "z's y derivative:\n{per_sample}"
+    );
     // Declared `sample`, SV_Position is FragCoord as it is; and without SV_SampleIndex or a
     // sample input the shader runs per pixel, where Vulkan already evaluates at the center.
-    for text in [
-        per_sample.replace(
-            "linear noperspective v0.xyz",
-            "linear noperspective sample v0.xyz",
-        ),
-        per_sample
-            .replace("linear sample v3", "linear v3")
-            .replace("dcl_input_ps_sgv v4.x, sampleIndex\n", "")
-            .replace("utof o1.w, v4.x\n", ""),
-    ] {
-        let module = compile(&text);
-        assert_eq!(ext_insts(&module, 8), 0, "no Floor:\n{text}");
-        assert_eq!(count_op(&module, Op::DPdxFine), 0, "no derivative:\n{text}");
-    }
     let per_pixel = per_sample
         .replace("linear sample v3", "linear v3")
         .replace("dcl_input_ps_sgv v4.x, sampleIndex\n", "")
         .replace("utof o1.w, v4.x\n", "");
+    let sample_position = per_sample.replace(
+        "linear noperspective v0.xyz",
+        "linear noperspective sample v0.xyz",
+    );
+    for text in [&sample_position, &per_pixel] {
+        let module = compile(text);
+        assert_eq!(ext_insts(&module, 8), 0, "no Floor:\n{text}");
+        assert_eq!(count_op(&module, Op::DPdxFine), 0, "no derivative:\n{text}");
+    }
     let module = compile(&per_pixel);
-    assert_eq!(ext_insts(&module, 78), 0, "no InterpolateAtOffset:\n{per_pixel}");
-    assert_eq!(ext_insts(&module, 76), 0, "no InterpolateAtCentroid:\n{per_pixel}");
+    assert_eq!(
+        ext_insts(&module, 78),
+        0,
+        "no InterpolateAtOffset:\n{per_pixel}"
+    );
+    assert_eq!(
+        ext_insts(&module, 76),
+        0,
+        "no InterpolateAtCentroid:\n{per_pixel}"
+    );
 }
