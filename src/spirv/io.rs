@@ -28,8 +28,9 @@
 //! - `eval_*` interpolates float inputs (clip and cull distances included) with
 //!   `InterpolateAt*`; a constant-interpolated input (integers, system values that are
 //!   constant per primitive) is read as it is (Microsoft's `EvaluateAttribute*` pages allow
-//!   them, the sample index or offset ignored); `eval_*` of `SV_Position` is a Vulkan
-//!   limitation (`FragCoord` cannot be evaluated elsewhere in the pixel).
+//!   them, the sample index or offset ignored); `eval_sample_index` and `eval_snapped` of
+//!   `SV_Position` are computed from `FragCoord` ([`super::sample_rate`]); `eval_centroid`
+//!   of it is a Vulkan limitation (`FragCoord` cannot be evaluated at the centroid).
 //! - Relative addressing of `v#`, `o#` and a domain shader's `vpc#` needs a
 //!   `dcl_indexrange`; the registers then live in a private array (reads outside it give 0).
 
@@ -1254,18 +1255,15 @@ impl Emitter<'_> {
         slot: Slot,
         (number, extra): (u32, Word),
     ) -> Result<Word> {
-        let position = self
+        let frag_coord = self
             .io
             .builtins
             .get(&(StorageClass::Input as u32, BuiltIn::FragCoord as u32))
-            == Some(&slot.var)
+            .copied();
+        let position = frag_coord == Some(slot.var)
             || (slot.class == StorageClass::Private && slot.scalar == Scalar::F32);
-        if position {
-            return Err(self.unsupported(
-                "eval_* of SV_Position: Vulkan interpolates only ordinary inputs at a centroid, \
-                 sample or offset, and FragCoord gives the position at the pixel or sample \
-                 being shaded only (a Vulkan limitation)",
-            ));
+        if let (true, Some(frag_coord)) = (position, frag_coord) {
+            return self.eval_position(frag_coord, component, (number, extra));
         }
         let interpolated = slot.class == StorageClass::Input
             && slot.scalar == Scalar::F32

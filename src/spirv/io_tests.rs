@@ -1083,3 +1083,47 @@ ret
         "no InterpolateAtCentroid:\n{per_pixel}"
     );
 }
+
+#[test]
+fn eval_of_sv_position_moves_the_center_and_refuses_the_centroid() {
+    // eval_sample_index and eval_snapped of SV_Position: x and y are floor + 0.5 plus the
+    // sample's position (a table indexed by the rasterizer's count) or the offset; z is moved
+    // by its fine derivatives.
+    let text = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xyz, position
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+eval_sample_index o0.xyz, v0.xyzx, l(2)
+eval_snapped o1.xyz, v0.xyzx, l(-8, 7, 0, 0)
+mov o0.w, l(1.0)
+mov o1.w, l(1.0)
+ret
+";
+    let module = compile(text);
+    assert!(ext_insts(&module, 8) >= 2, "Floor of x and y:\n{text}");
+    assert!(
+        count_op(&module, Op::DPdxFine) >= 1,
+        "z's x derivative:\n{text}"
+    );
+    assert_eq!(ext_insts(&module, 77), 0, "no InterpolateAtSample:\n{text}");
+    let centroid = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xy, position
+dcl_output o0.xy
+eval_centroid o0.xy, v0.xyxx
+ret
+";
+    let program = crate::asm::parse_program(centroid).expect("assembles");
+    let (input, output, _) = signatures_from_program(&program);
+    let reflection = Reflection {
+        input: Some(input),
+        output: Some(output),
+        ..Reflection::default()
+    };
+    let Err(err) = translate(&program, &reflection, &Options::default()) else {
+        panic!("eval_centroid of SV_Position translated:\n{centroid}");
+    };
+    assert!(
+        err.to_string().contains("eval_centroid of SV_Position"),
+        "{err}\n{centroid}"
+    );
+}

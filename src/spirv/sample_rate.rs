@@ -31,6 +31,7 @@ use crate::ir::{Interpolation, RegisterKind};
 /// GLSL.std.450 instruction numbers used here.
 const FLOOR: u32 = 8;
 const INTERPOLATE_AT_CENTROID: u32 = 76;
+const INTERPOLATE_AT_SAMPLE: u32 = 77;
 const INTERPOLATE_AT_OFFSET: u32 = 78;
 
 /// What the translation of a pixel shader needs to know to keep D3D's evaluation places
@@ -117,55 +118,14 @@ impl Emitter<'_> {
         if !self.io.sample_rate.per_sample {
             return Ok(());
         }
-        let float = self.m.scalar(Scalar::F32);
-        let float4 = self.m.vector(Scalar::F32, 4);
-        let glsl = self.m.glsl();
-        let half = self.m.constant_bits(Scalar::F32, 0.5f32.to_bits());
-        let coord = built(self.m.load(float4, frag_coord))?;
-        // The pixel center's x and y, and the sample's offset from it (dx, dy).
-        let mut center = [0; 2];
-        let mut offset = [0; 2];
-        for axis in 0..2 {
-            let at = built(self.m.composite_extract(float, coord, &[axis as u32]))?;
-            let floor =
-                built(
-                    self.m
-                        .b
-                        .ext_inst(float, None, glsl, FLOOR, [SpvOperand::IdRef(at)]),
-                )?;
-            center[axis] = built(self.m.b.f_add(float, None, floor, half))?;
-            offset[axis] = built(self.m.b.f_sub(float, None, at, center[axis]))?;
-        }
-        let [dx, dy] = offset;
-        self.m.capability(Capability::DerivativeControl);
+        let coord = self.frag_coord_value(frag_coord)?;
+        let center = self.pixel_center(coord)?;
         let kind = RegisterKind::Input;
         for component in 0..4u8 {
             let Ok(slot) = self.slot_of_register(kind, register, component) else {
                 continue;
             };
-            let value = match component {
-                0 | 1 => center[usize::from(component)],
-                _ => {
-                    // z, or FragCoord.w (1/w) when the slot is the Private w copy.
-                    let sample = built(self.m.composite_extract(
-                        float,
-                        coord,
-                        &[u32::from(component)],
-                    ))?;
-                    let ddx = built(self.m.b.d_pdx_fine(float, None, sample))?;
-                    let ddy = built(self.m.b.d_pdy_fine(float, None, sample))?;
-                    let by_x = built(self.m.b.f_mul(float, None, ddx, dx))?;
-                    let by_y = built(self.m.b.f_mul(float, None, ddy, dy))?;
-                    let moved = built(self.m.b.f_sub(float, None, sample, by_x))?;
-                    let value = built(self.m.b.f_sub(float, None, moved, by_y))?;
-                    if component == 3 {
-                        let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
-                        built(self.m.b.f_div(float, None, one, value))?
-                    } else {
-                        value
-                    }
-                }
-            };
+            let value = self.position_at(coord, component, center)?;
             let dst = match slot.class {
                 // The w copy the I/O prologue filled with 1 / FragCoord.w.
                 StorageClass::Private => slot.var,
@@ -186,6 +146,94 @@ impl Emitter<'_> {
             built(self.m.store(dst, value))?;
         }
         Ok(())
+    }
+
+    /// `FragCoord`, loaded.
+    fn frag_coord_value(&mut self, frag_coord: Word) -> Result<Word> {
+        let float4 = self.m.vector(Scalar::F32, 4);
+        built(self.m.load(float4, frag_coord))
+    }
+
+    /// The pixel center's x and y: `floor(FragCoord.xy) + 0.5` (`coord` is `FragCoord`).
+    fn pixel_center(&mut self, coord: Word) -> Result<[Word; 2]> {
+        let float = self.m.scalar(Scalar::F32);
+        let glsl = self.m.glsl();
+        let half = self.m.constant_bits(Scalar::F32, 0.5f32.to_bits());
+        let mut center = [0; 2];
+        for (axis, out) in center.iter_mut().enumerate() {
+            let at = built(self.m.composite_extract(float, coord, &[axis as u32]))?;
+            let operands = [SpvOperand::IdRef(at)];
+            let floor = built(self.m.b.ext_inst(float, None, glsl, FLOOR, operands))?;
+            *out = built(self.m.b.f_add(float, None, floor, half))?;
+        }
+        Ok(center)
+    }
+
+    /// Component `component` of `SV_Position` at the screen position `target` (x, y), given
+    /// `FragCoord` (`coord`) where the invocation runs: x and y are the target; z and 1/w
+    /// are affine in screen space, so they are moved from FragCoord's place to the target by
+    /// their fine derivatives (w is the reciprocal of the moved 1/w).
+    fn position_at(&mut self, coord: Word, component: u8, target: [Word; 2]) -> Result<Word> {
+        if let Some(&xy) = target.get(usize::from(component)) {
+            return Ok(xy);
+        }
+        self.m.capability(Capability::DerivativeControl);
+        let float = self.m.scalar(Scalar::F32);
+        let here = built(
+            self.m
+                .composite_extract(float, coord, &[u32::from(component)]),
+        )?;
+        let ddx = built(self.m.b.d_pdx_fine(float, None, here))?;
+        let ddy = built(self.m.b.d_pdy_fine(float, None, here))?;
+        let mut value = here;
+        for (axis, slope) in [ddx, ddy].into_iter().enumerate() {
+            let from = built(self.m.composite_extract(float, coord, &[axis as u32]))?;
+            let distance = built(self.m.b.f_sub(float, None, target[axis], from))?;
+            let change = built(self.m.b.f_mul(float, None, slope, distance))?;
+            value = built(self.m.b.f_add(float, None, value, change))?;
+        }
+        if component == 3 {
+            let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
+            value = built(self.m.b.f_div(float, None, one, value))?;
+        }
+        Ok(value)
+    }
+
+    /// `eval_sample_index` (`number` [`INTERPOLATE_AT_SAMPLE`], `extra` the sample index) or
+    /// `eval_snapped` ([`INTERPOLATE_AT_OFFSET`], `extra` the offset in pixels) of component
+    /// `component` of `SV_Position` (`frag_coord`): the pixel center moved to the sample's
+    /// standard position or by the offset, z and w following (see
+    /// [`Emitter::position_at`]). `eval_centroid` of it is refused: where the centroid is
+    /// depends on coverage the shader cannot see exactly.
+    pub(super) fn eval_position(
+        &mut self,
+        frag_coord: Word,
+        component: u8,
+        (number, extra): (u32, Word),
+    ) -> Result<Word> {
+        let float = self.m.scalar(Scalar::F32);
+        let offset = match number {
+            INTERPOLATE_AT_SAMPLE => {
+                let count = self.rasterizer_sample_count();
+                self.sample_position(count, extra)?.id
+            }
+            INTERPOLATE_AT_OFFSET => extra,
+            _ => {
+                return Err(self.unsupported(
+                    "eval_centroid of SV_Position: FragCoord cannot be evaluated at the \
+                     centroid, and where D3D puts the centroid of a partly covered pixel \
+                     depends on coverage the shader cannot see exactly (a Vulkan limitation)",
+                ))
+            }
+        };
+        let coord = self.frag_coord_value(frag_coord)?;
+        let center = self.pixel_center(coord)?;
+        let mut target = [0; 2];
+        for (axis, out) in target.iter_mut().enumerate() {
+            let d = built(self.m.composite_extract(float, offset, &[axis as u32]))?;
+            *out = built(self.m.b.f_add(float, None, center[axis], d))?;
+        }
+        self.position_at(coord, component, target)
     }
 
     /// The slot of a declared input register component (no operand needed).
