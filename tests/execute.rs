@@ -327,6 +327,7 @@ fn draw_two_render_targets() {
         layers: 1,
         samples: 1,
         data: vec![0; 16 * format.texel_size()],
+        kept: None,
     };
     let mut draw = Draw {
         stages: Stages {

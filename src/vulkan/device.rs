@@ -132,6 +132,8 @@ pub struct Context {
     pub(super) memory: vk::PhysicalDeviceMemoryProperties,
     pub(super) limits: vk::PhysicalDeviceLimits,
     features: Features,
+    /// Multisampled images kept between draws ([`super::KeptUse`]).
+    pub(super) kept: super::kept::KeptImages,
 }
 
 impl std::fmt::Debug for Context {
@@ -254,6 +256,7 @@ impl Context {
                     validation,
                     ..opened.features
                 },
+                kept: Default::default(),
             }),
             Err(e) => {
                 // SAFETY: the messenger and the instance have no other children.
@@ -295,6 +298,10 @@ impl Drop for Context {
         // device and instance have no children left but the messenger.
         unsafe {
             let _ = self.device.device_wait_idle();
+        }
+        self.release_all_kept();
+        // SAFETY: as above; the kept images are freed.
+        unsafe {
             self.device.destroy_device(None);
             if let Some(debug) = self.debug.take() {
                 debug

@@ -109,6 +109,9 @@ pub struct RenderTarget {
     pub samples: u32,
     /// `layers * width * height` texels: layer by layer, row by row.
     pub data: Vec<u8>,
+    /// A multisampled target kept by the context between draws ([`super::KeptUse::Start`]
+    /// or [`super::KeptUse::Continue`]); `None` otherwise.
+    pub kept: Option<super::KeptUse>,
 }
 
 /// A viewport in Direct3D's convention: (x, y) is its top-left corner in pixels.
@@ -438,7 +441,7 @@ impl Context {
         let cmd = self.begin_commands(&mut owned)?;
         let mut images = prepared_images(&prepared);
         images.extend(targets.iter().map(|(_, image)| *image));
-        self.record_uploads(cmd, &images);
+        self.record_uploads(cmd, &images)?;
         let begin = vk::RenderPassBeginInfo::default()
             .render_pass(owned.render_pass)
             .framebuffer(owned.framebuffer)
@@ -511,6 +514,7 @@ impl Context {
                     },
                     layers: t.layers.max(1),
                     samples: t.samples.max(1),
+                    kept: t.kept,
                     ..ImageShape::d2(t.format, t.width, t.height)
                 };
                 let image = image::create_image(self, owned, shape, ImageRole::Color, &t.data)

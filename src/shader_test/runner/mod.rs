@@ -18,6 +18,7 @@
 //! runner limitation named as such); a translation error is a failure.
 
 mod interp;
+mod multisample;
 mod probe;
 mod resources;
 mod stream_output;
@@ -221,13 +222,8 @@ struct FileRun<'a> {
     depth_bounds: Option<(f32, f32)>,
     /// The pipeline's sample mask (`sample mask N`).
     sample_mask: u32,
-    /// The multisampled render targets (by slot) drawn to or copied into since they were
-    /// declared or cleared: the runner keeps their resolved values only, so their samples
-    /// cannot start another draw.
-    ms_drawn: std::collections::BTreeSet<u32>,
-    /// The multisampled resources whose contents are a copy of a multisampled resource: the
-    /// runner has its resolved values only.
-    ms_copies: std::collections::BTreeSet<Key>,
+    /// Where the samples of multisampled targets and textures are.
+    multisample: multisample::Multisample,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
@@ -299,8 +295,7 @@ pub fn run_file_with(
         depth: vulkan::CompareOp::Always,
         depth_bounds: None,
         sample_mask: u32::MAX,
-        ms_drawn: Default::default(),
-        ms_copies: Default::default(),
+        multisample: Default::default(),
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
@@ -376,6 +371,7 @@ pub fn run_file_with(
     if settings.keep_uavs {
         run.keep_uavs();
     }
+    run.multisample.release(ctx);
     run.report
 }
 
@@ -490,10 +486,7 @@ fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
 impl FileRun<'_> {
     /// Adds (or replaces) a resource section.
     fn add_resource(&mut self, decl: &st::Resource) {
-        if decl.kind == ResourceKind::Rtv && decl.space == 0 {
-            self.ms_drawn.remove(&decl.slot);
-        }
-        self.ms_copies.remove(&(decl.kind, decl.space, decl.slot));
+        self.multisample.reset((decl.kind, decl.space, decl.slot));
         self.resources.insert(
             (decl.kind, decl.space, decl.slot),
             Live {
@@ -798,14 +791,24 @@ impl FileRun<'_> {
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
             let single_sample = resource.image().is_none_or(|shape| shape.samples <= 1);
-            if !single_sample && self.ms_copies.contains(&key) {
-                // The runner keeps the resolved values of what it copied.
-                return Err(Contents::Skip(format!(
-                    "runner: t{slot} is multisampled with contents copied from a multisampled \
-                     resource; per-sample contents cannot be copied by this runner"
-                )));
-            }
-            if !single_sample && !resources::uniform_texels(&resource) {
+            let kept = if single_sample {
+                None
+            } else {
+                self.multisample.texture_use(key).map_err(Contents::Skip)?
+            };
+            let resource = match (resource, kept) {
+                (vulkan::Resource::SampledImage { shape, data }, Some(kept)) => {
+                    vulkan::Resource::SampledImage {
+                        shape: vulkan::ImageShape {
+                            kept: Some(kept),
+                            ..shape
+                        },
+                        data,
+                    }
+                }
+                (resource, _) => resource,
+            };
+            if !single_sample && kept.is_none() && !resources::uniform_texels(&resource) {
                 // Vulkan copies nothing into a multisampled image; it can be cleared.
                 return Err(Contents::Skip(format!(
                     "runner: t{slot} is multisampled with per-texel contents; Vulkan cannot \
@@ -934,6 +937,18 @@ impl FileRun<'_> {
         vertex_count: u32,
         instance_count: u32,
     ) -> Contents {
+        // Where each multisampled target's samples come from.
+        let mut kept = BTreeMap::new();
+        for (&(kind, space, slot), live) in &self.resources {
+            if let (ResourceKind::Rtv, 0, Ok(Payload::Target(t))) = (kind, space, &live.payload) {
+                if t.samples > 1 {
+                    match self.multisample.target_use(slot, t.format, &t.data) {
+                        Ok(used) => kept.insert(slot, used),
+                        Err(why) => return Contents::Skip(why),
+                    };
+                }
+            }
+        }
         let default_vs;
         let (vertex, inputs) = match self.ready(Stage::Vertex) {
             Ok(Some(vs)) => vs,
@@ -975,19 +990,14 @@ impl FileRun<'_> {
         for (&(kind, _, slot), live) in &self.resources {
             match (&live.payload, kind) {
                 (Ok(Payload::Target(t)), ResourceKind::Rtv) => {
-                    if t.samples > 1 && self.ms_drawn.contains(&slot) {
-                        return Contents::Skip(format!(
-                            "runner: rtv {slot} is multisampled and was drawn to since its last \
-                             clear; the runner keeps its resolved values only, so its samples \
-                             cannot start another draw"
-                        ));
-                    }
+                    let mut t = t.clone();
+                    t.kept = kept.get(&slot).copied();
                     let slot = usize::try_from(slot).unwrap_or(usize::MAX);
                     if render_targets.len() <= slot {
                         render_targets.resize(slot.saturating_add(1), None);
                     }
                     if let Some(entry) = render_targets.get_mut(slot) {
-                        *entry = Some(t.clone());
+                        *entry = Some(t);
                     }
                 }
                 (Ok(Payload::Depth(d)), ResourceKind::Dsv) => {
@@ -1089,7 +1099,7 @@ impl FileRun<'_> {
                 u32::try_from(slot).unwrap_or(u32::MAX),
             );
             if target.samples > 1 {
-                self.ms_drawn.insert(key.2);
+                self.multisample.drawn(key.2);
             }
             if let Some(live) = self.resources.get_mut(&key) {
                 live.payload = Ok(Payload::Target(target));
@@ -1165,7 +1175,7 @@ impl FileRun<'_> {
     /// `clear rtv N r g b a` / `clear dsv d`.
     fn clear(&mut self, kind: ResourceKind, slot: u32, values: &[f32]) {
         if kind == ResourceKind::Rtv {
-            self.ms_drawn.remove(&slot);
+            self.multisample.reset((kind, 0, slot));
         }
         let Some(live) = self.resources.get_mut(&(kind, 0, slot)) else {
             return;
@@ -1203,9 +1213,6 @@ impl FileRun<'_> {
 
     /// `copy SRC DST`: the runner keeps contents on the host, so this copies bytes.
     fn copy(&mut self, src: Key, dst: Key) {
-        if dst.0 == ResourceKind::Rtv {
-            self.ms_drawn.insert(dst.2);
-        }
         let Some(source) = self.resources.get(&src) else {
             return;
         };
@@ -1214,11 +1221,7 @@ impl FileRun<'_> {
             Ok(Payload::Bound(r)) => r.image().is_some_and(|shape| shape.samples > 1),
             _ => false,
         };
-        if multisampled {
-            self.ms_copies.insert(dst);
-        } else {
-            self.ms_copies.remove(&dst);
-        }
+        self.multisample.copied(src, dst, multisampled);
         let (bytes, contents, fxc_ok) = match &source.payload {
             Ok(p) => (
                 p.probe_view().0.to_vec(),

@@ -143,6 +143,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 layers,
                 samples,
                 data,
+                kept: None,
             }));
         }
         _ => {}
@@ -204,6 +205,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 layers,
                 levels,
                 samples,
+                kept: None,
             };
             let len = shape
                 .byte_size()
