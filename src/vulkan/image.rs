@@ -202,6 +202,16 @@ pub(super) fn create_image(
             "the device does not support {format:?} images with {feature:?}"
         )));
     }
+    let counts = match role {
+        ImageRole::Color => ctx.limits.framebuffer_color_sample_counts,
+        _ => ctx.limits.sampled_image_color_sample_counts,
+    };
+    if shape.samples > 1 && !counts.contains(shape.sample_flags()) {
+        return Err(VulkanError::Invalid(format!(
+            "the device has no {}-sample images (its sample counts: {counts:?})",
+            shape.samples
+        )));
+    }
     let staging = memory::create_buffer(
         ctx,
         owned,
