@@ -74,6 +74,7 @@ mod validate;
 pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
+pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
 pub use validate::spirv_val;
 
 use crate::container::Reflection;

@@ -21,6 +21,7 @@ mod interp;
 mod multisample;
 mod probe;
 mod resources;
+mod single_sample_ms;
 mod stream_output;
 mod uniforms;
 
@@ -51,6 +52,9 @@ pub const NOT_SM45: &str = "not applicable: the [require] shader-model range exc
 /// The vertex shader `draw quad` uses when the file has none: position in, position out.
 const DEFAULT_VS: &str = "vs_4_0\ndcl_input v0.xyzw\ndcl_output_siv o0.xyzw, position\n\
                           mov o0.xyzw, v0.xyzw\nret\n";
+
+/// The one large triangle of `draw quad` (x, y in clip space), covering the whole target.
+const QUAD: [f32; 6] = [-2.0, -2.0, -2.0, 4.0, 4.0, -2.0];
 
 /// The stages of a draw.
 const GRAPHICS_STAGES: [Stage; 5] = [
@@ -224,6 +228,9 @@ struct FileRun<'a> {
     sample_mask: u32,
     /// Where the samples of multisampled targets and textures are.
     multisample: multisample::Multisample,
+    /// The images the context keeps for multisampled stand-ins of single-sample textures
+    /// ([`single_sample_ms`]), released with the file's.
+    stand_ins: std::cell::RefCell<Vec<u64>>,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
@@ -296,6 +303,7 @@ pub fn run_file_with(
         depth_bounds: None,
         sample_mask: u32::MAX,
         multisample: Default::default(),
+        stand_ins: Default::default(),
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
@@ -372,6 +380,7 @@ pub fn run_file_with(
         run.keep_uavs();
     }
     run.multisample.release(ctx);
+    ctx.release_kept(&run.stand_ins.borrow());
     run.report
 }
 
@@ -569,10 +578,7 @@ impl FileRun<'_> {
                     semantic: "position".into(),
                     index: 0,
                 }];
-                let quad: Vec<u32> = [-2.0f32, -2.0, -2.0, 4.0, 4.0, -2.0]
-                    .iter()
-                    .map(|f| f.to_bits())
-                    .collect();
+                let quad: Vec<u32> = QUAD.iter().map(|f| f.to_bits()).collect();
                 self.resources.insert(
                     (ResourceKind::Vb, 0, 0),
                     Live {
@@ -815,15 +821,18 @@ impl FileRun<'_> {
                      copy contents into a multisampled image (it can only clear one to a value)"
                 )));
             }
-            if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
-                // The runner makes no multisampled SRVs, and Vulkan cannot bind a
-                // single-sample image where the shader declares a multisampled one (D3D
-                // tolerates it).
-                return Err(Contents::Skip(format!(
-                    "runner: t{slot} is declared multisampled but the test gives a \
-                     single-sample texture, which Vulkan cannot bind to a multisampled image type"
-                )));
-            }
+            let resource =
+                if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
+                    // D3D tolerates a single-sample texture where the shader declares a
+                    // multisampled one; Vulkan does not: bind a multisampled stand-in.
+                    let (stand_in, id) =
+                        single_sample_ms::stand_in(self.ctx, &resource, self.no_optimize)
+                            .map_err(|why| Contents::Skip(format!("t{slot}: {why}")))?;
+                    self.stand_ins.borrow_mut().push(id);
+                    stand_in
+                } else {
+                    resource
+                };
             push(Some(at), resource, Some(key));
             if matches!(live.decl.size, Some(st::ResourceSize::CounterBuffer(_))) {
                 push(
@@ -1073,7 +1082,7 @@ impl FileRun<'_> {
         Self::prepare_stream_output(&mut draw, stream_output.as_ref());
         // The rasterizer sample count (`sampleinfo rasterizer`) is specialization constant 0x100.
         draw.specialization = vec![(
-            0x100,
+            crate::spirv::RASTERIZER_SAMPLE_COUNT_SPEC_ID,
             draw.render_targets
                 .iter()
                 .flatten()

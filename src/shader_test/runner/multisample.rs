@@ -116,3 +116,55 @@ impl Multisample {
         self.ids.clear();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shader_test::ResourceKind;
+
+    const TEXEL: [u8; 4] = [0, 0, 128, 63];
+
+    #[test]
+    fn a_target_starts_continues_and_lends_its_samples_to_a_copy() {
+        let mut ms = Multisample::default();
+        let rtv = (ResourceKind::Rtv, 0, 0);
+        let srv = (ResourceKind::Srv, 0, 1);
+        let data = TEXEL.repeat(4);
+        let Ok(KeptUse::Start(id)) = ms.target_use(0, vulkan::Format::R32Float, &data) else {
+            panic!("a fresh target with one repeated texel starts a kept image");
+        };
+        ms.drawn(0);
+        assert_eq!(
+            ms.target_use(0, vulkan::Format::R32Float, &data),
+            Ok(KeptUse::Continue(id)),
+            "a target drawn again continues its kept image"
+        );
+        ms.copied(rtv, srv, true);
+        assert_eq!(ms.texture_use(srv), Ok(Some(KeptUse::CopyOf(id))));
+        let lent = ms.target_use(0, vulkan::Format::R32Float, &data);
+        assert!(lent.is_err(), "the lent samples cannot continue: {lent:?}");
+        ms.reset(rtv);
+        assert!(matches!(
+            ms.target_use(0, vulkan::Format::R32Float, &data),
+            Ok(KeptUse::Start(other)) if other != id
+        ));
+        assert_eq!(ms.ids.len(), 2, "{:?}", ms.ids);
+    }
+
+    #[test]
+    fn unknown_samples_are_refused_with_the_reason() {
+        let mut ms = Multisample::default();
+        let mut data = TEXEL.repeat(2);
+        data[0] = 1;
+        let err = ms.target_use(3, vulkan::Format::R32Float, &data);
+        assert!(
+            matches!(&err, Err(why) if why.contains("rtv 3") && why.contains("per-texel")),
+            "{err:?}"
+        );
+        // A copy of a texture whose samples the runner does not have.
+        let srv = (ResourceKind::Srv, 0, 2);
+        ms.copied((ResourceKind::Srv, 0, 5), srv, true);
+        let err = ms.texture_use(srv);
+        assert!(matches!(&err, Err(why) if why.contains("t2")), "{err:?}");
+    }
+}
