@@ -202,16 +202,6 @@ pub(super) fn create_image(
             "the device does not support {format:?} images with {feature:?}"
         )));
     }
-    let counts = match role {
-        ImageRole::Color => ctx.limits.framebuffer_color_sample_counts,
-        _ => ctx.limits.sampled_image_color_sample_counts,
-    };
-    if shape.samples > 1 && !counts.contains(shape.sample_flags()) {
-        return Err(VulkanError::Invalid(format!(
-            "the device has no {}-sample images (its sample counts: {counts:?})",
-            shape.samples
-        )));
-    }
     let staging = memory::create_buffer(
         ctx,
         owned,
@@ -246,6 +236,27 @@ pub(super) fn create_image(
         .usage(usage | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)
         .initial_layout(vk::ImageLayout::UNDEFINED);
+    if shape.samples > 1 {
+        // SAFETY: a plain query on the context's physical device.
+        let counts = unsafe {
+            ctx.instance().get_physical_device_image_format_properties(
+                ctx.physical,
+                info.format,
+                info.image_type,
+                info.tiling,
+                info.usage,
+                info.flags,
+            )
+        }
+        .map(|p| p.sample_counts)
+        .unwrap_or_default();
+        if !counts.contains(shape.sample_flags()) {
+            return Err(VulkanError::Invalid(format!(
+                "the device has no {}-sample {format:?} images (its sample counts: {counts:?})",
+                shape.samples
+            )));
+        }
+    }
     let image = match shape.kept {
         Some(KeptUse::Start(id)) => ctx.keep_new_image(id, &info, shape)?,
         Some(KeptUse::Continue(id)) => ctx.kept_image(id, &shape)?,
