@@ -327,6 +327,7 @@ fn draw_two_render_targets() {
         layers: 1,
         samples: 1,
         data: vec![0; 16 * format.texel_size()],
+        kept: None,
     };
     let mut draw = Draw {
         stages: Stages {
@@ -362,6 +363,7 @@ fn draw_two_render_targets() {
         ],
         depth: None,
         viewports: Vec::new(),
+        sample_mask: u32::MAX,
         specialization: Vec::new(),
         stream_output: Vec::new(),
         rasterized_stream: Some(0),

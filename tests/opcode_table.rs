@@ -28,10 +28,14 @@ fn spellings(name: &str) -> Vec<&str> {
     }
 }
 
-/// True when `text` uses the mnemonic `word` (followed by a space, `_` suffix or `(`).
+/// True when `text` uses the mnemonic `word` (followed by a space, `_` suffix or `(`);
+/// the `sample mask N` command of a `[test]` section is not the `sample` instruction.
 fn uses(text: &str, word: &str) -> bool {
     text.lines().any(|line| {
         let line = line.trim_start();
+        if line.starts_with("sample mask") {
+            return false;
+        }
         line.strip_prefix(word)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '_', '(', '\t']))
     })

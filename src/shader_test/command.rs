@@ -207,6 +207,9 @@ pub enum Command {
         /// Maximum depth.
         max: f32,
     },
+    /// `sample mask N`: the pipeline's sample mask of later draws (C integer syntax; all
+    /// ones until set).
+    SampleMask(u32),
     /// `stencil FUNC PASS-OP REF [fail OP] [depth-fail OP] [read-mask M] [write-mask M]` or
     /// `stencil off`, this project's extension: the stencil test of later draws (`None`:
     /// off). Its target is a `[dsv]` with `format d32-float-s8-uint`.
@@ -220,7 +223,7 @@ pub enum Command {
         values: ProbeValues,
     },
     /// Any other command (e.g. `alpha test`, `viewport`, `shade mode`,
-    /// `point-size`, `sample mask`), kept verbatim without its prefixes so a runner can
+    /// `point-size`), kept verbatim without its prefixes so a runner can
     /// report it as unsupported.
     Other(String),
 }
@@ -402,6 +405,10 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
         let min = s.c_f32()?;
         let max = s.c_f32()?;
         return finish(s, Command::DepthBounds { min, max });
+    }
+    if s.eat_words("sample mask") {
+        let mask = s.c_u32()?;
+        return finish(s, Command::SampleMask(mask));
     }
     if s.eat_word("depth") {
         let cmp = read_comparison(s)?;
@@ -840,6 +847,8 @@ mod tests {
             Command::DepthBounds { min: 0.3, max: 0.6 }
         );
         assert_eq!(cmd("stencil ref 3"), Command::Other("stencil ref 3".into()));
+        assert_eq!(cmd("sample mask 0x3"), Command::SampleMask(3));
+        assert_eq!(cmd("sample mask 10"), Command::SampleMask(10));
         assert_eq!(cmd("stencil off"), Command::Stencil(None));
         assert_eq!(
             cmd("stencil always replace 0x55"),

@@ -28,8 +28,9 @@
 //! - `eval_*` interpolates float inputs (clip and cull distances included) with
 //!   `InterpolateAt*`; a constant-interpolated input (integers, system values that are
 //!   constant per primitive) is read as it is (Microsoft's `EvaluateAttribute*` pages allow
-//!   them, the sample index or offset ignored); `eval_*` of `SV_Position` is a Vulkan
-//!   limitation (`FragCoord` cannot be evaluated elsewhere in the pixel).
+//!   them, the sample index or offset ignored); `eval_sample_index` and `eval_snapped` of
+//!   `SV_Position` are computed from `FragCoord` ([`super::sample_rate`]); `eval_centroid`
+//!   of it is a Vulkan limitation (`FragCoord` cannot be evaluated at the centroid).
 //! - Relative addressing of `v#`, `o#` and a domain shader's `vpc#` needs a
 //!   `dcl_indexrange`; the registers then live in a private array (reads outside it give 0).
 
@@ -104,6 +105,8 @@ pub struct IoState {
     pub stage: super::stage_io::StageState,
     /// `vCycleCounter`, once declared.
     clock: Option<ClockState>,
+    /// A pixel shader's evaluation places when it runs per sample.
+    pub(super) sample_rate: super::sample_rate::SampleRate,
 }
 
 /// `vCycleCounter` after its `dcl_input`: the latest clock read, by the instruction and
@@ -494,6 +497,7 @@ impl Emitter<'_> {
                     4,
                     None,
                 );
+                self.note_position(register, var, interpolation);
                 for component in 0..3u8 {
                     let slot = Slot {
                         var,
@@ -538,6 +542,7 @@ impl Emitter<'_> {
             }
             (Stage::Pixel, SystemValue::SampleIndex) => {
                 self.m.capability(Capability::SampleRateShading);
+                self.note_sample_index();
                 let var = self.builtin(StorageClass::Input, BuiltIn::SampleId, INT, 1, None);
                 self.set_scalar_slot(kind, register, first, var, StorageClass::Input, INT);
             }
@@ -924,6 +929,7 @@ impl Emitter<'_> {
             self.decorate(var, Decoration::Flat, &[]);
             return Ok(());
         }
+        self.note_interpolation(var, mode);
         let (noperspective, centroid, sample) = match mode {
             Interpolation::LinearCentroid => (false, true, false),
             Interpolation::LinearNoPerspective => (true, false, false),
@@ -949,6 +955,7 @@ impl Emitter<'_> {
     /// that need converting.
     pub fn io_prologue(&mut self) -> Result<()> {
         self.prologue_steps()?;
+        self.sample_rate_prologue()?;
         for kind in [RegisterKind::Input, RegisterKind::InputPatchConstant] {
             if !self.io.ranged.contains(&(kind as u8)) {
                 continue;
@@ -957,7 +964,11 @@ impl Emitter<'_> {
             for (register, component, slot) in self.slots_of_kind(kind) {
                 let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = built(self.m.load(ty, pointer))?;
+                let id = if slot.class == StorageClass::Input {
+                    self.read_input(ty, slot.var, pointer)?
+                } else {
+                    built(self.m.load(ty, pointer))?
+                };
                 let value = Val {
                     id,
                     scalar: slot.scalar,
@@ -1244,18 +1255,15 @@ impl Emitter<'_> {
         slot: Slot,
         (number, extra): (u32, Word),
     ) -> Result<Word> {
-        let position = self
+        let frag_coord = self
             .io
             .builtins
             .get(&(StorageClass::Input as u32, BuiltIn::FragCoord as u32))
-            == Some(&slot.var)
+            .copied();
+        let position = frag_coord == Some(slot.var)
             || (slot.class == StorageClass::Private && slot.scalar == Scalar::F32);
-        if position {
-            return Err(self.unsupported(
-                "eval_* of SV_Position: Vulkan interpolates only ordinary inputs at a centroid, \
-                 sample or offset, and FragCoord gives the position at the pixel or sample \
-                 being shaded only (a Vulkan limitation)",
-            ));
+        if let (true, Some(frag_coord)) = (position, frag_coord) {
+            return self.eval_position(frag_coord, component, (number, extra));
         }
         let interpolated = slot.class == StorageClass::Input
             && slot.scalar == Scalar::F32
@@ -1494,7 +1502,7 @@ impl Emitter<'_> {
             return Ok(vector);
         }
         let ty = self.m.vector(slot.scalar, slot.count);
-        let vector = built(self.m.load(ty, slot.var))?;
+        let vector = self.read_input(ty, slot.var, slot.var)?;
         self.known.set_vector(place, slot.var, 0, vector);
         Ok(vector)
     }

@@ -1014,3 +1014,121 @@ ret
         "{message}"
     );
 }
+
+#[test]
+fn a_shader_run_per_sample_reads_other_inputs_where_d3d_evaluates_them() {
+    // SV_SampleIndex makes the shader run per sample: the linear input is evaluated at the
+    // pixel center (InterpolateAtOffset 0), the centroid one at the centroid, the sample one
+    // loaded (Vulkan evaluates it at the sample), and SV_Position.xy is floor + 0.5, its z
+    // moved back to the center by its fine derivatives.
+    let per_sample = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xyz, position
+dcl_input_ps linear v1.xy
+dcl_input_ps linear centroid v2.xy
+dcl_input_ps linear sample v3.xy
+dcl_input_ps_sgv v4.x, sampleIndex
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+add o0.xy, v1.xyxx, v2.xyxx
+mov o0.zw, v3.xxxy
+mov o1.xyz, v0.xyzx
+utof o1.w, v4.x
+ret
+";
+    let module = compile(per_sample);
+    assert_eq!(
+        ext_insts(&module, 78),
+        1,
+        "InterpolateAtOffset of v1:\n{per_sample}"
+    );
+    assert_eq!(
+        ext_insts(&module, 76),
+        1,
+        "InterpolateAtCentroid of v2:\n{per_sample}"
+    );
+    assert_eq!(
+        ext_insts(&module, 8),
+        2,
+        "Floor of FragCoord.x and .y:\n{per_sample}"
+    );
+    assert_eq!(
+        count_op(&module, Op::DPdxFine),
+        1,
+        "z's x derivative:\n{per_sample}"
+    );
+    assert_eq!(
+        count_op(&module, Op::DPdyFine),
+        1,
+        "z's y derivative:\n{per_sample}"
+    );
+    // Declared `sample`, SV_Position is FragCoord as it is; and without SV_SampleIndex or a
+    // sample input the shader runs per pixel, where Vulkan already evaluates at the center.
+    let per_pixel = per_sample
+        .replace("linear sample v3", "linear v3")
+        .replace("dcl_input_ps_sgv v4.x, sampleIndex\n", "")
+        .replace("utof o1.w, v4.x\n", "");
+    let sample_position = per_sample.replace(
+        "linear noperspective v0.xyz",
+        "linear noperspective sample v0.xyz",
+    );
+    for text in [&sample_position, &per_pixel] {
+        let module = compile(text);
+        assert_eq!(ext_insts(&module, 8), 0, "no Floor:\n{text}");
+        assert_eq!(count_op(&module, Op::DPdxFine), 0, "no derivative:\n{text}");
+    }
+    let module = compile(&per_pixel);
+    assert_eq!(
+        ext_insts(&module, 78),
+        0,
+        "no InterpolateAtOffset:\n{per_pixel}"
+    );
+    assert_eq!(
+        ext_insts(&module, 76),
+        0,
+        "no InterpolateAtCentroid:\n{per_pixel}"
+    );
+}
+
+#[test]
+fn eval_of_sv_position_moves_the_center_and_refuses_the_centroid() {
+    // eval_sample_index and eval_snapped of SV_Position: x and y are floor + 0.5 plus the
+    // sample's position (a table indexed by the rasterizer's count) or the offset; z is moved
+    // by its fine derivatives.
+    let text = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xyz, position
+dcl_output o0.xyzw
+dcl_output o1.xyzw
+eval_sample_index o0.xyz, v0.xyzx, l(2)
+eval_snapped o1.xyz, v0.xyzx, l(-8, 7, 0, 0)
+mov o0.w, l(1.0)
+mov o1.w, l(1.0)
+ret
+";
+    let module = compile(text);
+    assert!(ext_insts(&module, 8) >= 2, "Floor of x and y:\n{text}");
+    assert!(
+        count_op(&module, Op::DPdxFine) >= 1,
+        "z's x derivative:\n{text}"
+    );
+    assert_eq!(ext_insts(&module, 77), 0, "no InterpolateAtSample:\n{text}");
+    let centroid = "ps_5_0
+dcl_input_ps_siv linear noperspective v0.xy, position
+dcl_output o0.xy
+eval_centroid o0.xy, v0.xyxx
+ret
+";
+    let program = crate::asm::parse_program(centroid).expect("assembles");
+    let (input, output, _) = signatures_from_program(&program);
+    let reflection = Reflection {
+        input: Some(input),
+        output: Some(output),
+        ..Reflection::default()
+    };
+    let Err(err) = translate(&program, &reflection, &Options::default()) else {
+        panic!("eval_centroid of SV_Position translated:\n{centroid}");
+    };
+    assert!(
+        err.to_string().contains("eval_centroid of SV_Position"),
+        "{err}\n{centroid}"
+    );
+}

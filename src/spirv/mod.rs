@@ -52,6 +52,7 @@ mod module;
 mod operands;
 pub mod opt;
 mod resources;
+mod sample_rate;
 mod sparse;
 mod ssa;
 mod stage_builtins;
@@ -73,6 +74,7 @@ mod validate;
 pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
+pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
 pub use validate::spirv_val;
 
 use crate::container::Reflection;

@@ -918,7 +918,7 @@ impl Emitter<'_> {
     /// The rasterizer's sample count: Vulkan has no built-in for it, so it is a
     /// specialization constant (SpecId [`RASTERIZER_SAMPLE_COUNT_SPEC_ID`], default 1) that
     /// the pipeline sets to its `rasterizationSamples`.
-    fn rasterizer_sample_count(&mut self) -> Word {
+    pub(super) fn rasterizer_sample_count(&mut self) -> Word {
         if let Some(id) = self.res.rasterizer_samples {
             return id;
         }
@@ -935,7 +935,7 @@ impl Emitter<'_> {
 
     /// The standard position of sample `index` of `count` (0, 0 when out of range or for a
     /// count that has no standard pattern).
-    fn sample_position(&mut self, count: Word, index: Word) -> Result<Val> {
+    pub(super) fn sample_position(&mut self, count: Word, index: Word) -> Result<Val> {
         let vec2 = self.m.vector(Scalar::F32, 2);
         let table = match self.res.sample_positions {
             Some(var) => var,

@@ -6,7 +6,7 @@ use ash::vk;
 
 use super::image::{HostImage, ImageRole};
 use super::memory::Owned;
-use super::{Context, VulkanError};
+use super::{Context, KeptUse, VulkanError};
 
 /// The accesses a role's image sees while the shader or render pass uses it.
 fn accesses(role: ImageRole) -> vk::AccessFlags {
@@ -73,20 +73,26 @@ impl Context {
 
     /// Records the upload of every image from its staging buffer and the transition into the
     /// layout its role uses.
-    pub(super) fn record_uploads(&self, cmd: vk::CommandBuffer, images: &[HostImage]) {
+    pub(super) fn record_uploads(
+        &self,
+        cmd: vk::CommandBuffer,
+        images: &[HostImage],
+    ) -> Result<(), VulkanError> {
         if images.is_empty() {
-            return;
+            return Ok(());
         }
         let d = &self.device;
         let to_transfer: Vec<_> = images
             .iter()
             .map(|i| {
+                // A kept image continued holds its samples in TRANSFER_SRC_OPTIMAL.
+                let before = match i.shape.kept {
+                    Some(KeptUse::Continue(_)) => vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    _ => vk::ImageLayout::UNDEFINED,
+                };
                 barrier(
                     i,
-                    (
-                        vk::ImageLayout::UNDEFINED,
-                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    ),
+                    (before, vk::ImageLayout::TRANSFER_DST_OPTIMAL),
                     (vk::AccessFlags::empty(), vk::AccessFlags::TRANSFER_WRITE),
                 )
             })
@@ -113,13 +119,19 @@ impl Context {
                 &to_transfer,
             );
             for i in images {
-                if i.shape.samples > 1 {
-                    // Multisampled images cannot be copied to: they start cleared.
+                if let Some(KeptUse::Continue(_)) = i.shape.kept {
+                    continue;
+                }
+                if let Some(KeptUse::CopyOf(id)) = i.shape.kept {
+                    self.record_copy_of_kept(cmd, id, i)?;
+                } else if i.shape.samples > 1 {
+                    // Multisampled images cannot be copied to: they start cleared to the
+                    // value their (equal) texels hold.
                     d.cmd_clear_color_image(
                         cmd,
                         i.image,
                         vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                        &vk::ClearColorValue::default(),
+                        &i.fill,
                         &[i.range()],
                     );
                 } else {
@@ -141,6 +153,7 @@ impl Context {
                 &to_use,
             );
         }
+        Ok(())
     }
 
     /// Records the copy of every written image back into its staging buffer, then makes all

@@ -56,6 +56,8 @@ pub struct Features {
     pub shader_draw_parameters: bool,
     /// `sampleRateShading`.
     pub sample_rate_shading: bool,
+    /// `depthBounds` (the depth-bounds test).
+    pub depth_bounds: bool,
     /// `imageCubeArray`.
     pub image_cube_array: bool,
     /// `shaderImageGatherExtended`.
@@ -130,6 +132,8 @@ pub struct Context {
     pub(super) memory: vk::PhysicalDeviceMemoryProperties,
     pub(super) limits: vk::PhysicalDeviceLimits,
     features: Features,
+    /// Multisampled images kept between draws ([`super::KeptUse`]).
+    pub(super) kept: super::kept::KeptImages,
 }
 
 impl std::fmt::Debug for Context {
@@ -252,6 +256,7 @@ impl Context {
                     validation,
                     ..opened.features
                 },
+                kept: Default::default(),
             }),
             Err(e) => {
                 // SAFETY: the messenger and the instance have no other children.
@@ -293,6 +298,10 @@ impl Drop for Context {
         // device and instance have no children left but the messenger.
         unsafe {
             let _ = self.device.device_wait_idle();
+        }
+        self.release_all_kept();
+        // SAFETY: as above; the kept images are freed.
+        unsafe {
             self.device.destroy_device(None);
             if let Some(debug) = self.debug.take() {
                 debug
@@ -489,6 +498,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         robust_image_access: on(v13.robust_image_access),
         shader_draw_parameters: on(v11.shader_draw_parameters) || on(draw.shader_draw_parameters),
         sample_rate_shading: on(core.sample_rate_shading),
+        depth_bounds: on(core.depth_bounds),
         image_cube_array: on(core.image_cube_array),
         image_gather_extended: on(core.shader_image_gather_extended),
         geometry_shader: on(core.geometry_shader),

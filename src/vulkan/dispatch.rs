@@ -289,7 +289,7 @@ impl Context {
         let d = &self.device;
         let cmd = self.begin_commands(owned)?;
         let images = prepared_images(prepared);
-        self.record_uploads(cmd, &images);
+        self.record_uploads(cmd, &images)?;
         self.record_bind(cmd, vk::PipelineBindPoint::COMPUTE, owned, sets);
         // SAFETY: a command buffer in the recording state with a compute pipeline bound.
         unsafe { d.cmd_dispatch(cmd, groups[0], groups[1], groups[2]) };

@@ -103,11 +103,15 @@ pub struct RenderTarget {
     /// Array layers (1 for a plain 2D target; more for layered rendering, where the shader
     /// picks the layer with `SV_RenderTargetArrayIndex`).
     pub layers: u32,
-    /// Samples per pixel (1, or 2/4/8/16: multisampled, starting cleared to zero and read
-    /// back resolved; every target of a draw has the same count).
+    /// Samples per pixel (1, or 2/4/8/16: multisampled, read back resolved; every target of
+    /// a draw has the same count). A multisampled target's `data` must repeat one texel,
+    /// the value all its samples start with.
     pub samples: u32,
     /// `layers * width * height` texels: layer by layer, row by row.
     pub data: Vec<u8>,
+    /// A multisampled target kept by the context between draws ([`super::KeptUse::Start`]
+    /// or [`super::KeptUse::Continue`]); `None` otherwise.
+    pub kept: Option<super::KeptUse>,
 }
 
 /// A viewport in Direct3D's convention: (x, y) is its top-left corner in pixels.
@@ -137,6 +141,9 @@ pub struct DepthTarget {
     pub data: Vec<u8>,
     /// The depth test (depth writes are on).
     pub compare: CompareOp,
+    /// The depth-bounds test `(min, max)`: a sample whose stored depth lies outside is
+    /// discarded (needs [`super::Features::depth_bounds`]); `None` disables it.
+    pub bounds: Option<(f32, f32)>,
     /// The stencil aspect, if the target has one.
     pub stencil: Option<Stencil>,
 }
@@ -302,6 +309,9 @@ pub struct Draw<'a> {
     pub depth: Option<DepthTarget>,
     /// Viewports by index (`SV_ViewportArrayIndex`); empty for one covering the framebuffer.
     pub viewports: Vec<Viewport>,
+    /// The pipeline's sample mask (D3D's `SampleMask` of `OMSetBlendState`): samples whose
+    /// bit is clear are not written, and are absent from the pixel shader's coverage input.
+    pub sample_mask: u32,
     /// Specialization constants `(constant id, value)` for every stage.
     pub specialization: Vec<(u32, u32)>,
     /// Transform-feedback (stream-output) buffers by slot (`XfbBuffer`); `None` leaves a
@@ -431,7 +441,7 @@ impl Context {
         let cmd = self.begin_commands(&mut owned)?;
         let mut images = prepared_images(&prepared);
         images.extend(targets.iter().map(|(_, image)| *image));
-        self.record_uploads(cmd, &images);
+        self.record_uploads(cmd, &images)?;
         let begin = vk::RenderPassBeginInfo::default()
             .render_pass(owned.render_pass)
             .framebuffer(owned.framebuffer)
@@ -504,6 +514,7 @@ impl Context {
                     },
                     layers: t.layers.max(1),
                     samples: t.samples.max(1),
+                    kept: t.kept,
                     ..ImageShape::d2(t.format, t.width, t.height)
                 };
                 let image = image::create_image(self, owned, shape, ImageRole::Color, &t.data)

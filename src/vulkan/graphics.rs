@@ -237,8 +237,10 @@ pub(super) fn create_pipeline(
     if let Some(stream) = stream.as_mut() {
         raster = raster.push_next(stream);
     }
+    let sample_mask = [draw.sample_mask];
     let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-        .rasterization_samples(sample_count_flags(draw.samples()));
+        .rasterization_samples(sample_count_flags(draw.samples()))
+        .sample_mask(&sample_mask);
     let depth = vk::PipelineDepthStencilStateCreateInfo::default()
         .depth_test_enable(draw.depth.is_some())
         .depth_write_enable(draw.depth.is_some())
@@ -247,6 +249,13 @@ pub(super) fn create_pipeline(
                 .as_ref()
                 .map_or(vk::CompareOp::ALWAYS, |d| d.compare.vk()),
         );
+    let depth = match draw.depth.as_ref().and_then(|d| d.bounds) {
+        Some((min, max)) => depth
+            .depth_bounds_test_enable(true)
+            .min_depth_bounds(min)
+            .max_depth_bounds(max),
+        None => depth,
+    };
     let stencil = draw
         .depth
         .as_ref()

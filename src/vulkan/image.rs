@@ -2,6 +2,7 @@
 
 use ash::vk;
 
+use super::kept::KeptUse;
 use super::memory::{self, HostBuffer, Owned};
 use super::{
     AddressMode, Context, Filter, Format, ImageKind, ImageShape, SamplerDesc, VulkanError,
@@ -19,6 +20,9 @@ pub(super) struct HostImage {
     /// For a multisampled image that is read back: the single-sample image it is resolved
     /// into before the copy (null otherwise).
     pub(super) resolve: vk::Image,
+    /// For a multisampled image: the value every sample starts with (its texels are all
+    /// equal, see [`super::ms_fill`]).
+    pub(super) fill: vk::ClearColorValue,
 }
 
 /// How an image is used by a dispatch or draw.
@@ -152,6 +156,11 @@ pub(super) fn create_image(
         .byte_size()
         .ok_or_else(|| VulkanError::Invalid("image too large".into()))?;
     let cube = matches!(shape.kind, ImageKind::Cube | ImageKind::CubeArray);
+    let fill = if shape.samples > 1 && matches!(shape.kept, None | Some(KeptUse::Start(_))) {
+        super::ms_fill::uniform_fill(shape.format, data)?
+    } else {
+        vk::ClearColorValue::default()
+    };
     if shape.width == 0
         || shape.height == 0
         || shape.depth == 0
@@ -227,7 +236,32 @@ pub(super) fn create_image(
         .usage(usage | vk::ImageUsageFlags::TRANSFER_DST | vk::ImageUsageFlags::TRANSFER_SRC)
         .sharing_mode(vk::SharingMode::EXCLUSIVE)
         .initial_layout(vk::ImageLayout::UNDEFINED);
-    let image = allocate_image(ctx, owned, &info)?;
+    if shape.samples > 1 {
+        // SAFETY: a plain query on the context's physical device.
+        let counts = unsafe {
+            ctx.instance().get_physical_device_image_format_properties(
+                ctx.physical,
+                info.format,
+                info.image_type,
+                info.tiling,
+                info.usage,
+                info.flags,
+            )
+        }
+        .map(|p| p.sample_counts)
+        .unwrap_or_default();
+        if !counts.contains(shape.sample_flags()) {
+            return Err(VulkanError::Invalid(format!(
+                "the device has no {}-sample {format:?} images (its sample counts: {counts:?})",
+                shape.samples
+            )));
+        }
+    }
+    let image = match shape.kept {
+        Some(KeptUse::Start(id)) => ctx.keep_new_image(id, &info, shape)?,
+        Some(KeptUse::Continue(id)) => ctx.kept_image(id, &shape)?,
+        Some(KeptUse::CopyOf(_)) | None => allocate_image(ctx, owned, &info)?,
+    };
     let multisampled = shape.samples > 1;
     if multisampled && !matches!(role, ImageRole::Color | ImageRole::Sampled) {
         return Err(VulkanError::Invalid(
@@ -258,6 +292,7 @@ pub(super) fn create_image(
         shape,
         role,
         resolve,
+        fill,
     })
 }
 
@@ -267,11 +302,26 @@ fn allocate_image(
     owned: &mut Owned<'_>,
     info: &vk::ImageCreateInfo<'_>,
 ) -> Result<vk::Image, VulkanError> {
+    let (image, memory) = allocate_image_memory(ctx, info)?;
+    owned.images.push(image);
+    owned.memories.push(memory);
+    Ok(image)
+}
+
+/// Creates an image in device memory, bound; the caller frees both.
+pub(super) fn allocate_image_memory(
+    ctx: &Context,
+    info: &vk::ImageCreateInfo<'_>,
+) -> Result<(vk::Image, vk::DeviceMemory), VulkanError> {
     let d = &ctx.device;
-    // SAFETY: a valid create info (format support checked); recorded for destruction.
+    // SAFETY: a valid create info (format support checked).
     let image =
         unsafe { d.create_image(info, None) }.map_err(VulkanError::call("vkCreateImage"))?;
-    owned.images.push(image);
+    let free_image = |e| {
+        // SAFETY: the image is live and unused.
+        unsafe { d.destroy_image(image, None) };
+        e
+    };
     // SAFETY: `image` is live.
     let requirements = unsafe { d.get_image_memory_requirements(image) };
     let type_index = memory::memory_type(
@@ -285,18 +335,22 @@ fn allocate_image(
             requirements.memory_type_bits,
             vk::MemoryPropertyFlags::empty(),
         )
-    })?;
+    })
+    .map_err(free_image)?;
     let alloc = vk::MemoryAllocateInfo::default()
         .allocation_size(requirements.size)
         .memory_type_index(type_index);
-    // SAFETY: as above; the memory is recorded for freeing.
+    // SAFETY: as above.
     let mem = unsafe { d.allocate_memory(&alloc, None) }
-        .map_err(VulkanError::call("vkAllocateMemory"))?;
-    owned.memories.push(mem);
+        .map_err(VulkanError::call("vkAllocateMemory"))
+        .map_err(free_image)?;
     // SAFETY: fresh image and memory of a sufficient size and a compatible type.
-    unsafe { d.bind_image_memory(image, mem, 0) }
-        .map_err(VulkanError::call("vkBindImageMemory"))?;
-    Ok(image)
+    if let Err(e) = unsafe { d.bind_image_memory(image, mem, 0) } {
+        // SAFETY: both are live and unused.
+        unsafe { d.free_memory(mem, None) };
+        return Err(free_image(VulkanError::call("vkBindImageMemory")(e)));
+    }
+    Ok((image, mem))
 }
 
 /// Creates a sampler (no anisotropy; every level reachable).

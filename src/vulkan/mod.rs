@@ -14,7 +14,11 @@ mod draw;
 mod graphics;
 mod image;
 mod interface;
+mod kept;
 mod memory;
+mod ms_fill;
+pub use kept::{next_kept_id, KeptUse};
+pub use ms_fill::uniform_texels;
 mod pipeline;
 mod xfb;
 
@@ -217,9 +221,12 @@ pub struct ImageShape {
     pub layers: u32,
     /// Mip levels.
     pub levels: u32,
-    /// Samples per texel (1, or 2/4/8/16 for a multisampled 2D image, whose contents start
-    /// cleared to zero: the data of a multisampled image is not uploaded).
+    /// Samples per texel (1, or 2/4/8/16 for a multisampled 2D image, whose data must
+    /// repeat one texel: every sample starts with it, unless `kept` says otherwise).
     pub samples: u32,
+    /// A multisampled image the context keeps between draws, or whose samples come from
+    /// one ([`KeptUse`]); `None` for every other image.
+    pub kept: Option<KeptUse>,
 }
 
 impl ImageShape {
@@ -234,6 +241,7 @@ impl ImageShape {
             layers: 1,
             levels: 1,
             samples: 1,
+            kept: None,
         }
     }
 

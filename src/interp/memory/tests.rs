@@ -945,6 +945,7 @@ fn layout_matches_the_vulkan_runner() {
             layers: if three_d { 1 } else { depth_or_layers },
             levels,
             samples: 1,
+            kept: None,
         };
         let shape = Shape::Texture {
             dimension,

@@ -18,8 +18,10 @@
 //! runner limitation named as such); a translation error is a failure.
 
 mod interp;
+mod multisample;
 mod probe;
 mod resources;
+mod single_sample_ms;
 mod stream_output;
 mod uniforms;
 
@@ -50,6 +52,9 @@ pub const NOT_SM45: &str = "not applicable: the [require] shader-model range exc
 /// The vertex shader `draw quad` uses when the file has none: position in, position out.
 const DEFAULT_VS: &str = "vs_4_0\ndcl_input v0.xyzw\ndcl_output_siv o0.xyzw, position\n\
                           mov o0.xyzw, v0.xyzw\nret\n";
+
+/// The one large triangle of `draw quad` (x, y in clip space), covering the whole target.
+const QUAD: [f32; 6] = [-2.0, -2.0, -2.0, 4.0, 4.0, -2.0];
 
 /// The stages of a draw.
 const GRAPHICS_STAGES: [Stage; 5] = [
@@ -217,6 +222,15 @@ struct FileRun<'a> {
     /// The constant buffers written by `uniform` commands.
     uniforms: uniforms::Uniforms,
     depth: vulkan::CompareOp,
+    /// The depth-bounds test set by `depth-bounds MIN MAX`.
+    depth_bounds: Option<(f32, f32)>,
+    /// The pipeline's sample mask (`sample mask N`).
+    sample_mask: u32,
+    /// Where the samples of multisampled targets and textures are.
+    multisample: multisample::Multisample,
+    /// The images the context keeps for multisampled stand-ins of single-sample textures
+    /// ([`single_sample_ms`]), released with the file's.
+    stand_ins: std::cell::RefCell<Vec<u64>>,
     /// The stencil test set by this project's `stencil` command.
     stencil: Option<vulkan::StencilTest>,
     /// Viewports set by `viewport N (x, y, w, h)`.
@@ -286,6 +300,10 @@ pub fn run_file_with(
         shaders: HashMap::new(),
         uniforms: Default::default(),
         depth: vulkan::CompareOp::Always,
+        depth_bounds: None,
+        sample_mask: u32::MAX,
+        multisample: Default::default(),
+        stand_ins: Default::default(),
         stencil: None,
         viewports: Vec::new(),
         unmodelled: None,
@@ -361,6 +379,8 @@ pub fn run_file_with(
     if settings.keep_uavs {
         run.keep_uavs();
     }
+    run.multisample.release(ctx);
+    ctx.release_kept(&run.stand_ins.borrow());
     run.report
 }
 
@@ -392,8 +412,13 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "stencil-export" => Some(features.shader_stencil_export),
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     "shader-clock" => Some(features.shader_subgroup_clock),
+                    "depth-bounds" => Some(features.depth_bounds),
                     _ => None,
                 };
+                if let Some(why) = not_direct3d_10(name) {
+                    out.push(why);
+                    continue;
+                }
                 match have {
                     Some(true) => {}
                     Some(false) => out.push(format!("device lacks a required feature: {name}")),
@@ -415,6 +440,22 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
         }
     }
     out
+}
+
+/// The reason a `[require]` capability does not apply, for the capabilities vkd3d's runner
+/// offers only to Direct3D 9 shaders: fixed-function states that Direct3D 10 and later do not
+/// have (points are one pixel, fog and user clip planes are the shader's job).
+fn not_direct3d_10(name: &str) -> Option<String> {
+    let state = match name {
+        "point-size" => "the fixed-function point size",
+        "fog" => "fixed-function fog",
+        "clip-planes" => "fixed-function user clip planes",
+        _ => return None,
+    };
+    Some(format!(
+        "not applicable: {name} is {state}, a Direct3D 9 render state that Direct3D 10-12 \
+         do not have"
+    ))
 }
 
 /// The Vulkan sampler of a `[sampler]` section.
@@ -454,6 +495,7 @@ fn sampler_desc(s: &st::Sampler) -> Result<vulkan::SamplerDesc, String> {
 impl FileRun<'_> {
     /// Adds (or replaces) a resource section.
     fn add_resource(&mut self, decl: &st::Resource) {
+        self.multisample.reset((decl.kind, decl.space, decl.slot));
         self.resources.insert(
             (decl.kind, decl.space, decl.slot),
             Live {
@@ -536,10 +578,7 @@ impl FileRun<'_> {
                     semantic: "position".into(),
                     index: 0,
                 }];
-                let quad: Vec<u32> = [-2.0f32, -2.0, -2.0, 4.0, 4.0, -2.0]
-                    .iter()
-                    .map(|f| f.to_bits())
-                    .collect();
+                let quad: Vec<u32> = QUAD.iter().map(|f| f.to_bits()).collect();
                 self.resources.insert(
                     (ResourceKind::Vb, 0, 0),
                     Live {
@@ -587,9 +626,14 @@ impl FileRun<'_> {
             }
             Command::Depth(comparison) => self.depth = compare_op(*comparison),
             Command::Stencil(state) => self.stencil = state.map(stencil_test),
-            Command::DepthBounds { .. } => {
-                self.unmodelled = Some("runner: depth-bounds testing is not supported".into());
+            Command::DepthBounds { min, max } => {
+                if self.ctx.features().depth_bounds {
+                    self.depth_bounds = Some((*min, *max));
+                } else {
+                    self.unmodelled = Some("device lacks a required feature: depth-bounds".into());
+                }
             }
+            Command::SampleMask(mask) => self.sample_mask = *mask,
             Command::Other(text) => match parse_viewport(text) {
                 Some((index, viewport)) => {
                     let index = usize::try_from(index).unwrap_or(usize::MAX);
@@ -753,23 +797,42 @@ impl FileRun<'_> {
                 Err(why) => return Err(Contents::Skip(why.clone())),
             };
             let single_sample = resource.image().is_none_or(|shape| shape.samples <= 1);
-            if !single_sample && resource.data().iter().any(|&b| b != 0) {
-                // The runner keeps one value per texel: the samples of a multisampled
-                // resource (uploaded or copied from a render target) are not representable.
+            let kept = if single_sample {
+                None
+            } else {
+                self.multisample.texture_use(key).map_err(Contents::Skip)?
+            };
+            let resource = match (resource, kept) {
+                (vulkan::Resource::SampledImage { shape, data }, Some(kept)) => {
+                    vulkan::Resource::SampledImage {
+                        shape: vulkan::ImageShape {
+                            kept: Some(kept),
+                            ..shape
+                        },
+                        data,
+                    }
+                }
+                (resource, _) => resource,
+            };
+            if !single_sample && kept.is_none() && !resources::uniform_texels(&resource) {
+                // Vulkan copies nothing into a multisampled image; it can be cleared.
                 return Err(Contents::Skip(format!(
-                    "runner: t{slot} is multisampled with contents; per-sample contents \
-                     cannot be uploaded or copied by this runner"
+                    "runner: t{slot} is multisampled with per-texel contents; Vulkan cannot \
+                     copy contents into a multisampled image (it can only clear one to a value)"
                 )));
             }
-            if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
-                // The runner makes no multisampled SRVs, and Vulkan cannot bind a
-                // single-sample image where the shader declares a multisampled one (D3D
-                // tolerates it).
-                return Err(Contents::Skip(format!(
-                    "runner: t{slot} is declared multisampled but the test gives a \
-                     single-sample texture, which Vulkan cannot bind to a multisampled image type"
-                )));
-            }
+            let resource =
+                if kind == ResourceKind::Srv && single_sample && multisampled(space, slot) {
+                    // D3D tolerates a single-sample texture where the shader declares a
+                    // multisampled one; Vulkan does not: bind a multisampled stand-in.
+                    let (stand_in, id) =
+                        single_sample_ms::stand_in(self.ctx, &resource, self.no_optimize)
+                            .map_err(|why| Contents::Skip(format!("t{slot}: {why}")))?;
+                    self.stand_ins.borrow_mut().push(id);
+                    stand_in
+                } else {
+                    resource
+                };
             push(Some(at), resource, Some(key));
             if matches!(live.decl.size, Some(st::ResourceSize::CounterBuffer(_))) {
                 push(
@@ -883,6 +946,18 @@ impl FileRun<'_> {
         vertex_count: u32,
         instance_count: u32,
     ) -> Contents {
+        // Where each multisampled target's samples come from.
+        let mut kept = BTreeMap::new();
+        for (&(kind, space, slot), live) in &self.resources {
+            if let (ResourceKind::Rtv, 0, Ok(Payload::Target(t))) = (kind, space, &live.payload) {
+                if t.samples > 1 {
+                    match self.multisample.target_use(slot, t.format, &t.data) {
+                        Ok(used) => kept.insert(slot, used),
+                        Err(why) => return Contents::Skip(why),
+                    };
+                }
+            }
+        }
         let default_vs;
         let (vertex, inputs) = match self.ready(Stage::Vertex) {
             Ok(Some(vs)) => vs,
@@ -924,12 +999,14 @@ impl FileRun<'_> {
         for (&(kind, _, slot), live) in &self.resources {
             match (&live.payload, kind) {
                 (Ok(Payload::Target(t)), ResourceKind::Rtv) => {
+                    let mut t = t.clone();
+                    t.kept = kept.get(&slot).copied();
                     let slot = usize::try_from(slot).unwrap_or(usize::MAX);
                     if render_targets.len() <= slot {
                         render_targets.resize(slot.saturating_add(1), None);
                     }
                     if let Some(entry) = render_targets.get_mut(slot) {
-                        *entry = Some(t.clone());
+                        *entry = Some(t);
                     }
                 }
                 (Ok(Payload::Depth(d)), ResourceKind::Dsv) => {
@@ -949,6 +1026,7 @@ impl FileRun<'_> {
                     };
                     depth = Some(vulkan::DepthTarget {
                         compare: self.depth,
+                        bounds: self.depth_bounds,
                         stencil,
                         ..d.clone()
                     });
@@ -996,6 +1074,7 @@ impl FileRun<'_> {
             render_targets,
             depth,
             viewports: self.viewports.clone(),
+            sample_mask: self.sample_mask,
             specialization: Vec::new(),
             stream_output: Vec::new(),
             rasterized_stream: Some(0),
@@ -1003,7 +1082,7 @@ impl FileRun<'_> {
         Self::prepare_stream_output(&mut draw, stream_output.as_ref());
         // The rasterizer sample count (`sampleinfo rasterizer`) is specialization constant 0x100.
         draw.specialization = vec![(
-            0x100,
+            crate::spirv::RASTERIZER_SAMPLE_COUNT_SPEC_ID,
             draw.render_targets
                 .iter()
                 .flatten()
@@ -1028,6 +1107,9 @@ impl FileRun<'_> {
                 0,
                 u32::try_from(slot).unwrap_or(u32::MAX),
             );
+            if target.samples > 1 {
+                self.multisample.drawn(key.2);
+            }
             if let Some(live) = self.resources.get_mut(&key) {
                 live.payload = Ok(Payload::Target(target));
                 live.contents = Contents::Known;
@@ -1101,6 +1183,9 @@ impl FileRun<'_> {
 
     /// `clear rtv N r g b a` / `clear dsv d`.
     fn clear(&mut self, kind: ResourceKind, slot: u32, values: &[f32]) {
+        if kind == ResourceKind::Rtv {
+            self.multisample.reset((kind, 0, slot));
+        }
         let Some(live) = self.resources.get_mut(&(kind, 0, slot)) else {
             return;
         };
@@ -1140,6 +1225,12 @@ impl FileRun<'_> {
         let Some(source) = self.resources.get(&src) else {
             return;
         };
+        let multisampled = match &source.payload {
+            Ok(Payload::Target(t)) => t.samples > 1,
+            Ok(Payload::Bound(r)) => r.image().is_some_and(|shape| shape.samples > 1),
+            _ => false,
+        };
+        self.multisample.copied(src, dst, multisampled);
         let (bytes, contents, fxc_ok) = match &source.payload {
             Ok(p) => (
                 p.probe_view().0.to_vec(),
@@ -1461,6 +1552,31 @@ mod tests {
             ..Default::default()
         };
         assert!(missing_features(lines, &with).is_empty());
+    }
+
+    #[test]
+    fn depth_bounds_is_queried_and_direct3d_9_states_do_not_apply() {
+        let f = file("[require]\ndepth-bounds\npoint-size\nfog\n");
+        let SectionKind::Require(lines) = &f.sections[0].kind else {
+            panic!("{:?}", f.sections[0].kind)
+        };
+        let with = vulkan::Features {
+            depth_bounds: true,
+            ..Default::default()
+        };
+        let missing = missing_features(lines, &with);
+        assert_eq!(missing.len(), 2, "{missing:?}");
+        assert!(
+            missing.iter().all(|m| m.starts_with("not applicable: ")
+                && m.contains("Direct3D 9 render state")),
+            "{missing:?}"
+        );
+        let without = missing_features(lines, &vulkan::Features::default());
+        assert_eq!(
+            without.first().map(String::as_str),
+            Some("device lacks a required feature: depth-bounds"),
+            "{without:?}"
+        );
     }
 
     #[test]

@@ -128,6 +128,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                     height,
                     data,
                     compare: vulkan::CompareOp::Always,
+                    bounds: None,
                     stencil,
                 }));
             }
@@ -142,6 +143,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 layers,
                 samples,
                 data,
+                kept: None,
             }));
         }
         _ => {}
@@ -203,6 +205,7 @@ pub(super) fn payload(decl: &Decl) -> Result<Payload, String> {
                 layers,
                 levels,
                 samples,
+                kept: None,
             };
             let len = shape
                 .byte_size()
@@ -252,4 +255,11 @@ pub(super) fn default_target() -> Decl {
         levels: None,
         data: Vec::<DataValue>::new(),
     }
+}
+
+/// Whether every texel of a bound image repeats the first (buffers: true).
+pub(super) fn uniform_texels(resource: &vulkan::Resource) -> bool {
+    resource
+        .image()
+        .is_none_or(|shape| vulkan::uniform_texels(shape.format, resource.data()))
 }

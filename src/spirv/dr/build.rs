@@ -918,6 +918,7 @@ value_instructions! {
     bitwise_or(a, b) => BitwiseOr;
     bitwise_xor(a, b) => BitwiseXor;
     f_add(a, b) => FAdd;
+    f_sub(a, b) => FSub;
     f_mul(a, b) => FMul;
     f_div(a, b) => FDiv;
     f_ord_equal(a, b) => FOrdEqual;
