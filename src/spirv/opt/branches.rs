@@ -29,9 +29,12 @@ pub fn run(module: &mut Module, info: &Info) -> bool {
         }
     }
     if !removed_labels.is_empty() {
-        module.debug_names.retain(|inst| {
-            !matches!(inst.operands.first(), Some(Operand::IdRef(id)) if removed_labels.contains(id))
-        });
+        // Names and decorations of what went (labels, and the results of a dropped side,
+        // whose `NonUniform` decorations would otherwise name undefined ids).
+        let removed: crate::fast_hash::HashSet<Word> = removed_labels.into_iter().collect();
+        let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if removed.contains(id));
+        module.debug_names.retain(|inst| !targets_removed(inst));
+        module.annotations.retain(|inst| !targets_removed(inst));
     }
     changed
 }
@@ -197,6 +200,12 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
             }
             gone[o] = true;
             removed.push(other);
+            removed.extend(
+                function.blocks[o]
+                    .instructions
+                    .iter()
+                    .filter_map(|inst| inst.result_id),
+            );
             drop_phi_entries(&mut function.blocks[m], other);
         }
         let insts = &mut function.blocks[i].instructions;
@@ -259,12 +268,20 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
                     Op::SelectionMerge | Op::LoopMerge
                 );
             let Some(&j) = index.get(&target) else { break };
+            // A decorated phi (`NonUniform`) keeps its block: its value would lose the
+            // decoration.
+            let decorated_phi = function.blocks[j]
+                .instructions
+                .iter()
+                .take_while(|inst| inst.class.opcode == Op::Phi)
+                .any(|phi| phi.result_id.is_some_and(|id| info.is_decorated(id)));
             if headed
                 || j == i
                 || gone[j]
                 || target == entry
                 || predecessors.get(&target) != Some(&1)
                 || structural.contains(&target)
+                || decorated_phi
             {
                 break;
             }
