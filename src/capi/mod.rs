@@ -232,7 +232,7 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
         features: Features {
             float64: options.float64 != 0,
             denorm_preserve_float64: options.denorm_preserve_float64 != 0,
-            // Not in the C API's version 1 options: off, the library's default.
+            // Not in the C API's options: off, the library's default.
             signed_zero_inf_nan_preserve_float32: false,
             signed_zero_inf_nan_preserve_float64: false,
             sparse_residency: options.sparse_residency != 0,
