@@ -302,3 +302,135 @@ fn another_api_version_is_refused() {
         );
     }
 }
+
+/// The struct form agrees with the JSON form, field by field, on every reflection input of
+/// `tests/in/reflect` (descriptor ranges of every class, class linkage, dynamic constant
+/// buffers, signatures, geometry parameters).
+#[test]
+fn structs_agree_with_the_json_on_the_reflect_inputs() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/in/reflect");
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .expect("tests/in/reflect")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "asm"))
+        .collect();
+    inputs.sort();
+    assert!(
+        inputs.len() >= 3,
+        "the reflect inputs are missing in {}",
+        dir.display()
+    );
+    let options = default_options();
+    for input in inputs {
+        let name = input.display().to_string();
+        let bytes = crate::asm::assemble(&std::fs::read_to_string(&input).expect("read"))
+            .expect("assembles");
+        let mut result = std::ptr::null_mut();
+        // SAFETY: live buffers, options and out pointers; the result is freed at the end.
+        unsafe {
+            let status = dxbc2spirv_scan(bytes.as_ptr(), bytes.len(), &options, &mut result);
+            assert_eq!(status, Dxbc2spirvStatus::Ok, "{name}: {}", last_error());
+            let json = CStr::from_ptr(dxbc2spirv_result_reflection_json(result));
+            let json: serde_json::Value =
+                serde_json::from_str(&json.to_string_lossy()).expect("JSON");
+            let ranges = json["descriptor_ranges"].as_array().expect("ranges");
+            assert_eq!(dxbc2spirv_reflection_descriptor_count(result), ranges.len());
+            for (i, expected) in ranges.iter().enumerate() {
+                let mut range = std::mem::MaybeUninit::uninit();
+                let status = dxbc2spirv_reflection_descriptor(result, i, range.as_mut_ptr());
+                assert_eq!(status, Dxbc2spirvStatus::Ok, "{name}: {}", last_error());
+                let r = range.assume_init();
+                let class = match r.descriptor_class {
+                    Dxbc2spirvDescriptorClass::ConstantBuffer => "cbv",
+                    Dxbc2spirvDescriptorClass::Sampler => "sampler",
+                    Dxbc2spirvDescriptorClass::ShaderResource => "srv",
+                    Dxbc2spirvDescriptorClass::UnorderedAccess => "uav",
+                    Dxbc2spirvDescriptorClass::UavCounter => "uav_counter",
+                };
+                let nonzero = |n: u32| (n != 0).then_some(n);
+                let actual = serde_json::json!({
+                    "name": text(r.name),
+                    "class": class,
+                    "id": r.id,
+                    "space": r.space,
+                    "lower_bound": r.lower_bound,
+                    "count": nonzero(r.register_count),
+                    "binding": {"set": r.set, "binding": r.binding, "array_offset": r.array_offset},
+                    "descriptor_count": nonzero(r.descriptor_count),
+                    "dimension": text(r.dimension),
+                    "stride": nonzero(r.stride),
+                    "cbuffer_size": nonzero(r.cbuffer_size),
+                    "counter": (r.uav_counter != 0).then_some((r.counter_set, r.counter_binding)),
+                });
+                let counter = &expected["counter_binding"];
+                let wanted = serde_json::json!({
+                    "name": expected["name"],
+                    "class": expected["class"],
+                    "id": expected["id"],
+                    "space": expected["space"],
+                    "lower_bound": expected["lower_bound"],
+                    "count": expected["count"],
+                    "binding": expected["binding"],
+                    "descriptor_count": expected["descriptor_count"],
+                    "dimension": expected["dimension"],
+                    "stride": expected["stride"],
+                    "cbuffer_size": expected["cbuffer_size"],
+                    "counter": (!counter.is_null()).then(|| (&counter["set"], &counter["binding"])),
+                });
+                assert_eq!(actual, wanted, "{name}: range {i}");
+            }
+            for (kind, key) in [(0, "inputs"), (1, "outputs"), (2, "patch_constants")] {
+                let elements = json[key].as_array().cloned().unwrap_or_default();
+                let count = dxbc2spirv_reflection_signature_count(result, kind);
+                assert_eq!(count, elements.len(), "{name}: {key}");
+                for (i, expected) in elements.iter().enumerate() {
+                    let mut element = std::mem::MaybeUninit::uninit();
+                    let status = dxbc2spirv_reflection_signature_element(
+                        result,
+                        kind,
+                        i,
+                        element.as_mut_ptr(),
+                    );
+                    assert_eq!(status, Dxbc2spirvStatus::Ok, "{name}: {}", last_error());
+                    let e = element.assume_init();
+                    let actual = (text(e.semantic_name), e.semantic_index, e.register_index);
+                    let semantic = expected["semantic"].as_str().map(str::to_string);
+                    let index = expected["index"]
+                        .as_u64()
+                        .and_then(|n| u32::try_from(n).ok());
+                    let register = expected["register"]
+                        .as_u64()
+                        .and_then(|n| u32::try_from(n).ok());
+                    let wanted = (
+                        semantic,
+                        index.unwrap_or(u32::MAX),
+                        register.unwrap_or(u32::MAX),
+                    );
+                    assert_eq!(actual, wanted, "{name}: {key} element {i}");
+                }
+            }
+            let mut stage = std::mem::MaybeUninit::uninit();
+            let status = dxbc2spirv_reflection_stage(result, stage.as_mut_ptr());
+            assert_eq!(status, Dxbc2spirvStatus::Ok, "{name}: {}", last_error());
+            let stage = stage.assume_init();
+            let geometry = &json["geometry"];
+            let actual = serde_json::json!({
+                "model": text(stage.model),
+                "input_primitive": text(stage.input_primitive),
+                "max_output_vertices": (stage.max_output_vertices != 0)
+                    .then_some(stage.max_output_vertices),
+                "thread_group_size": (stage.thread_group_size != [0; 3])
+                    .then_some(stage.thread_group_size),
+            });
+            let wanted = serde_json::json!({
+                "model": json["model"],
+                "input_primitive": geometry["input_primitive"],
+                "max_output_vertices": geometry["max_output_vertices"],
+                "thread_group_size": json["thread_group_size"],
+            });
+            assert_eq!(actual, wanted, "{name}: stage parameters");
+            dxbc2spirv_result_free(result);
+        }
+    }
+}
