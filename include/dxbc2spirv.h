@@ -9,6 +9,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+// The version of the C API this header describes, the value of
+// [`Dxbc2spirvOptions::api_version`]. It changes whenever the layout or meaning of a struct
+// of the C API changes; a library refuses options of another version. Version 1 was the
+// options without `api_version`.
+#define DXBC2SPIRV_API_VERSION 2
+
 // What [`dxbc2spirv_translate`] returns (the command's exit statuses).
 typedef enum Dxbc2spirvStatus {
   // Success.
@@ -19,7 +25,33 @@ typedef enum Dxbc2spirvStatus {
   DXBC2SPIRV_STATUS_ERROR_USAGE = 2,
 } Dxbc2spirvStatus;
 
-// A translated module and its reflection; opaque to C.
+// The register class of a descriptor range.
+typedef enum Dxbc2spirvDescriptorClass {
+  // A constant buffer (`cb#`).
+  DXBC2SPIRV_DESCRIPTOR_CLASS_CONSTANT_BUFFER = 0,
+  // A sampler (`s#`).
+  DXBC2SPIRV_DESCRIPTOR_CLASS_SAMPLER = 1,
+  // A shader resource view (`t#`).
+  DXBC2SPIRV_DESCRIPTOR_CLASS_SHADER_RESOURCE = 2,
+  // An unordered access view (`u#`).
+  DXBC2SPIRV_DESCRIPTOR_CLASS_UNORDERED_ACCESS = 3,
+  // A UAV's counter.
+  DXBC2SPIRV_DESCRIPTOR_CLASS_UAV_COUNTER = 4,
+} Dxbc2spirvDescriptorClass;
+
+// Which signature [`dxbc2spirv_reflection_signature_count`] and
+// [`dxbc2spirv_reflection_signature_element`] read (passed as its number).
+typedef enum Dxbc2spirvSignatureKind {
+  // The input signature.
+  DXBC2SPIRV_SIGNATURE_KIND_INPUT = 0,
+  // The output signature.
+  DXBC2SPIRV_SIGNATURE_KIND_OUTPUT = 1,
+  // The patch-constant signature (hull and domain shaders).
+  DXBC2SPIRV_SIGNATURE_KIND_PATCH_CONSTANT = 2,
+} Dxbc2spirvSignatureKind;
+
+// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
+// C.
 typedef struct Dxbc2spirvResult Dxbc2spirvResult;
 
 // A translator that keeps its working memory from one translation for the next (the Rust
@@ -29,6 +61,9 @@ typedef struct Dxbc2spirvTranslator Dxbc2spirvTranslator;
 // Translation options for [`dxbc2spirv_translate`]; start from
 // [`dxbc2spirv_options_default`].
 typedef struct Dxbc2spirvOptions {
+  // The C API version the caller was built for: [`DXBC2SPIRV_API_VERSION`] (filled by
+  // [`dxbc2spirv_options_default`]). Calls refuse another version with `ErrorUsage`.
+  uint32_t api_version;
   // Target Vulkan version: 11, 12 or 13 (Vulkan 1.1, 1.2, 1.3).
   uint32_t target_vulkan;
   // Keep debug names in the module (non-zero = yes).
@@ -64,9 +99,113 @@ typedef struct Dxbc2spirvOptions {
   const char *stream_output_json;
 } Dxbc2spirvOptions;
 
+// One descriptor range and the binding the module uses for it.
+typedef struct Dxbc2spirvDescriptorRange {
+  // The HLSL name from the container's resource definitions, or null.
+  const char *name;
+  // The register class.
+  enum Dxbc2spirvDescriptorClass descriptor_class;
+  // The Vulkan descriptor type, as its `VkDescriptorType` value (sampler 0, sampled image
+  // 2, storage image 3, uniform texel buffer 4, storage texel buffer 5, uniform buffer 6,
+  // storage buffer 7).
+  uint32_t vk_descriptor_type;
+  // The range id the program uses (for SM4/5.0 the register number).
+  uint32_t id;
+  // The register space.
+  uint32_t space;
+  // The first register.
+  uint32_t lower_bound;
+  // The number of registers (0 when unbounded, at most `UINT32_MAX`).
+  uint32_t register_count;
+  // The descriptor set.
+  uint32_t set;
+  // The binding.
+  uint32_t binding;
+  // The array element of the first register.
+  uint32_t array_offset;
+  // The descriptors of the binding: 1 for a single descriptor, N for an array, 0 for a
+  // runtime array.
+  uint32_t descriptor_count;
+  // The resource dimension (`texture2d`, `buffer`, `raw_buffer`, `structured_buffer`,
+  // `constant_buffer`, …), null for samplers.
+  const char *dimension;
+  // The structure stride of a structured buffer, else 0.
+  uint32_t stride;
+  // The size of a constant buffer in 16-byte vectors, else 0.
+  uint32_t cbuffer_size;
+  // A UAV read by a load (non-zero = yes).
+  uint8_t uav_read;
+  // A UAV that is the target of an atomic operation.
+  uint8_t uav_atomic;
+  // A UAV whose counter is used; `counter_set` and `counter_binding` are its binding.
+  uint8_t uav_counter;
+  // The counter's descriptor set (a storage buffer), when `uav_counter` is set.
+  uint32_t counter_set;
+  // The counter's binding, when `uav_counter` is set.
+  uint32_t counter_binding;
+} Dxbc2spirvDescriptorRange;
+
+// One element of a signature.
+typedef struct Dxbc2spirvSignatureElement {
+  // The semantic name (`TEXCOORD`, `SV_Position`).
+  const char *semantic_name;
+  // The semantic index.
+  uint32_t semantic_index;
+  // The register (`UINT32_MAX` for an element without one, such as `oDepth`).
+  uint32_t register_index;
+  // The components present (bit 0 = x … bit 3 = w).
+  uint8_t mask;
+  // The second mask as stored: for inputs the components read, for outputs those never
+  // written.
+  uint8_t rw_mask;
+  // The system value (`D3D_NAME`: 0 none, 1 position, 64 target, …).
+  uint32_t system_value;
+  // The component type (`D3D_REGISTER_COMPONENT_TYPE`: 1 uint, 2 int, 3 float).
+  uint32_t component_type;
+  // The minimum precision (`D3D_MIN_PRECISION`, 0 = full).
+  uint32_t min_precision;
+  // The geometry-shader output stream.
+  uint32_t stream;
+} Dxbc2spirvSignatureElement;
+
+// The shader model and the parameters the program declares.
+typedef struct Dxbc2spirvStageParameters {
+  // The shader model (`cs_5_0`, `ps_4_1`, …).
+  const char *model;
+  // `dcl_thread_group` (all 0 when not declared).
+  uint32_t thread_group_size[3];
+  // `dcl_inputprimitive` (`triangle`, `patch3`, …), or null.
+  const char *input_primitive;
+  // `dcl_outputtopology`, or null.
+  const char *output_topology;
+  // `dcl_maxout`.
+  uint32_t max_output_vertices;
+  // `dcl_gsinstances`.
+  uint32_t instances;
+  // `dcl_input_control_point_count`.
+  uint32_t input_control_points;
+  // `dcl_output_control_point_count`.
+  uint32_t output_control_points;
+  // `dcl_tessellator_domain`, or null.
+  const char *domain;
+  // `dcl_tessellator_partitioning`, or null.
+  const char *partitioning;
+  // `dcl_tessellator_output_primitive`, or null.
+  const char *output_primitive;
+  // `dcl_hs_max_tessfactor` (0 when not declared).
+  float max_tess_factor;
+} Dxbc2spirvStageParameters;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// The library's version (`"0.1.0"`: the crate's), a static NUL-terminated string.
+const char *dxbc2spirv_version(void);
+
+// The C API version of the library ([`DXBC2SPIRV_API_VERSION`] of the header it was built
+// with); a caller compares it with the header's constant to detect a mismatched library.
+uint32_t dxbc2spirv_api_version(void);
 
 // The message of the last failed call on this thread (an empty string if none). The
 // pointer stays valid until the next call on the same thread.
@@ -81,8 +220,8 @@ struct Dxbc2spirvTranslator *dxbc2spirv_translator_new(void);
 // `translator` is null or from [`dxbc2spirv_translator_new`] and not yet freed.
 void dxbc2spirv_translator_free(struct Dxbc2spirvTranslator *translator);
 
-// Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
-// allowed. Does nothing when `options` is null.
+// Fills `options` with the defaults: the current API version, Vulkan 1.3, debug names, no
+// validation, doubles allowed. Does nothing when `options` is null.
 //
 // # Safety
 // `options` is null or points to writable memory for one `Dxbc2spirvOptions`.
@@ -102,6 +241,20 @@ enum Dxbc2spirvStatus dxbc2spirv_translate(const uint8_t *bytes,
                                            const struct Dxbc2spirvOptions *options,
                                            struct Dxbc2spirvResult **out);
 
+// Reads a container and gives its reflection without translating it (the Rust
+// `scan_bytes`): the descriptor ranges with the bindings a translation with the same
+// options would use, the signatures and the stage parameters. The result has no words
+// ([`dxbc2spirv_result_words`] gives a count of 0); its reflection is read as with
+// [`dxbc2spirv_translate`]'s, as JSON or as structs. Statuses and errors as
+// [`dxbc2spirv_translate`]'s.
+//
+// # Safety
+// As [`dxbc2spirv_translate`].
+enum Dxbc2spirvStatus dxbc2spirv_scan(const uint8_t *bytes,
+                                      size_t size,
+                                      const struct Dxbc2spirvOptions *options,
+                                      struct Dxbc2spirvResult **out);
+
 // [`dxbc2spirv_translate`] with a translator that keeps its working memory for the next
 // call; the result does not depend on what it translated before.
 //
@@ -118,8 +271,8 @@ enum Dxbc2spirvStatus dxbc2spirv_translator_translate(struct Dxbc2spirvTranslato
 // pointer lives as long as the result. Null for a null result.
 //
 // # Safety
-// `result` is null or from [`dxbc2spirv_translate`] and not yet freed; `count` is null
-// or writable.
+// `result` is null or from [`dxbc2spirv_translate`] (or [`dxbc2spirv_scan`]) and not yet
+// freed; `count` is null or writable.
 const uint32_t *dxbc2spirv_result_words(const struct Dxbc2spirvResult *result, size_t *count);
 
 // The shader's reflection as JSON (the `dxbc2spirv reflect --json` form, NUL-terminated);
@@ -134,6 +287,48 @@ const char *dxbc2spirv_result_reflection_json(const struct Dxbc2spirvResult *res
 // # Safety
 // `result` is null or from [`dxbc2spirv_translate`] and not freed before.
 void dxbc2spirv_result_free(struct Dxbc2spirvResult *result);
+
+// The number of descriptor ranges of a result (0 for null).
+//
+// # Safety
+// `result` is null or from [`super::dxbc2spirv_translate`] or [`super::dxbc2spirv_scan`]
+// and not yet freed.
+size_t dxbc2spirv_reflection_descriptor_count(const struct Dxbc2spirvResult *result);
+
+// Copies descriptor range `index` (declaration order, as in the JSON) to `*out`. Returns
+// `Ok`, or `ErrorUsage` for a null argument or an index out of range.
+//
+// # Safety
+// `result` as for [`dxbc2spirv_reflection_descriptor_count`]; `out` is null or writable.
+enum Dxbc2spirvStatus dxbc2spirv_reflection_descriptor(const struct Dxbc2spirvResult *result,
+                                                       size_t index,
+                                                       struct Dxbc2spirvDescriptorRange *out);
+
+// The number of elements of signature `kind` (a [`Dxbc2spirvSignatureKind`] value): 0 for
+// a null result, a signature the container lacks or an unknown kind.
+//
+// # Safety
+// As [`dxbc2spirv_reflection_descriptor_count`].
+size_t dxbc2spirv_reflection_signature_count(const struct Dxbc2spirvResult *result, uint32_t kind);
+
+// Copies element `index` of signature `kind` (a [`Dxbc2spirvSignatureKind`] value) to
+// `*out`. Returns `Ok`, or `ErrorUsage` for a null argument, an unknown kind or an index
+// out of range.
+//
+// # Safety
+// As [`dxbc2spirv_reflection_descriptor`].
+enum Dxbc2spirvStatus dxbc2spirv_reflection_signature_element(const struct Dxbc2spirvResult *result,
+                                                              uint32_t kind,
+                                                              size_t index,
+                                                              struct Dxbc2spirvSignatureElement *out);
+
+// Copies the shader model and stage parameters to `*out`. Returns `Ok`, or `ErrorUsage`
+// for a null argument.
+//
+// # Safety
+// As [`dxbc2spirv_reflection_descriptor`].
+enum Dxbc2spirvStatus dxbc2spirv_reflection_stage(const struct Dxbc2spirvResult *result,
+                                                  struct Dxbc2spirvStageParameters *out);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 mod batch;
 mod explain;
+mod generate;
 mod input;
 mod progress;
 mod reflect_text;
@@ -248,6 +249,17 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
         section: Option<u16>,
     },
+    /// Print the command's completion script for a shell.
+    ///
+    /// Example: dxbc2spirv completions bash > ~/.local/share/bash-completion/completions/dxbc2spirv
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the command's manual page (roff, section 1).
+    ///
+    /// Example: dxbc2spirv man > dxbc2spirv.1 && man -l dxbc2spirv.1
+    Man,
 }
 
 /// Runs the command line and returns the exit status.
@@ -296,6 +308,14 @@ pub fn run() -> i32 {
 /// read, for `--verbose` error detail.
 fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> Result<i32> {
     match command {
+        Command::Completions { shell } => {
+            write_output(None, &generate::completions::<Cli>(shell))?;
+            Ok(0)
+        }
+        Command::Man => {
+            write_output(None, &generate::man_page::<Cli>()?)?;
+            Ok(0)
+        }
         Command::Disasm {
             input,
             output,

@@ -51,7 +51,7 @@ pub mod translation;
 pub mod vulkan;
 
 pub use error::{Error, ErrorKind, Location, Result};
-pub use translation::{translate_bytes, TranslateOptions, Translation, Translator};
+pub use translation::{scan_bytes, translate_bytes, TranslateOptions, Translation, Translator};
 
 /// Options for reading a DXBC container.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -78,6 +78,18 @@ impl Dxbc<'_> {
     /// True when the container holds a root signature (RTS0) and no shader program.
     pub fn is_root_signature(&self) -> bool {
         self.program.is_none() && self.container.find(*b"RTS0").is_some()
+    }
+
+    /// The error for a container without a program: a root signature or no SHDR/SHEX chunk.
+    pub(crate) fn no_program(&self) -> Error {
+        Error::new(
+            Location::None,
+            if self.is_root_signature() {
+                "the container holds a root signature, not a shader"
+            } else {
+                "the container holds no shader program (no SHDR or SHEX chunk)"
+            },
+        )
     }
 }
 
@@ -138,16 +150,7 @@ pub(crate) fn translate_and_plan(
     mapper: &dyn bindings::BindingMapper,
     tables: &mut spirv::Tables,
 ) -> Result<(Vec<u32>, passes::bindings::BindingPlan)> {
-    let program = dxbc.program.as_ref().ok_or_else(|| {
-        Error::new(
-            Location::None,
-            if dxbc.is_root_signature() {
-                "the container holds a root signature, not a shader"
-            } else {
-                "the container holds no shader program (no SHDR or SHEX chunk)"
-            },
-        )
-    })?;
+    let program = dxbc.program.as_ref().ok_or_else(|| dxbc.no_program())?;
     ir::validate_control_flow(program)?;
     spirv::translate_and_plan(program, &dxbc.reflection, options, mapper, tables)
 }

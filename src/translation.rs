@@ -7,7 +7,7 @@
 //! build its pipeline layout.
 
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
-use crate::error::{Error, Location, Result};
+use crate::error::Result;
 use crate::reflect::ShaderReflection;
 use crate::spirv::{Features, StreamOutput, TargetEnv};
 use crate::ReadOptions;
@@ -79,6 +79,14 @@ impl TranslateOptions {
         }
     }
 
+    /// The options of reading the container (checksum leniency and limits).
+    pub fn read_options(&self) -> ReadOptions {
+        ReadOptions {
+            ignore_checksum: self.ignore_checksum,
+            limits: self.limits,
+        }
+    }
+
     /// The binding mapper these options choose.
     pub fn mapper(&self) -> &dyn BindingMapper {
         match &self.bindings {
@@ -98,6 +106,34 @@ impl TranslateOptions {
 pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
     let mut tables = crate::spirv::Tables::default();
     translate_with(bytes, options, &mut Default::default(), &mut tables)
+}
+
+/// Reads a DXBC container and gives its reflection without translating it: the descriptor
+/// ranges with the bindings a translation with the same `options` would use, the
+/// signatures, the thread-group size and the geometry and tessellation parameters (the
+/// [`Translation::reflection`] of [`translate_bytes`], without making the module).
+///
+/// Of the options it uses the checksum leniency, the limits and the binding map. The
+/// program is read and validated as for a translation, so a malformed program is an error
+/// here too; one the translator would refuse as unsupported may still be scanned.
+///
+/// ```
+/// use dxbc2spirv::{scan_bytes, TranslateOptions};
+///
+/// let dxbc = dxbc2spirv::asm::assemble(
+///     "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 8, 2, 1\nstore_raw u0.x, l(0), l(1)\nret\n",
+/// )?;
+/// let reflection = scan_bytes(&dxbc, &TranslateOptions::default())?;
+/// assert_eq!(reflection.thread_group, Some([8, 2, 1]));
+/// assert_eq!(reflection.ranges[0].binding.binding.binding, 160); // u0, default layout
+/// # Ok::<(), dxbc2spirv::Error>(())
+/// ```
+pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderReflection> {
+    let mut dxbc = crate::read(bytes, &options.read_options())?;
+    let Some(program) = dxbc.program.take() else {
+        return Err(dxbc.no_program());
+    };
+    crate::reflect::scan_owned(&program, dxbc.reflection, options.mapper())
 }
 
 /// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
@@ -157,26 +193,14 @@ fn translate_with(
     decoder: &mut crate::tpf::spare::Arrays,
     tables: &mut crate::spirv::Tables,
 ) -> Result<Translation> {
-    let read_options = ReadOptions {
-        ignore_checksum: options.ignore_checksum,
-        limits: options.limits,
-    };
-    let dxbc = crate::read_into(bytes, &read_options, decoder)?;
+    let mut dxbc = crate::read_into(bytes, &options.read_options(), decoder)?;
     let mapper = options.mapper();
     let (words, plan) = crate::translate_and_plan(&dxbc, &options.backend(), mapper, tables)?;
-    let crate::Dxbc {
-        program,
-        reflection,
-        ..
-    } = dxbc;
-    let program = program.ok_or_else(|| {
-        Error::new(
-            Location::None,
-            "the container holds no shader program (no SHDR or SHEX chunk)",
-        )
-    })?;
+    let Some(program) = dxbc.program.take() else {
+        return Err(dxbc.no_program());
+    };
     // The container's signatures move into the result (no copies).
-    let reflection = crate::reflect::scan_owned_with_plan(&program, reflection, plan)?;
+    let reflection = crate::reflect::scan_owned_with_plan(&program, dxbc.reflection, plan)?;
     decoder.keep(program);
     if options.validate {
         crate::spirv::spirv_val(&words, options.target)?;
@@ -227,5 +251,51 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         assert!(translate_bytes(b"DXBC", &TranslateOptions::default()).is_err());
         assert!(translate_bytes(&[], &TranslateOptions::default()).is_err());
+        assert!(scan_bytes(b"DXBC", &TranslateOptions::default()).is_err());
+        assert!(scan_bytes(&[], &TranslateOptions::default()).is_err());
+    }
+
+    /// A scan with a binding map gives the map's binding and the declared parameters, and
+    /// the reflection a translation with the same options gives.
+    #[test]
+    fn scan_gives_the_translations_reflection() {
+        let bytes = crate::asm::assemble(SHADER).expect("assembles");
+        let map = BindingMap::from_json(
+            r#"{"ranges":[{"class":"uav","space":0,"first":0,"last":0,"set":1,"binding":9}]}"#,
+        )
+        .expect("map");
+        let options = TranslateOptions {
+            bindings: Some(map),
+            ..Default::default()
+        };
+        let scanned = scan_bytes(&bytes, &options).expect("scans");
+        assert_eq!(scanned.thread_group, Some([4, 1, 1]), "{scanned:#?}");
+        let binding = scanned.ranges.first().expect("one range").binding.binding;
+        assert_eq!((binding.set, binding.binding), (1, 9), "{scanned:#?}");
+        let translated = translate_bytes(&bytes, &options).expect("translates");
+        assert_eq!(scanned.to_json(), translated.reflection.to_json());
+    }
+
+    /// A program the translator refuses is still scanned (the scan makes no module); a
+    /// container without a program is an error naming what it holds.
+    #[test]
+    fn scan_without_translation() {
+        // Doubles without `float64` are an error of translation, not of reading.
+        let text = "cs_5_0\ndcl_globalFlags enableDoublePrecisionFloatOps\n\
+                    dcl_uav_raw u0\ndcl_temps 1\ndcl_thread_group 2, 1, 1\n\
+                    dadd r0.xy, d(1.0, 0.0), d(2.0, 0.0)\nstore_raw u0.xy, l(0), r0.xyxx\nret\n";
+        let bytes = crate::asm::assemble(text).expect("assembles");
+        let options = TranslateOptions {
+            features: Features {
+                float64: false,
+                ..Features::default()
+            },
+            ..Default::default()
+        };
+        let error = translate_bytes(&bytes, &options).expect_err("doubles are refused");
+        let scanned = scan_bytes(&bytes, &options)
+            .unwrap_or_else(|e| panic!("scan fails where translation failed with {error}: {e}"));
+        assert_eq!(scanned.thread_group, Some([2, 1, 1]));
+        assert_eq!(scanned.ranges.len(), 1, "{scanned:#?}");
     }
 }

@@ -1121,3 +1121,119 @@ fn run_translates_with_the_device_features() {
          1000 iterations), got:\n{text}"
     );
 }
+
+/// Every subcommand, as the completion scripts and the manual page must list them.
+const SUBCOMMANDS: [&str; 9] = [
+    "translate",
+    "disasm",
+    "asm",
+    "reflect",
+    "validate",
+    "run",
+    "batch",
+    "completions",
+    "man",
+];
+
+/// Feeds `input` to `program args…` and gives its output (`None` when the program is not
+/// installed).
+fn pipe(program: &str, args: &[&str], input: &[u8]) -> Option<Output> {
+    use std::io::Write;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take().expect("piped standard input");
+    stdin.write_all(input).expect("write the script");
+    drop(stdin);
+    Some(child.wait_with_output().expect("the program runs"))
+}
+
+/// `completions SHELL` prints each shell's script, naming every subcommand; bash loads its
+/// script and registers the completion; an unknown shell is a usage error.
+#[test]
+fn completions_for_every_shell() {
+    let shells = [
+        ("bash", "complete -F _dxbc2spirv"),
+        ("zsh", "#compdef dxbc2spirv"),
+        ("fish", "complete -c dxbc2spirv"),
+        ("elvish", "edit:completion:arg-completer[dxbc2spirv]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ];
+    for (shell, marker) in shells {
+        let out = dxbc2spirv(&["completions", shell]);
+        assert!(out.status.success(), "completions {shell}: {}", show(&out));
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            script.contains(marker),
+            "{shell}: no `{marker}` in\n{script}"
+        );
+        for subcommand in SUBCOMMANDS {
+            assert!(
+                script.contains(subcommand),
+                "{shell}: the script does not name `{subcommand}`:\n{script}"
+            );
+        }
+    }
+    let bash = dxbc2spirv(&["completions", "bash"]).stdout;
+    // `source /dev/stdin` reads the script; `complete -p` prints the registration.
+    if let Some(out) = pipe(
+        "bash",
+        &["-c", "source /dev/stdin && complete -p dxbc2spirv"],
+        &bash,
+    ) {
+        let registered = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && registered.contains("_dxbc2spirv"),
+            "bash did not register the completion: {}",
+            show(&out)
+        );
+    }
+    let out = dxbc2spirv(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(2), "{}", show(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("tcsh"),
+        "{}",
+        show(&out)
+    );
+}
+
+/// `man` prints a roff page with the name, the version and every subcommand; nroff renders
+/// it when installed.
+#[test]
+fn man_prints_the_manual_page() {
+    let out = dxbc2spirv(&["man"]);
+    assert!(out.status.success(), "man: {}", show(&out));
+    let page = String::from_utf8_lossy(&out.stdout);
+    let title = format!(
+        ".TH dxbc2spirv 1  \"dxbc2spirv {}\"",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(page.contains(&title), "no `{title}` in\n{page}");
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH OPTIONS", ".SH SUBCOMMANDS"] {
+        assert!(page.contains(section), "no `{section}` in\n{page}");
+    }
+    for subcommand in SUBCOMMANDS {
+        let entry = format!("dxbc2spirv\\-{subcommand}(1)");
+        assert!(page.contains(&entry), "no `{entry}` in\n{page}");
+    }
+    if let Some(rendered) = pipe("nroff", &["-man"], page.as_bytes()) {
+        // nroff emboldens by overstriking (`S\x08S`): a backspace drops the character before.
+        let mut text = String::new();
+        for c in String::from_utf8_lossy(&rendered.stdout).chars() {
+            if c == '\x08' {
+                text.pop();
+            } else {
+                text.push(c);
+            }
+        }
+        assert!(
+            rendered.status.success() && text.contains("SUBCOMMANDS"),
+            "nroff -man: {}",
+            show(&rendered)
+        );
+    }
+}

@@ -15,17 +15,22 @@ fn dir(sub: &str) -> PathBuf {
         .join("reflect")
 }
 
+/// The binding map beside an input (`<name>.map.json`), if there is one.
+fn map_for(input: &Path) -> Option<BindingMap> {
+    let map_path = input.with_extension("map.json");
+    map_path
+        .exists()
+        .then(|| BindingMap::from_json(&std::fs::read_to_string(&map_path).unwrap()).unwrap())
+}
+
 fn reflect_json(input: &Path) -> String {
     let text = std::fs::read_to_string(input).unwrap();
     let bytes = dxbc2spirv::asm::assemble(&text).unwrap();
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).unwrap();
-    let map_path = input.with_extension("map.json");
-    let map;
-    let mapper: &dyn BindingMapper = if map_path.exists() {
-        map = BindingMap::from_json(&std::fs::read_to_string(&map_path).unwrap()).unwrap();
-        &map
-    } else {
-        &DefaultBindings
+    let map = map_for(input);
+    let mapper: &dyn BindingMapper = match &map {
+        Some(map) => map,
+        None => &DefaultBindings,
     };
     let program = dxbc.program.as_ref().unwrap();
     let reflection = dxbc2spirv::reflect::scan(program, &dxbc.reflection, mapper).unwrap();
@@ -34,8 +39,8 @@ fn reflect_json(input: &Path) -> String {
     json
 }
 
-#[test]
-fn reflect_json_matches_golden_files() {
+/// The `.asm` inputs, sorted.
+fn inputs() -> Vec<PathBuf> {
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(dir("in"))
         .unwrap()
         .flatten()
@@ -44,9 +49,14 @@ fn reflect_json_matches_golden_files() {
         .collect();
     inputs.sort();
     assert!(inputs.len() >= 3, "the reflect inputs are missing");
+    inputs
+}
+
+#[test]
+fn reflect_json_matches_golden_files() {
     let update = std::env::var("UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1");
     let mut failures = Vec::new();
-    for input in inputs {
+    for input in inputs() {
         let name = input.file_stem().unwrap().to_string_lossy().to_string();
         let expected_path = dir("out").join(format!("{name}.json"));
         let actual = reflect_json(&input);
@@ -64,4 +74,46 @@ fn reflect_json_matches_golden_files() {
         "differs from the golden file:\n{}",
         failures.join("\n")
     );
+}
+
+/// The scan-only call (`scan_bytes`) gives what the step-by-step scan gives and, for every
+/// input that translates, the reflection of the translation with the same options.
+#[test]
+fn scan_bytes_is_the_translations_reflection() {
+    let mut failures = Vec::new();
+    let mut translated = 0;
+    for input in inputs() {
+        let name = input.file_stem().unwrap().to_string_lossy().to_string();
+        let bytes = dxbc2spirv::asm::assemble(&std::fs::read_to_string(&input).unwrap()).unwrap();
+        let options = dxbc2spirv::TranslateOptions {
+            bindings: map_for(&input),
+            ..Default::default()
+        };
+        let scanned = match dxbc2spirv::scan_bytes(&bytes, &options) {
+            Ok(scanned) => scanned.to_json(),
+            Err(e) => {
+                failures.push(format!("{name}: scan_bytes failed: {e}"));
+                continue;
+            }
+        };
+        let mut pretty = serde_json::to_string_pretty(&scanned).unwrap();
+        pretty.push('\n');
+        if pretty != reflect_json(&input) {
+            failures.push(format!(
+                "{name}: scan_bytes differs from reflect::scan:\n{pretty}"
+            ));
+        }
+        if let Ok(translation) = dxbc2spirv::translate_bytes(&bytes, &options) {
+            translated += 1;
+            let from_translation = translation.reflection.to_json();
+            if from_translation != scanned {
+                failures.push(format!(
+                    "{name}: the translation's reflection differs:\n{from_translation:#}\n\
+                     scan_bytes:\n{scanned:#}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(translated >= 3, "only {translated} inputs translated");
 }

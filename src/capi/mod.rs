@@ -4,8 +4,11 @@
 //!
 //! Use: fill a [`Dxbc2spirvOptions`] with [`dxbc2spirv_options_default`], call
 //! [`dxbc2spirv_translate`]; on success read the words with [`dxbc2spirv_result_words`] and
-//! the reflection with [`dxbc2spirv_result_reflection_json`], then release the result with
-//! [`dxbc2spirv_result_free`]. On failure [`dxbc2spirv_last_error`] gives the message.
+//! the reflection with [`dxbc2spirv_result_reflection_json`] or as structs
+//! ([`reflection`]), then release the result with [`dxbc2spirv_result_free`]. On failure
+//! [`dxbc2spirv_last_error`] gives the message. [`dxbc2spirv_scan`] gives the reflection
+//! without translating. The options carry the API version they were made for
+//! ([`DXBC2SPIRV_API_VERSION`]); another version is refused.
 //! Every function catches panics, so none unwinds into C.
 
 use std::cell::RefCell;
@@ -13,8 +16,22 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::bindings::BindingMap;
+use crate::reflect::ShaderReflection;
 use crate::spirv::{Features, StreamOutput, TargetEnv};
-use crate::translation::{translate_bytes, TranslateOptions, Translator};
+use crate::translation::{scan_bytes, translate_bytes, TranslateOptions, Translator};
+
+pub mod reflection;
+
+use reflection::CReflection;
+
+/// The version of the C API this header describes, the value of
+/// [`Dxbc2spirvOptions::api_version`]. It changes whenever the layout or meaning of a struct
+/// of the C API changes; a library refuses options of another version. Version 1 was the
+/// options without `api_version`.
+pub const DXBC2SPIRV_API_VERSION: u32 = 2;
+
+/// The library's version (`0.1.0`), NUL-terminated.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
 
 /// What [`dxbc2spirv_translate`] returns (the command's exit statuses).
 #[repr(C)]
@@ -33,6 +50,9 @@ pub enum Dxbc2spirvStatus {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct Dxbc2spirvOptions {
+    /// The C API version the caller was built for: [`DXBC2SPIRV_API_VERSION`] (filled by
+    /// [`dxbc2spirv_options_default`]). Calls refuse another version with `ErrorUsage`.
+    pub api_version: u32,
     /// Target Vulkan version: 11, 12 or 13 (Vulkan 1.1, 1.2, 1.3).
     pub target_vulkan: u32,
     /// Keep debug names in the module (non-zero = yes).
@@ -68,10 +88,25 @@ pub struct Dxbc2spirvOptions {
     pub stream_output_json: *const c_char,
 }
 
-/// A translated module and its reflection; opaque to C.
+/// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
+/// C.
 pub struct Dxbc2spirvResult {
     words: Vec<u32>,
     reflection_json: CString,
+    reflection: CReflection,
+}
+
+/// The library's version (`"0.1.0"`: the crate's), a static NUL-terminated string.
+#[no_mangle]
+pub extern "C" fn dxbc2spirv_version() -> *const c_char {
+    VERSION.as_ptr().cast()
+}
+
+/// The C API version of the library ([`DXBC2SPIRV_API_VERSION`] of the header it was built
+/// with); a caller compares it with the header's constant to detect a mismatched library.
+#[no_mangle]
+pub extern "C" fn dxbc2spirv_api_version() -> u32 {
+    DXBC2SPIRV_API_VERSION
 }
 
 thread_local! {
@@ -116,8 +151,8 @@ pub unsafe extern "C" fn dxbc2spirv_translator_free(translator: *mut Dxbc2spirvT
     }
 }
 
-/// Fills `options` with the defaults: Vulkan 1.3, debug names, no validation, doubles
-/// allowed. Does nothing when `options` is null.
+/// Fills `options` with the defaults: the current API version, Vulkan 1.3, debug names, no
+/// validation, doubles allowed. Does nothing when `options` is null.
 ///
 /// # Safety
 /// `options` is null or points to writable memory for one `Dxbc2spirvOptions`.
@@ -128,6 +163,7 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
         // SAFETY: the caller guarantees a valid, writable pointer.
         unsafe {
             options.write(Dxbc2spirvOptions {
+                api_version: DXBC2SPIRV_API_VERSION,
                 target_vulkan: 13,
                 debug_names: 1,
                 ignore_checksum: 0,
@@ -153,6 +189,15 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
 /// # Safety
 /// `bindings_json` and `stream_output_json` are null or NUL-terminated strings.
 unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, String> {
+    if options.api_version != DXBC2SPIRV_API_VERSION {
+        return Err(format!(
+            "api_version {}: this library (dxbc2spirv {}) takes options of API version {} \
+             (fill them with dxbc2spirv_options_default)",
+            options.api_version,
+            env!("CARGO_PKG_VERSION"),
+            DXBC2SPIRV_API_VERSION
+        ));
+    }
     let target = match options.target_vulkan {
         11 => TargetEnv::Vulkan1_1,
         12 => TargetEnv::Vulkan1_2,
@@ -187,7 +232,7 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
         features: Features {
             float64: options.float64 != 0,
             denorm_preserve_float64: options.denorm_preserve_float64 != 0,
-            // Not in the C API's version 1 options: off, the library's default.
+            // Not in the C API's options: off, the library's default.
             signed_zero_inf_nan_preserve_float32: false,
             signed_zero_inf_nan_preserve_float64: false,
             sparse_residency: options.sparse_residency != 0,
@@ -218,8 +263,34 @@ pub unsafe extern "C" fn dxbc2spirv_translate(
     options: *const Dxbc2spirvOptions,
     out: *mut *mut Dxbc2spirvResult,
 ) -> Dxbc2spirvStatus {
+    let translate = |input: &[u8], options: &TranslateOptions| {
+        translate_bytes(input, options).map(|t| (t.words, t.reflection))
+    };
     // SAFETY: the caller's guarantees are this function's.
-    unsafe { translate_c(bytes, size, options, out, translate_bytes) }
+    unsafe { call_c("dxbc2spirv_translate", bytes, size, options, out, translate) }
+}
+
+/// Reads a container and gives its reflection without translating it (the Rust
+/// `scan_bytes`): the descriptor ranges with the bindings a translation with the same
+/// options would use, the signatures and the stage parameters. The result has no words
+/// ([`dxbc2spirv_result_words`] gives a count of 0); its reflection is read as with
+/// [`dxbc2spirv_translate`]'s, as JSON or as structs. Statuses and errors as
+/// [`dxbc2spirv_translate`]'s.
+///
+/// # Safety
+/// As [`dxbc2spirv_translate`].
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_scan(
+    bytes: *const u8,
+    size: usize,
+    options: *const Dxbc2spirvOptions,
+    out: *mut *mut Dxbc2spirvResult,
+) -> Dxbc2spirvStatus {
+    let scan = |input: &[u8], options: &TranslateOptions| {
+        scan_bytes(input, options).map(|r| (Vec::new(), r))
+    };
+    // SAFETY: the caller's guarantees are this function's.
+    unsafe { call_c("dxbc2spirv_scan", bytes, size, options, out, scan) }
 }
 
 /// [`dxbc2spirv_translate`] with a translator that keeps its working memory for the next
@@ -245,26 +316,40 @@ pub unsafe extern "C" fn dxbc2spirv_translator_translate(
         set_error("dxbc2spirv_translator_translate: null translator");
         return Dxbc2spirvStatus::ErrorUsage;
     };
-    let translate =
-        |input: &[u8], options: &TranslateOptions| translator.translator.translate(input, options);
+    let translate = |input: &[u8], options: &TranslateOptions| {
+        translator
+            .translator
+            .translate(input, options)
+            .map(|t| (t.words, t.reflection))
+    };
     // SAFETY: the caller's guarantees are this function's.
-    unsafe { translate_c(bytes, size, options, out, translate) }
+    unsafe {
+        call_c(
+            "dxbc2spirv_translator_translate",
+            bytes,
+            size,
+            options,
+            out,
+            translate,
+        )
+    }
 }
 
-/// The C calling convention of a translation: arguments checked, options converted, the
-/// result stored, the error message set.
+/// The C calling convention of a translation or a scan (`function` names it in usage
+/// errors): arguments checked, options converted, the result stored, the error message set.
 ///
 /// # Safety
 /// As [`dxbc2spirv_translate`].
-unsafe fn translate_c(
+unsafe fn call_c(
+    function: &str,
     bytes: *const u8,
     size: usize,
     options: *const Dxbc2spirvOptions,
     out: *mut *mut Dxbc2spirvResult,
-    translate: impl FnOnce(&[u8], &TranslateOptions) -> crate::Result<crate::Translation>,
+    work: impl FnOnce(&[u8], &TranslateOptions) -> crate::Result<(Vec<u32>, ShaderReflection)>,
 ) -> Dxbc2spirvStatus {
     if out.is_null() || (bytes.is_null() && size != 0) {
-        set_error("dxbc2spirv_translate: null pointer argument");
+        set_error(&format!("{function}: null pointer argument"));
         return Dxbc2spirvStatus::ErrorUsage;
     }
     // SAFETY: `out` is non-null and the caller guarantees it is writable.
@@ -287,18 +372,22 @@ unsafe fn translate_c(
     let options = match options {
         Ok(options) => options,
         Err(message) => {
-            set_error(&message);
+            set_error(&format!("{function}: {message}"));
             return Dxbc2spirvStatus::ErrorUsage;
         }
     };
-    let outcome = catch_unwind(AssertUnwindSafe(|| translate(input, &options)));
-    match outcome {
-        Ok(Ok(translation)) => {
-            let json = serde_json::to_string(&translation.reflection.to_json()).unwrap_or_default();
-            let result = Box::new(Dxbc2spirvResult {
-                words: translation.words,
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        work(input, &options).map(|(words, reflection)| {
+            let json = serde_json::to_string(&reflection.to_json()).unwrap_or_default();
+            Box::new(Dxbc2spirvResult {
+                words,
                 reflection_json: CString::new(json).unwrap_or_default(),
-            });
+                reflection: CReflection::new(&reflection),
+            })
+        })
+    }));
+    match outcome {
+        Ok(Ok(result)) => {
             // SAFETY: as above.
             unsafe { out.write(Box::into_raw(result)) };
             set_error("");
@@ -319,8 +408,8 @@ unsafe fn translate_c(
 /// pointer lives as long as the result. Null for a null result.
 ///
 /// # Safety
-/// `result` is null or from [`dxbc2spirv_translate`] and not yet freed; `count` is null
-/// or writable.
+/// `result` is null or from [`dxbc2spirv_translate`] (or [`dxbc2spirv_scan`]) and not yet
+/// freed; `count` is null or writable.
 #[no_mangle]
 pub unsafe extern "C" fn dxbc2spirv_result_words(
     result: *const Dxbc2spirvResult,

@@ -1,6 +1,9 @@
 /* The C API from C: translate a container, read words and reflection, free; an input error
- * and a usage error. Built and run by `cargo xtask test` against libdxbc2spirv.so:
- *   test DXBC_FILE   (a compute shader container) */
+ * and a usage error; the scan-only call's reflection structs; the API version check. Built
+ * and run by `cargo xtask test` against libdxbc2spirv.so:
+ *   test STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc
+ * (shaders/seeds/store_raw.shader_test, tests/in/reflect/cs_ranges.asm and gs_params.asm,
+ * assembled) */
 #include "dxbc2spirv.h"
 
 #include <stdio.h>
@@ -16,6 +19,153 @@ static void check(int ok, const char *what) {
     }
 }
 
+static int equal_text(const char *actual, const char *expected) {
+    return actual && strcmp(actual, expected) == 0;
+}
+
+/* Checks one number, printing both values when they differ. */
+static void check_u32(uint32_t actual, uint32_t expected, const char *what) {
+    if (actual != expected) {
+        fprintf(stderr, "FAIL: %s: %u, expected %u\n", what, actual, expected);
+        failures++;
+    }
+}
+
+/* The scan-only call on tests/in/reflect/cs_ranges.asm with the default layout: no module,
+ * the descriptor ranges and the thread-group size as structs (the values of `dxbc2spirv
+ * reflect --json`). */
+static void check_scan(const unsigned char *bytes, size_t size) {
+    Dxbc2spirvOptions options;
+    dxbc2spirv_options_default(&options);
+    Dxbc2spirvResult *result = NULL;
+    Dxbc2spirvStatus status = dxbc2spirv_scan(bytes, size, &options, &result);
+    check(status == DXBC2SPIRV_STATUS_OK && result != NULL, "scan succeeds");
+    if (!result) return;
+    size_t words = 99;
+    dxbc2spirv_result_words(result, &words);
+    check(words == 0, "a scan makes no module");
+    const char *json = dxbc2spirv_result_reflection_json(result);
+    check(json && strstr(json, "\"thread_group_size\":[8,4,1]") != NULL, "scan's JSON");
+
+    size_t count = dxbc2spirv_reflection_descriptor_count(result);
+    check_u32((uint32_t)count, 6, "cs_ranges descriptor ranges");
+    Dxbc2spirvDescriptorRange r[6];
+    for (size_t i = 0; i < count && i < 6; i++) {
+        status = dxbc2spirv_reflection_descriptor(result, i, &r[i]);
+        check(status == DXBC2SPIRV_STATUS_OK, "descriptor range copied");
+    }
+    if (count == 6) {
+        /* cb0[2:4][4]: a uniform-buffer array of 3 at binding 2. */
+        check(r[0].descriptor_class == DXBC2SPIRV_DESCRIPTOR_CLASS_CONSTANT_BUFFER, "cb0 class");
+        check_u32(r[0].vk_descriptor_type, 6, "cb0 VkDescriptorType");
+        check_u32(r[0].binding, 2, "cb0 binding");
+        check_u32(r[0].descriptor_count, 3, "cb0 descriptors");
+        check_u32(r[0].cbuffer_size, 4, "cb0 vectors");
+        /* t0[8:11] of space 2: raw buffers, set 2 binding 40. */
+        check(r[1].descriptor_class == DXBC2SPIRV_DESCRIPTOR_CLASS_SHADER_RESOURCE, "t0 class");
+        check_u32(r[1].space, 2, "t0 space");
+        check_u32(r[1].lower_bound, 8, "t0 lower bound");
+        check_u32(r[1].register_count, 4, "t0 registers");
+        check_u32(r[1].set, 2, "t0 set");
+        check_u32(r[1].binding, 40, "t0 binding");
+        check_u32(r[1].vk_descriptor_type, 7, "t0 VkDescriptorType");
+        check(equal_text(r[1].dimension, "raw_buffer"), "t0 dimension");
+        /* t1[4:*]: an unbounded range, a runtime array. */
+        check_u32(r[2].register_count, 0, "t1 unbounded");
+        check_u32(r[2].descriptor_count, 0, "t1 runtime array");
+        check_u32(r[2].stride, 16, "t1 stride");
+        check_u32(r[2].binding, 36, "t1 binding");
+        /* u1[4:5] with its counter used. */
+        check(r[4].descriptor_class == DXBC2SPIRV_DESCRIPTOR_CLASS_UNORDERED_ACCESS, "u1 class");
+        check_u32(r[4].binding, 164, "u1 binding");
+        check_u32(r[4].uav_counter, 1, "u1 counter used");
+        check_u32(r[4].counter_binding, 228, "u1 counter binding");
+        /* u2[6:7]: a storage image read and used atomically. */
+        check_u32(r[5].vk_descriptor_type, 3, "u2 VkDescriptorType");
+        check(equal_text(r[5].dimension, "texture2d"), "u2 dimension");
+        check(r[5].uav_read && r[5].uav_atomic && !r[5].uav_counter, "u2 usage");
+    }
+    Dxbc2spirvDescriptorRange spare;
+    status = dxbc2spirv_reflection_descriptor(result, count, &spare);
+    check(status == DXBC2SPIRV_STATUS_ERROR_USAGE, "a range index out of range is refused");
+
+    Dxbc2spirvStageParameters stage;
+    status = dxbc2spirv_reflection_stage(result, &stage);
+    check(status == DXBC2SPIRV_STATUS_OK, "stage parameters copied");
+    if (status == DXBC2SPIRV_STATUS_OK) {
+        check(equal_text(stage.model, "cs_5_1"), "model cs_5_1");
+        check_u32(stage.thread_group_size[0], 8, "thread group x");
+        check_u32(stage.thread_group_size[1], 4, "thread group y");
+        check_u32(stage.thread_group_size[2], 1, "thread group z");
+        check(stage.domain == NULL && stage.input_primitive == NULL, "no stage parameters");
+    }
+    check(dxbc2spirv_reflection_signature_count(result, DXBC2SPIRV_SIGNATURE_KIND_INPUT) == 0,
+          "no input signature elements");
+    printf("scan: %zu descriptor ranges, thread group %u,%u,%u\n", count,
+           stage.thread_group_size[0], stage.thread_group_size[1], stage.thread_group_size[2]);
+    dxbc2spirv_result_free(result);
+}
+
+/* A translated geometry shader's signatures and geometry parameters as structs
+ * (tests/in/reflect/gs_params.asm: SV_Position in and out, triangles in, 3 vertices out). */
+static void check_signatures(const unsigned char *bytes, size_t size) {
+    Dxbc2spirvResult *result = NULL;
+    Dxbc2spirvStatus status = dxbc2spirv_translate(bytes, size, NULL, &result);
+    check(status == DXBC2SPIRV_STATUS_OK && result != NULL, "gs translates");
+    if (!result) return;
+    const uint32_t kinds[2] = {DXBC2SPIRV_SIGNATURE_KIND_INPUT, DXBC2SPIRV_SIGNATURE_KIND_OUTPUT};
+    for (int k = 0; k < 2; k++) {
+        check_u32((uint32_t)dxbc2spirv_reflection_signature_count(result, kinds[k]), 1,
+                  "gs signature elements");
+        Dxbc2spirvSignatureElement e;
+        status = dxbc2spirv_reflection_signature_element(result, kinds[k], 0, &e);
+        check(status == DXBC2SPIRV_STATUS_OK, "signature element copied");
+        if (status != DXBC2SPIRV_STATUS_OK) continue;
+        check(equal_text(e.semantic_name, "SV_Position"), "semantic SV_Position");
+        check_u32(e.semantic_index, 0, "semantic index");
+        check_u32(e.register_index, 0, "register");
+        check_u32(e.mask, 0xf, "mask");
+        check_u32(e.system_value, 1, "system value (D3D_NAME_POSITION)");
+        check_u32(e.component_type, 3, "component type (float)");
+    }
+    Dxbc2spirvSignatureElement spare;
+    status = dxbc2spirv_reflection_signature_element(result, 9, 0, &spare);
+    check(status == DXBC2SPIRV_STATUS_ERROR_USAGE, "an unknown signature kind is refused");
+    Dxbc2spirvStageParameters stage;
+    status = dxbc2spirv_reflection_stage(result, &stage);
+    check(status == DXBC2SPIRV_STATUS_OK, "gs stage parameters copied");
+    if (status == DXBC2SPIRV_STATUS_OK) {
+        check(equal_text(stage.input_primitive, "triangle"), "input primitive");
+        check(equal_text(stage.output_topology, "trianglestrip"), "output topology");
+        check_u32(stage.max_output_vertices, 3, "max output vertices");
+    }
+    dxbc2spirv_result_free(result);
+}
+
+/* The library's versions, and options of another API version refused by both calls. */
+static void check_versions(const unsigned char *bytes, size_t size) {
+    check(dxbc2spirv_api_version() == DXBC2SPIRV_API_VERSION, "library and header agree");
+    const char *version = dxbc2spirv_version();
+    check(version && strchr(version, '.') != NULL, "a library version");
+    printf("library %s, C API version %u\n", version, dxbc2spirv_api_version());
+    Dxbc2spirvOptions options;
+    dxbc2spirv_options_default(&options);
+    check_u32(options.api_version, DXBC2SPIRV_API_VERSION, "default options' API version");
+    const uint32_t wrong[2] = {DXBC2SPIRV_API_VERSION + 1, 0};
+    for (int i = 0; i < 2; i++) {
+        options.api_version = wrong[i];
+        Dxbc2spirvResult *result = NULL;
+        Dxbc2spirvStatus status = dxbc2spirv_translate(bytes, size, &options, &result);
+        check(status == DXBC2SPIRV_STATUS_ERROR_USAGE && result == NULL,
+              "translate refuses another API version");
+        check(strstr(dxbc2spirv_last_error(), "api_version") != NULL, "the message names it");
+        status = dxbc2spirv_scan(bytes, size, &options, &result);
+        check(status == DXBC2SPIRV_STATUS_ERROR_USAGE && result == NULL,
+              "scan refuses another API version");
+    }
+    printf("api_version %u refused: %s\n", wrong[1], dxbc2spirv_last_error());
+}
+
 static unsigned char *read_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -29,16 +179,25 @@ static unsigned char *read_file(const char *path, size_t *size) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s SHADER.dxbc\n", argv[0]);
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc\n", argv[0]);
         return 2;
     }
     size_t size = 0;
     unsigned char *bytes = read_file(argv[1], &size);
-    if (!bytes) {
-        fprintf(stderr, "%s: cannot read\n", argv[1]);
+    size_t ranges_size = 0;
+    unsigned char *ranges = read_file(argv[2], &ranges_size);
+    size_t gs_size = 0;
+    unsigned char *gs = read_file(argv[3], &gs_size);
+    if (!bytes || !ranges || !gs) {
+        fprintf(stderr, "%s, %s or %s: cannot read\n", argv[1], argv[2], argv[3]);
         return 2;
     }
+    check_scan(ranges, ranges_size);
+    check_signatures(gs, gs_size);
+    check_versions(bytes, size);
+    free(ranges);
+    free(gs);
 
     Dxbc2spirvOptions options;
     dxbc2spirv_options_default(&options);

@@ -158,7 +158,7 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
 }
 
 /// Builds the cdylib, compiles tests/capi/test.c against include/dxbc2spirv.h with gcc and
-/// runs it on a seed shader assembled by the command.
+/// runs it on three shaders assembled by the command (a seed and two reflection inputs).
 fn capi_test() -> Result<()> {
     let root = paths::workspace_root();
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -171,7 +171,6 @@ fn capi_test() -> Result<()> {
     };
     let debug = target.join("debug");
     cargo(&["build", "--package", "dxbc2spirv"])?;
-    let dxbc = debug.join("capi-store_raw.dxbc");
     let exe = debug.join("capi-test");
     let run = |program: &std::path::Path, args: &[&std::ffi::OsStr]| -> Result<()> {
         let status = Command::new(program)
@@ -188,15 +187,31 @@ fn capi_test() -> Result<()> {
         }
         Ok(())
     };
-    run(
-        &debug.join("dxbc2spirv"),
-        &[
-            "asm".as_ref(),
-            "shaders/seeds/store_raw.shader_test".as_ref(),
-            "-o".as_ref(),
-            dxbc.as_os_str(),
-        ],
-    )?;
+    // The seed's container, then the two reflection inputs the scan and signature checks
+    // expect; each assembled to `capi-<stem>.dxbc`.
+    let sources = [
+        "shaders/seeds/store_raw.shader_test",
+        "tests/in/reflect/cs_ranges.asm",
+        "tests/in/reflect/gs_params.asm",
+    ];
+    let inputs: Vec<std::path::PathBuf> = sources
+        .iter()
+        .map(|source| {
+            let stem = std::path::Path::new(source).file_stem().unwrap_or_default();
+            debug.join(format!("capi-{}.dxbc", stem.to_string_lossy()))
+        })
+        .collect();
+    for (source, output) in sources.iter().zip(&inputs) {
+        run(
+            &debug.join("dxbc2spirv"),
+            &[
+                "asm".as_ref(),
+                source.as_ref(),
+                "-o".as_ref(),
+                output.as_os_str(),
+            ],
+        )?;
+    }
     let mut rpath = OsString::from("-Wl,-rpath,");
     rpath.push(&debug);
     let mut lib_dir = OsString::from("-L");
@@ -216,5 +231,6 @@ fn capi_test() -> Result<()> {
             rpath.as_os_str(),
         ],
     )?;
-    run(&exe, &[dxbc.as_os_str()])
+    let arguments: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.as_os_str()).collect();
+    run(&exe, &arguments)
 }
