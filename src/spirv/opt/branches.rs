@@ -12,6 +12,7 @@ use crate::fast_hash::HashMap;
 use crate::spirv::dr::{Block, Function, Instruction, Module, Operand};
 use spirv::{Op, Word};
 
+use super::dce::drop_marked;
 use super::info::{Info, Subst};
 
 /// Runs the pass; returns whether anything changed.
@@ -32,15 +33,23 @@ pub fn run(module: &mut Module, info: &Info) -> bool {
         // Names and decorations of what went (labels, and the results of a dropped side,
         // whose `NonUniform` decorations would otherwise name undefined ids).
         let removed: crate::fast_hash::HashSet<Word> = removed_labels.into_iter().collect();
-        let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if removed.contains(id));
-        module.debug_names.retain(|inst| !targets_removed(inst));
-        module.annotations.retain(|inst| !targets_removed(inst));
+        super::info::drop_names_of(module, |id| removed.contains(&id));
     }
     changed
 }
 
 fn label_of(block: &Block) -> Word {
     block.label.as_ref().and_then(|l| l.result_id).unwrap_or(0)
+}
+
+/// Each block's index in the function, by label.
+fn block_index(function: &Function) -> HashMap<Word, usize> {
+    function
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (label_of(b), i))
+        .collect()
 }
 
 fn has_constant_branch(function: &Function, info: &Info) -> bool {
@@ -127,12 +136,7 @@ fn goes_straight_to(block: &Block, target: Word) -> bool {
 /// Folds selections on constant conditions; true when one was folded.
 fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Vec<Word>) -> bool {
     let predecessors = predecessor_counts(function);
-    let index: HashMap<Word, usize> = function
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (label_of(b), i))
-        .collect();
+    let index = block_index(function);
     let mut gone = vec![false; function.blocks.len()];
     let mut folded = false;
     for i in 0..function.blocks.len() {
@@ -213,13 +217,7 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
         insts.push(Instruction::of_ids(Op::Branch, None, None, &[taken]));
         folded = true;
     }
-    if gone.contains(&true) {
-        let mut at = 0;
-        function.blocks.retain(|_| {
-            at += 1;
-            !gone[at - 1]
-        });
-    }
+    drop_marked(&mut function.blocks, &gone);
     folded
 }
 
@@ -237,12 +235,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
             }
         }
     }
-    let index: HashMap<Word, usize> = function
-        .blocks
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (label_of(b), i))
-        .collect();
+    let index = block_index(function);
     let entry = function.blocks.first().map(label_of).unwrap_or(0);
     let mut gone = vec![false; function.blocks.len()];
     let mut renamed: HashMap<Word, Word> = HashMap::default();
@@ -310,11 +303,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
     if !gone.contains(&true) {
         return;
     }
-    let mut at = 0;
-    function.blocks.retain(|_| {
-        at += 1;
-        !gone[at - 1]
-    });
+    drop_marked(&mut function.blocks, &gone);
     let resolve = |mut id: Word| {
         while let Some(&next) = renamed.get(&id) {
             id = next;

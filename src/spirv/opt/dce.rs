@@ -118,9 +118,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
     }
     let u = &tables.removed;
     drop_type_capabilities(module);
-    let targets_removed = |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if u.get(*id));
-    module.debug_names.retain(|inst| !targets_removed(inst));
-    module.annotations.retain(|inst| !targets_removed(inst));
+    super::info::drop_names_of(module, |id| u.get(id));
     for entry in &mut module.entry_points {
         entry
             .operands
@@ -129,12 +127,12 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
 }
 
 /// Removes the instructions marked dead (in one pass over the list).
-pub fn drop_marked(instructions: &mut Vec<Instruction>, dead: &[bool]) {
+pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool]) {
     if !dead.contains(&true) {
         return;
     }
     let mut index = 0;
-    instructions.retain(|_| {
+    items.retain(|_| {
         index += 1;
         !dead[index - 1]
     });

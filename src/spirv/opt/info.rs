@@ -477,6 +477,14 @@ impl Info {
     }
 }
 
+/// Drops the names and decorations of the ids `gone` says no longer exist.
+pub fn drop_names_of(module: &mut Module, gone: impl Fn(Word) -> bool) {
+    let targets_gone =
+        |inst: &Instruction| matches!(inst.operands.first(), Some(Operand::IdRef(id)) if gone(*id));
+    module.debug_names.retain(|inst| !targets_gone(inst));
+    module.annotations.retain(|inst| !targets_gone(inst));
+}
+
 /// The ids among an instruction's operands.
 pub fn ids(operands: &[Operand]) -> impl Iterator<Item = Word> + '_ {
     operands.iter().filter_map(|o| match o {

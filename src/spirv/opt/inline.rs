@@ -19,33 +19,29 @@ pub fn run(module: &mut Module) -> bool {
         return false;
     }
     let mut inlined_any = false;
-    // Each round inlines every function that qualifies; a callee that itself called an
-    // inlined function may qualify only after it (its body was one block all along, so one
-    // round suffices in practice, but the rounds make the order not matter).
+    let entries: Vec<Word> = module
+        .entry_points
+        .iter()
+        .filter_map(|e| match e.operands.get(1) {
+            Some(Operand::IdRef(id)) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    // One function a round, the counts taken again after each (inlining a caller can leave
+    // its callees with a new count of calls).
     loop {
         let calls = call_counts(module);
-        let entries: Vec<Word> = module
-            .entry_points
-            .iter()
-            .filter_map(|e| match e.operands.get(1) {
-                Some(Operand::IdRef(id)) => Some(*id),
-                _ => None,
-            })
-            .collect();
         let Some(at) = module.functions.iter().position(|f| {
             f.def_id().is_some_and(|id| {
-                !entries.contains(&id)
-                    && calls.get(&id) == Some(&1)
-                    && inlinable(f)
-                    && !calls_itself(f, id)
+                !entries.contains(&id) && calls.get(&id) == Some(&1) && inlinable(f)
             })
         }) else {
             return inlined_any;
         };
         let callee = module.functions.remove(at);
+        // A function whose one call is its own (recursion, which SPIR-V forbids) has no
+        // caller to be found: it is left out, as dead code.
         if !inline_into_caller(module, callee) {
-            // The only call was not found in code (cannot happen with a count of one);
-            // leave the module as it is.
             return inlined_any;
         }
         inlined_any = true;
@@ -87,16 +83,6 @@ fn inlinable(function: &Function) -> bool {
         })
 }
 
-fn calls_itself(function: &Function, id: Word) -> bool {
-    function
-        .blocks
-        .iter()
-        .flat_map(|b| &b.instructions)
-        .any(|i| {
-            i.class.opcode == Op::FunctionCall && i.operands.first() == Some(&Operand::IdRef(id))
-        })
-}
-
 /// Replaces the call of `callee` by its body; false when no call was found.
 fn inline_into_caller(module: &mut Module, callee: Function) -> bool {
     let Some(callee_id) = callee.def_id() else {
@@ -134,12 +120,7 @@ fn inline_into_caller(module: &mut Module, callee: Function) -> bool {
             entry.instructions.splice(after..after, variables);
         }
         let gone = [Some(callee_id), label, call];
-        let targets_gone = |inst: &Instruction| match inst.operands.first() {
-            Some(Operand::IdRef(id)) => gone.contains(&Some(*id)),
-            _ => false,
-        };
-        module.debug_names.retain(|inst| !targets_gone(inst));
-        module.annotations.retain(|inst| !targets_gone(inst));
+        super::info::drop_names_of(module, |id| gone.contains(&Some(id)));
         return true;
     }
     false
