@@ -35,6 +35,7 @@ pub mod disasm;
 pub mod error;
 pub mod fast_hash;
 pub mod fuzzing;
+pub mod interface;
 pub mod interp;
 pub mod ir;
 pub mod limits;

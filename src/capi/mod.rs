@@ -244,6 +244,9 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
         },
         limits: crate::limits::Limits::default(),
         no_optimize: options.no_optimize != 0,
+        // Not in the C API's options yet: the register scheme, no dual-source blending.
+        interface: None,
+        dual_source_blending: false,
     })
 }
 
