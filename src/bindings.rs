@@ -1395,7 +1395,7 @@ mod tests {
                            {"class": "srv", "first": 1, "set": 0, "binding": 1, "arrayOffset": 2}]}"#,
         );
         assert!(
-            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset)"#),
+            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset, push_constant, offset, size)"#),
             "{e}"
         );
         let e = map_error(

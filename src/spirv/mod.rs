@@ -52,6 +52,8 @@ mod module;
 mod operands;
 pub mod opt;
 mod placed_io;
+#[cfg(test)]
+mod push_constant_tests;
 mod resources;
 mod sample_rate;
 mod sparse;
