@@ -46,7 +46,9 @@ fn constant_buffers_share_one_push_constant_block() {
         .filter(|i| {
             i.class.opcode == Op::Variable
                 && i.operands.first()
-                    == Some(&rspirv::dr::Operand::StorageClass(StorageClass::PushConstant))
+                    == Some(&rspirv::dr::Operand::StorageClass(
+                        StorageClass::PushConstant,
+                    ))
         })
         .collect();
     assert_eq!(push_vars.len(), 1, "{}", disassemble(&t.words));
@@ -63,7 +65,11 @@ fn constant_buffers_share_one_push_constant_block() {
         .collect();
     assert!(offsets.contains(&16), "{offsets:?}");
     // cb0 keeps its descriptor: one uniform buffer binding.
-    assert_eq!(decorations(&module, Decoration::Binding).len(), 2, "cb0 and u0");
+    assert_eq!(
+        decorations(&module, Decoration::Binding).len(),
+        2,
+        "cb0 and u0"
+    );
     let ranges: Vec<String> = t
         .reflection
         .ranges

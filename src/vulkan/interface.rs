@@ -76,6 +76,8 @@ struct Interface {
     entry_points: Vec<(Option<Model>, String)>,
     /// Every descriptor the functions use.
     used: Vec<Used>,
+    /// The functions read a push-constant block.
+    push_constants: bool,
 }
 
 const OP_ENTRY_POINT: u32 = 15;
@@ -228,6 +230,7 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
         }
     }
     let mut used = Vec::new();
+    let mut push_constants = false;
     for (id, pointer, class) in variables {
         if !referenced.contains(&id) {
             continue;
@@ -237,9 +240,8 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
             STORAGE_UNIFORM_CONSTANT | STORAGE_UNIFORM | STORAGE_STORAGE_BUFFER
         );
         if class == STORAGE_PUSH_CONSTANT {
-            return Err(VulkanError::Invalid(
-                "the shader uses push constants, which the runner does not provide".into(),
-            ));
+            push_constants = true;
+            continue;
         }
         if !descriptor_class {
             continue;
@@ -320,7 +322,11 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
             image,
         });
     }
-    Ok(Interface { entry_points, used })
+    Ok(Interface {
+        entry_points,
+        used,
+        push_constants,
+    })
 }
 
 /// A descriptor type's name in messages.
@@ -373,9 +379,16 @@ fn resource_format(binding: &Binding) -> Option<Format> {
 pub(super) fn check_modules(
     modules: &[(&[u32], Model)],
     bindings: &[Binding],
+    push_constant_bytes: usize,
 ) -> Result<(), VulkanError> {
     for &(spirv, model) in modules {
         let interface = scan(spirv)?;
+        if interface.push_constants && push_constant_bytes == 0 {
+            return Err(VulkanError::Invalid(format!(
+                "the {} shader uses push constants, but the draw provides none",
+                model.name()
+            )));
+        }
         if !interface
             .entry_points
             .iter()

@@ -61,7 +61,7 @@ pub(super) fn stand_in(
     options.no_optimize = no_optimize;
     let words = |text: &str| -> Result<(Vec<u32>, crate::passes::bindings::BindingPlan), String> {
         let bytes = crate::asm::assemble(text).map_err(|e| format!("runner: {e}"))?;
-        match translate(&bytes, options.clone()) {
+        match translate(&bytes, options.clone(), &crate::bindings::DefaultBindings) {
             ShaderState::Ready { words, plan, .. } => Ok((words, plan)),
             ShaderState::Skip(why) | ShaderState::Fail(why) => Err(format!("runner: {why}")),
         }
@@ -113,6 +113,8 @@ pub(super) fn stand_in(
         sample_mask: u32::MAX,
         specialization: vec![(crate::spirv::RASTERIZER_SAMPLE_COUNT_SPEC_ID, SAMPLES)],
         stream_output: Vec::new(),
+        push_constants: Vec::new(),
+        blend: None,
         rasterized_stream: Some(0),
     };
     if let Err(e) = ctx.draw(&mut draw, &mut bindings) {
