@@ -69,13 +69,11 @@ pub mod text;
 mod textures;
 #[cfg(test)]
 mod textures_tests;
-mod validate;
 
 pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
-pub use validate::spirv_val;
 
 use crate::container::Reflection;
 use crate::error::Result;

@@ -218,8 +218,8 @@ pub fn check_spirv_val() -> Result<()> {
 
 /// Runs `spirv-val --target-env vulkan1.3` on SPIR-V words; the error is its first line.
 pub fn spirv_val(words: &[u32], target: &str) -> Result<()> {
-    let target = TargetEnv::from_name(target).ok_or_else(|| anyhow!("unknown target {target}"))?;
-    dxbc2spirv::spirv::spirv_val(words, target).map_err(|e| {
+    TargetEnv::from_name(target).ok_or_else(|| anyhow!("unknown target {target}"))?;
+    dxbc2spirv_testkit::spirv_val(words, target).map_err(|e| {
         let text = e.to_string();
         let first = text
             .lines()

@@ -51,7 +51,7 @@ pub fn run() -> Result<()> {
         )
     })?;
 
-    step("C API (tests/capi/test.c with gcc)", capi_test)?;
+    step("C API (crates/capi/tests/test.c with gcc)", capi_test)?;
 
     step(
         "conformance (shader_test probes on Vulkan, translated with and without the optimiser)",
@@ -157,7 +157,7 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
     Ok(())
 }
 
-/// Builds the cdylib, compiles tests/capi/test.c against include/dxbc2spirv.h with gcc and
+/// Builds the cdylib, compiles crates/capi/tests/test.c against crates/capi/include/dxbc2spirv.h with gcc and
 /// runs it on three shaders assembled by the command (a seed and two reflection inputs).
 fn capi_test() -> Result<()> {
     let root = paths::workspace_root();
@@ -170,7 +170,13 @@ fn capi_test() -> Result<()> {
         root.join(target)
     };
     let debug = target.join("debug");
-    cargo(&["build", "--package", "dxbc2spirv"])?;
+    cargo(&[
+        "build",
+        "--package",
+        "dxbc2spirv-capi",
+        "--package",
+        "dxbc2spirv-cli",
+    ])?;
     let exe = debug.join("capi-test");
     let run = |program: &std::path::Path, args: &[&std::ffi::OsStr]| -> Result<()> {
         let status = Command::new(program)
@@ -222,8 +228,8 @@ fn capi_test() -> Result<()> {
             "-std=c99".as_ref(),
             "-Wall".as_ref(),
             "-Werror".as_ref(),
-            "-Iinclude".as_ref(),
-            "tests/capi/test.c".as_ref(),
+            "-Icrates/capi/include".as_ref(),
+            "crates/capi/tests/test.c".as_ref(),
             "-o".as_ref(),
             exe.as_os_str(),
             lib_dir.as_os_str(),
