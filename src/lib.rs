@@ -45,6 +45,8 @@ pub mod fuzzing;
 #[doc(hidden)]
 pub mod ir;
 #[doc(hidden)]
+pub mod isa;
+#[doc(hidden)]
 pub mod passes;
 #[doc(hidden)]
 pub mod spirv;
@@ -131,11 +133,13 @@ pub(crate) fn read_into<'a>(
 }
 
 /// Translates a read container's program into SPIR-V words (default bindings).
+#[doc(hidden)]
 pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> {
     translate_with_bindings(dxbc, options, &bindings::DefaultBindings)
 }
 
 /// Translates a read container's program with descriptor bindings chosen by `mapper`.
+#[doc(hidden)]
 pub fn translate_with_bindings(
     dxbc: &Dxbc<'_>,
     options: &spirv::Options,

@@ -31,6 +31,7 @@ use crate::passes::bindings::{ArrayShape, BindingPlan, DescriptorBinding, UavUsa
 
 /// One descriptor range and its binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RangeInfo {
     /// The HLSL name from the container's resource definitions (RDEF), when present.
     pub name: Option<String>,
@@ -51,6 +52,7 @@ pub struct RangeInfo {
 
 /// The geometry and tessellation parameters a program declares.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct StageParameters {
     /// `dcl_inputprimitive`.
     pub input_primitive: Option<String>,
@@ -131,6 +133,7 @@ pub struct DynamicConstantBuffers {
 
 /// Everything [`scan`] finds.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ShaderReflection {
     /// The binding pass's plan ([`BindingPlan::locate`] finds where a register lives).
     pub plan: BindingPlan,
@@ -155,6 +158,7 @@ pub struct ShaderReflection {
 }
 
 /// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
+#[doc(hidden)]
 pub fn scan(
     program: &Program,
     reflection: &Reflection,
@@ -193,6 +197,7 @@ fn with_interface(mut scanned: ShaderReflection, interface: Interface) -> Shader
 
 /// [`scan`] for a caller that is done with the container's reflection: its signatures and
 /// class-linkage record move into the result instead of being copied.
+#[doc(hidden)]
 pub fn scan_owned(
     program: &Program,
     reflection: Reflection,

@@ -72,6 +72,7 @@ impl Default for TranslateOptions {
 
 /// The result of [`translate_bytes`].
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Translation {
     /// The SPIR-V module's words.
     pub words: Vec<u32>,

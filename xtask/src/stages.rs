@@ -173,9 +173,8 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
                 Ok(Outcome::ExpectedError(format!("{reason}: {e}")))
             }
             (_, ErrorKind::Unsupported) => Ok(Outcome::Skipped(e.to_string())),
-            (None, ErrorKind::Invalid) | (_, ErrorKind::Limit | ErrorKind::Internal) => {
-                Err(e.into())
-            }
+            // Invalid input not listed as such, limits and internal faults.
+            _ => Err(e.into()),
         },
         Ok(words) => {
             if let Some(reason) = expected {

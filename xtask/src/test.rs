@@ -30,13 +30,26 @@ pub fn run() -> Result<()> {
         },
     )?;
     step(
-        "cargo doc --no-deps --lib (rustdoc warnings are errors)",
+        "cargo doc --no-deps of the translator and the test kit (rustdoc warnings are errors)",
         || {
             cargo_env(
-                &["doc", "--no-deps", "--lib", "--quiet"],
+                &[
+                    "doc",
+                    "--no-deps",
+                    "--lib",
+                    "--quiet",
+                    "--package",
+                    "dxbc2spirv",
+                    "--package",
+                    "dxbc2spirv-testkit",
+                ],
                 Some(("RUSTDOCFLAGS", "-D warnings")),
             )
         },
+    )?;
+    step(
+        "the translator's dependencies (cargo tree -e normal -p dxbc2spirv)",
+        translator_dependencies,
     )?;
     // Run the Vulkan tests under the Khronos validation layer when it is installed (the tools
     // step installs it): any validation message fails them.
@@ -140,9 +153,14 @@ fn cargo(args: &[&str]) -> Result<()> {
     cargo_env(args, None)
 }
 
+/// The cargo that runs xtask (the one it was built with when run directly).
+fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from(env!("CARGO")))
+}
+
 /// Runs cargo with one extra environment variable.
 fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from(env!("CARGO")));
+    let cargo = cargo_program();
     let mut command = Command::new(&cargo);
     command.args(args).current_dir(paths::workspace_root());
     if let Some((key, value)) = env {
@@ -154,6 +172,54 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
     if !status.success() {
         bail!("`cargo {}` exited with {status}", args.join(" "));
     }
+    Ok(())
+}
+
+/// Crates the translator must not depend on: they belong to the command, the test kit or
+/// xtask.
+const NOT_IN_TRANSLATOR: [&str; 5] = ["clap", "anyhow", "rayon", "ash", "indicatif"];
+
+/// Fails when `cargo tree -e normal` of the translator lists a crate of [`NOT_IN_TRANSLATOR`].
+fn translator_dependencies() -> Result<()> {
+    let output = Command::new(cargo_program())
+        .args([
+            "tree",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "-p",
+            "dxbc2spirv",
+        ])
+        .current_dir(paths::workspace_root())
+        .output()
+        .context("running cargo tree")?;
+    if !output.status.success() {
+        bail!(
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let tree = String::from_utf8_lossy(&output.stdout);
+    let crates: Vec<&str> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    let found: Vec<&str> = NOT_IN_TRANSLATOR
+        .into_iter()
+        .filter(|name| crates.contains(name))
+        .collect();
+    if !found.is_empty() {
+        bail!(
+            "the translator crate depends on {} (cargo tree -e normal -p dxbc2spirv):\n{tree}",
+            found.join(", ")
+        );
+    }
+    println!(
+        "{} crates, none of {}",
+        crates.len(),
+        NOT_IN_TRANSLATOR.join(", ")
+    );
     Ok(())
 }
 

@@ -189,7 +189,8 @@ fn vulkan_number(target: TargetEnv) -> u32 {
     match target {
         TargetEnv::Vulkan1_1 => 11,
         TargetEnv::Vulkan1_2 => 12,
-        TargetEnv::Vulkan1_3 => 13,
+        // Vulkan 1.3, and any newer target this C API does not name yet.
+        _ => 13,
     }
 }
 

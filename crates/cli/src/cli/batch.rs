@@ -13,7 +13,7 @@ use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 
-use dxbc2spirv::{ErrorKind, TranslateOptions, Translator};
+use dxbc2spirv::{TranslateOptions, Translator};
 
 use super::progress::Progress;
 
@@ -297,14 +297,8 @@ fn convert(translator: &mut Translator, job: &Job, args: &BatchArgs) -> Outcome 
             return Outcome::Skipped(e.message)
         }
         Ok(Err(e)) => {
-            let reason = match e.kind {
-                ErrorKind::Unsupported => "unsupported",
-                ErrorKind::Invalid => "invalid",
-                ErrorKind::Limit => "limit",
-                ErrorKind::Internal => "internal",
-            };
             return Outcome::Failed {
-                reason,
+                reason: e.kind.name(),
                 message: e.to_string(),
             };
         }

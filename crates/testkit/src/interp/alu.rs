@@ -29,7 +29,7 @@ pub use half::{f16_to_f32, f32_to_f16};
 pub use tolerance::{tolerance, within, within64, Tolerance, SINCOS_RANGE};
 
 use dxbc2spirv::ir::ValueType;
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 
 /// Float rules the device may choose and the interpreter follows one way per run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -2,7 +2,7 @@
 
 use super::{generate, BufferKind, Case, GenOptions, APPROXIMATE_SLOTS, APPROXIMATE_UAV};
 use dxbc2spirv::ir::Program;
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use std::collections::BTreeSet;
 
 /// Assembles and reads a case's program (the library's read path: decode and validate).

@@ -3,7 +3,7 @@
 
 use super::float::flush;
 use super::{FloatMode, Results};
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 
 /// `true` in a 32-bit component.
 const TRUE: u32 = 0xffff_ffff;

@@ -1,7 +1,7 @@
 //! Float32 instructions, moves and the float conversions (spec 22.9, 22.10, 22.13).
 
 use super::{half, FloatMode, Results};
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 
 /// `true` in a 32-bit component.
 const TRUE: u32 = 0xffff_ffff;

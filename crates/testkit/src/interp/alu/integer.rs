@@ -1,7 +1,7 @@
 //! Integer and bitwise instructions (spec 22.11, 22.12, and the integer comparisons).
 
 use super::Results;
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 
 /// `true` in a 32-bit component.
 const TRUE: u32 = 0xffff_ffff;

@@ -1,7 +1,7 @@
 //! Tests of the ALU: edge values of every instruction family in both denormal modes.
 
 use super::*;
-use dxbc2spirv::tpf::opcodes::{Layout, OPCODES};
+use dxbc2spirv::isa::{Layout, OPCODES};
 
 /// Denormals kept, `mad` unfused.
 const KEEP: FloatMode = FloatMode {

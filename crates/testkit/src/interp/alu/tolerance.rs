@@ -1,7 +1,7 @@
 //! How far a device's result may be from the interpreter's for the instructions D3D lets be
 //! approximate (the D3D11.3 functional spec's stated tolerances).
 
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 
 /// The input range `|x| ≤ 100π` in which `sincos`'s absolute error bound holds; outside
 /// it the spec only bounds the result to `[-1, 1]`, so a generator should keep inputs here.

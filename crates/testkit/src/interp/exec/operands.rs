@@ -286,7 +286,7 @@ impl Machine<'_, '_> {
     /// per component; every selected component for dot products and double instructions,
     /// whose positions do not map one to one.
     fn components_read(&self, operand: &Operand, at: usize) -> u8 {
-        use dxbc2spirv::tpf::opcodes::Opcode as O;
+        use dxbc2spirv::isa::Opcode as O;
         let program = self.plan.program;
         let Some(instruction) = program.instructions.get(at) else {
             return operand.selection.mask();

@@ -10,7 +10,7 @@ use crate::interp::memory::{Resource, Shape};
 use dxbc2spirv::ir::{
     CustomDataClass, Declaration, Program, RegisterKind, ResourceDimension, ResourceRange, Stage,
 };
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use dxbc2spirv::{ErrorKind, Result};
 
 /// No jump target.

@@ -10,7 +10,7 @@ use super::shared::Touch;
 use super::thread::{Machine, Thread};
 use crate::interp::memory::{AtomicOp, Resource, Shape};
 use dxbc2spirv::ir::{InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension};
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use dxbc2spirv::Result;
 
 /// The dwords of a raw or structured access, for [`Machine::touch_dwords`].

@@ -4,7 +4,7 @@ use super::plan::{Plan, NONE};
 use crate::interp::memory::Resource;
 use crate::interp::{alu, Options, Resources};
 use dxbc2spirv::ir::{Instruction, Test};
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use dxbc2spirv::{ErrorKind, Result};
 
 /// D3D11's limit on nested subroutine calls.

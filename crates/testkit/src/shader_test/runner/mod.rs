@@ -1387,24 +1387,24 @@ pub fn options_for(features: &vulkan::Features) -> dxbc2spirv::spirv::Options {
         _ => dxbc2spirv::spirv::TargetEnv::Vulkan1_3,
     };
 
+    let mut wanted = dxbc2spirv::spirv::Features::default();
+    wanted.float64 = features.shader_float64;
+    wanted.denorm_preserve_float64 = features.denorm_preserve_float64;
+    wanted.signed_zero_inf_nan_preserve_float32 = features.signed_zero_inf_nan_preserve_float32;
+    wanted.signed_zero_inf_nan_preserve_float64 = features.signed_zero_inf_nan_preserve_float64;
+    // lavapipe (Mesa 25.0) crashes in its JIT code on `OpImageSparse*` of an image that is
+    // not sparse, so the `_s` forms use the fallback there (statuses say "fully mapped",
+    // which every resource of the runner is).
+    wanted.sparse_residency =
+        features.shader_resource_residency && !features.device_name.contains("llvmpipe");
+    wanted.min_lod = features.shader_resource_min_lod;
+    wanted.float16 = features.shader_float16;
+    wanted.int16 = features.shader_int16;
+    wanted.native_16bit = false;
+    wanted.shader_clock = features.shader_subgroup_clock;
     dxbc2spirv::spirv::Options {
         target,
-        features: dxbc2spirv::spirv::Features {
-            float64: features.shader_float64,
-            denorm_preserve_float64: features.denorm_preserve_float64,
-            signed_zero_inf_nan_preserve_float32: features.signed_zero_inf_nan_preserve_float32,
-            signed_zero_inf_nan_preserve_float64: features.signed_zero_inf_nan_preserve_float64,
-            // lavapipe (Mesa 25.0) crashes in its JIT code on `OpImageSparse*` of an image
-            // that is not sparse, so the `_s` forms use the fallback there (statuses say
-            // "fully mapped", which every resource of the runner is).
-            sparse_residency: features.shader_resource_residency
-                && !features.device_name.contains("llvmpipe"),
-            min_lod: features.shader_resource_min_lod,
-            float16: features.shader_float16,
-            int16: features.shader_int16,
-            native_16bit: false,
-            shader_clock: features.shader_subgroup_clock,
-        },
+        features: wanted,
         ..Default::default()
     }
 }

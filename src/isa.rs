@@ -1,10 +1,26 @@
-//! The opcode table of the tokenized program format: one line per opcode, from which the
-//! decoder, the disassembler (and the encoder and assembler) all follow.
+//! The instruction set: the opcode table of the tokenized program format, one line per
+//! opcode, from which the decoder, the encoder, the disassembler, the assembler, the IR's
+//! checks and the back end all follow. A leaf module: it depends on nothing else in the crate.
 //!
 //! Each line gives the opcode's code, its assembly name, its layout ([`Layout`]), and for
 //! ordinary instructions the value types of its destination and source operands.
 
-use crate::ir::ValueType;
+/// How an instruction reads or writes an operand's 32-bit components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueType {
+    /// 32-bit float.
+    F32,
+    /// 32-bit signed integer.
+    I32,
+    /// 32-bit unsigned integer.
+    U32,
+    /// 64-bit float held in pairs of 32-bit components.
+    F64,
+    /// Bits moved or combined without interpretation (`mov`, `and`, loads, stores).
+    Bits,
+    /// Not a value: a resource, sampler, label, stream or the like.
+    None,
+}
 
 /// How an opcode's tokens after the opcode token are laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
