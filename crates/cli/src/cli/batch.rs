@@ -109,36 +109,27 @@ pub fn run(args: &BatchArgs) -> Result<i32> {
             time: begun.elapsed(),
         }
     };
-    let records = std::thread::scope(|s| -> Result<Vec<Record>> {
-        if progress.enabled() {
-            s.spawn(|| progress.draw_until_done(&mut std::io::stderr()));
-        }
-        // One job: on this thread, without a pool.
-        let records = if args.jobs == Some(1) {
-            let mut translator = Translator::new();
-            jobs.into_iter()
-                .map(|job| one(&mut translator, job))
-                .collect()
-        } else {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(args.jobs.unwrap_or(0))
-                .build()
-                .context("starting worker threads");
-            match pool {
-                Ok(pool) => pool.install(|| {
+    // One job: on this thread, without a pool.
+    let records: Result<Vec<Record>> = if args.jobs == Some(1) {
+        let mut translator = Translator::new();
+        Ok(jobs
+            .into_iter()
+            .map(|job| one(&mut translator, job))
+            .collect())
+    } else {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(args.jobs.unwrap_or(0))
+            .build()
+            .context("starting worker threads")
+            .map(|pool| {
+                pool.install(|| {
                     jobs.into_par_iter()
                         .map_init(Translator::new, one)
                         .collect()
-                }),
-                Err(e) => {
-                    progress.finish();
-                    return Err(e);
-                }
-            }
-        };
-        progress.finish();
-        Ok(records)
-    });
+                })
+            })
+    };
+    progress.finish();
     let records = records?;
     let _ = std::panic::take_hook();
     let elapsed = start.elapsed();

@@ -1,108 +1,51 @@
-//! The progress line of `dxbc2spirv batch`: elapsed time, a bar, done/total and an estimate
-//! of the time left, redrawn on standard error five times a second while the batch runs.
-//!
-//! Small on purpose: a progress-bar crate brought in several dependencies (and, through a
-//! call to `pow`, libm), all mapped and relocated by every `dxbc2spirv` process, also the
-//! ones that translate a single shader.
+//! The progress bar of `dxbc2spirv batch` (indicatif): elapsed time, a bar, done/total and an
+//! estimate of the time left, on standard error when it is a terminal, nothing otherwise.
 
-use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Width of the bar in characters.
-const BAR: u64 = 40;
-/// Time between redraws.
-const TICK: Duration = Duration::from_millis(200);
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-/// A counter of finished items, drawn by [`Progress::draw_until_done`] when enabled.
+/// The bar's layout.
+const TEMPLATE: &str = "{elapsed_precise} [{bar:40}] {pos}/{len} (about {eta} left)";
+
+/// A counter of finished shaders, drawn while the batch runs when standard error is a
+/// terminal. Shared by the worker threads.
 pub struct Progress {
-    /// Whether anything is drawn (standard error is a terminal).
-    enabled: bool,
-    /// Items in the batch.
-    total: u64,
-    /// Items finished.
-    done: AtomicU64,
-    /// Set by [`Progress::finish`]; the drawing loop then clears the line and returns.
-    finished: AtomicBool,
-    /// Wakes the drawing loop early when the batch finishes.
-    wake: (Mutex<()>, Condvar),
-    /// When the batch began.
-    start: Instant,
+    bar: ProgressBar,
 }
 
 impl Progress {
-    /// A progress line for `total` items, drawn only when `enabled`.
+    /// A bar for `total` shaders, drawn only when `enabled`.
     pub fn new(total: u64, enabled: bool) -> Self {
-        Progress {
-            enabled,
-            total,
-            done: AtomicU64::new(0),
-            finished: AtomicBool::new(false),
-            wake: (Mutex::new(()), Condvar::new()),
-            start: Instant::now(),
-        }
-    }
-
-    /// Whether the line is drawn (without it no drawing thread is needed).
-    pub fn enabled(&self) -> bool {
-        self.enabled
-    }
-
-    /// Counts one finished item.
-    pub fn inc(&self) {
-        self.done.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Ends the drawing loop (which clears the line).
-    pub fn finish(&self) {
-        self.finished.store(true, Ordering::Release);
-        let _guard = self.wake.0.lock();
-        self.wake.1.notify_all();
-    }
-
-    /// Redraws the line on `err` every tick until [`Progress::finish`], then clears it.
-    /// Returns at once when drawing is disabled.
-    pub fn draw_until_done(&self, err: &mut dyn Write) {
-        if !self.enabled {
-            return;
-        }
-        let mut guard = match self.wake.0.lock() {
-            Ok(guard) => guard,
-            Err(_) => return,
+        let target = if enabled {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
         };
-        while !self.finished.load(Ordering::Acquire) {
-            let _ = write!(err, "\r{}", self.line());
-            let _ = err.flush();
-            guard = match self.wake.1.wait_timeout(guard, TICK) {
-                Ok((guard, _)) => guard,
-                Err(_) => return,
-            };
+        let bar = ProgressBar::with_draw_target(Some(total), target);
+        if let Ok(style) = ProgressStyle::with_template(TEMPLATE) {
+            bar.set_style(style.progress_chars("=> "));
         }
-        let _ = write!(err, "\r{:width$}\r", "", width = self.line().len());
-        let _ = err.flush();
+        if enabled {
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
+        Progress { bar }
     }
 
-    /// The text of the line: `[00:00:03] ####------ 120/800 shaders, eta 17s`.
-    fn line(&self) -> String {
-        let done = self.done.load(Ordering::Relaxed).min(self.total);
-        let elapsed = self.start.elapsed();
-        let filled = (done * BAR).checked_div(self.total).unwrap_or(BAR);
-        let bar: String = (0..BAR)
-            .map(|i| if i < filled { '#' } else { '-' })
-            .collect();
-        // Integer arithmetic: rounding a float up would call libm's `ceil`.
-        let eta = (elapsed.as_millis() * u128::from(self.total - done))
-            .checked_div(u128::from(done))
-            .map_or_else(|| "?".to_string(), |ms| format!("{}s", ms.div_ceil(1000)));
-        let secs = elapsed.as_secs();
-        format!(
-            "[{:02}:{:02}:{:02}] {bar} {done}/{} shaders, eta {eta}",
-            secs / 3600,
-            secs / 60 % 60,
-            secs % 60,
-            self.total
-        )
+    /// Counts one finished shader.
+    pub fn inc(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Clears the bar (the summary follows).
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// Shaders counted so far.
+    #[cfg(test)]
+    fn position(&self) -> u64 {
+        self.bar.position()
     }
 }
 
@@ -111,39 +54,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_line_shows_the_count_and_a_proportional_bar() {
-        let progress = Progress::new(4, false);
-        progress.inc();
-        let line = progress.line();
-        assert!(line.contains(" 1/4 shaders"), "{line}");
-        assert!(line.contains(&format!("{}{}", "#".repeat(10), "-".repeat(30))));
-        progress.inc();
-        progress.inc();
-        progress.inc();
-        progress.inc(); // more than the total is shown as the total
-        assert!(progress.line().contains(" 4/4 shaders"));
-    }
-
-    #[test]
-    fn a_disabled_line_returns_at_once() {
-        let progress = Progress::new(3, false);
-        let mut out = Vec::new();
-        progress.draw_until_done(&mut out);
-        progress.finish();
-        assert!(out.is_empty());
-    }
-
-    #[test]
-    fn finish_stops_the_drawing_loop() {
-        let progress = Progress::new(2, true);
-        let mut out = Vec::new();
+    fn counts_finished_shaders_from_every_thread() {
+        let progress = Progress::new(8, false);
         std::thread::scope(|s| {
-            s.spawn(|| progress.draw_until_done(&mut out));
-            progress.inc();
-            progress.finish();
+            for _ in 0..4 {
+                s.spawn(|| {
+                    progress.inc();
+                    progress.inc();
+                });
+            }
         });
-        // Whatever was drawn, the line ends cleared.
-        let text = String::from_utf8(out).expect("text");
-        assert!(text.is_empty() || text.ends_with('\r'), "{text:?}");
+        assert_eq!(progress.position(), 8);
+        progress.finish();
+    }
+
+    #[test]
+    fn the_template_parses() {
+        assert!(ProgressStyle::with_template(TEMPLATE).is_ok());
     }
 }
