@@ -50,7 +50,8 @@ fn stages(c: &mut Criterion) {
     let Some(root) = corpus_root() else {
         return;
     };
-    let options = TranslateOptions::default();
+    let mut options = TranslateOptions::default();
+    options.debug_names = false;
     let backend = options.backend();
     for &(label, rel) in SHADERS {
         let path = root.join(rel);

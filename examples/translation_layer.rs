@@ -30,11 +30,10 @@ impl ShaderCache {
                 { "class": "sampler", "space": 0, "first": 0, "last": 15,  "set": 0, "binding": 160 }
             ] }"#,
         )?;
+        let mut options = TranslateOptions::default();
+        options.bindings = Some(map);
         Ok(ShaderCache {
-            options: TranslateOptions {
-                bindings: Some(map),
-                ..Default::default()
-            },
+            options,
             modules: HashMap::new(),
         })
     }

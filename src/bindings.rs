@@ -628,6 +628,7 @@ impl MapEntry {
 /// elements (one arrayed binding) or even the same ones (Vulkan lets variables alias a
 /// descriptor).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BindingMap {
     /// The entries, tried in order.
     pub entries: Vec<MapEntry>,

@@ -43,6 +43,7 @@ pub enum Location {
 
 /// What kind of failure an [`Error`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The input is malformed or breaks a rule of the format.
     #[default]
@@ -55,6 +56,18 @@ pub enum ErrorKind {
     /// A fault of the translator, not of the input: an internal check failed (a bug to
     /// report with the input).
     Internal,
+}
+
+impl ErrorKind {
+    /// The kind's name in reports: `invalid`, `unsupported`, `limit` or `internal`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Unsupported => "unsupported",
+            ErrorKind::Limit => "limit",
+            ErrorKind::Internal => "internal",
+        }
+    }
 }
 
 /// An error from reading, checking or translating a shader.

@@ -8,7 +8,7 @@
 //! spirv-val.
 
 use crate::ir::{Declaration, Index, Modifier, OperandId, Program, RegisterKind, Selection};
-use crate::tpf::opcodes::{Layout, OPCODES};
+use crate::isa::{Layout, OPCODES};
 use crate::ReadOptions;
 
 /// A finding: the description of a bug.

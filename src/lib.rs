@@ -22,36 +22,40 @@
 //! assert_eq!((uav.set, uav.binding), (0, 160)); // u0 in the default layout
 //! # Ok::<(), dxbc2spirv::Error>(())
 //! ```
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 pub mod asm;
 pub mod bindings;
 pub mod cache;
-// The C API: unsafe code, as it takes and returns raw pointers (documented in the module).
-#[allow(unsafe_code)]
-pub mod capi;
-pub mod container;
 pub mod disasm;
 pub mod error;
-pub mod fast_hash;
-pub mod fuzzing;
 pub mod interface;
-pub mod interp;
-pub mod ir;
 pub mod limits;
-pub mod passes;
 pub mod reflect;
-pub mod shader_test;
-pub mod spirv;
-pub mod tpf;
 pub mod translation;
-// A headless Vulkan runner for executing translated shaders (with `capi`, the only module
-// with unsafe code: it calls the Vulkan API). Its documentation is the module's own.
-#[cfg(feature = "vulkan")]
-#[allow(unsafe_code)]
-pub mod vulkan;
+
+// The translator's inner stages. They are public only for the workspace's other crates (the
+// test kit's interpreter and runners, the command, xtask and the fuzz targets) and are not
+// part of the library's API: hidden from its documentation and free to change.
+#[doc(hidden)]
+pub mod container;
+#[doc(hidden)]
+pub mod fast_hash;
+#[doc(hidden)]
+pub mod fuzzing;
+#[doc(hidden)]
+pub mod ir;
+#[doc(hidden)]
+pub mod isa;
+#[doc(hidden)]
+pub mod passes;
+#[doc(hidden)]
+pub mod spirv;
+#[doc(hidden)]
+pub mod tpf;
 
 pub use error::{Error, ErrorKind, Location, Result};
+pub use spirv::{Features, StreamOutput, TargetEnv};
 pub use translation::{scan_bytes, translate_bytes, TranslateOptions, Translation, Translator};
 
 /// Options for reading a DXBC container.
@@ -130,11 +134,13 @@ pub(crate) fn read_into<'a>(
 }
 
 /// Translates a read container's program into SPIR-V words (default bindings).
+#[doc(hidden)]
 pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> {
     translate_with_bindings(dxbc, options, &bindings::DefaultBindings)
 }
 
 /// Translates a read container's program with descriptor bindings chosen by `mapper`.
+#[doc(hidden)]
 pub fn translate_with_bindings(
     dxbc: &Dxbc<'_>,
     options: &spirv::Options,

@@ -11,10 +11,11 @@
 
 use crate::error::{Error, ErrorKind, Location, Result};
 use crate::ir::{Declaration, Program};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The limits applied while reading a container.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Container size in bytes (default 16 MiB; fxc's largest outputs are a few hundred KiB).
     pub input_bytes: usize,

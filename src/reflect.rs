@@ -34,6 +34,7 @@ use crate::passes::bindings::{ArrayShape, BindingPlan, DescriptorBinding, UavUsa
 
 /// One descriptor range and its binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RangeInfo {
     /// The HLSL name from the container's resource definitions (RDEF), when present.
     pub name: Option<String>,
@@ -54,6 +55,7 @@ pub struct RangeInfo {
 
 /// The geometry and tessellation parameters a program declares.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct StageParameters {
     /// `dcl_inputprimitive`.
     pub input_primitive: Option<String>,
@@ -134,6 +136,7 @@ pub struct DynamicConstantBuffers {
 
 /// Everything [`scan`] finds.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct ShaderReflection {
     /// The binding pass's plan ([`BindingPlan::locate`] finds where a register lives).
     pub plan: BindingPlan,
@@ -162,7 +165,24 @@ pub struct ShaderReflection {
     /// The constant buffers placed in push constants, by offset (see
     /// [`crate::bindings::PushConstantPlacement`]); the layer's pipeline layout needs a
     /// `VkPushConstantRange` covering them for the stage.
-    pub push_constants: Vec<crate::passes::bindings::PushConstantBuffer>,
+    pub push_constants: Vec<PushConstantInfo>,
+}
+
+/// A constant buffer a binding map placed in push constants
+/// ([`crate::bindings::PushConstantPlacement`]): the bytes `offset..offset + size` of the
+/// push-constant block hold its vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushConstantInfo {
+    /// The register (`cbN`; the lower bound in SM5.1).
+    pub register: u32,
+    /// The register space.
+    pub space: u32,
+    /// The byte offset of its first vector.
+    pub offset: u32,
+    /// Its size in bytes (16 per vector the shader declares).
+    pub size: u32,
+    /// The bytes the binding map gives it, when it says.
+    pub provided_size: Option<u32>,
 }
 
 /// How the translation lays out the stage interface, for [`scan_with`]: the interface map
@@ -177,6 +197,7 @@ pub struct InterfaceOptions<'a> {
 
 /// Scans a program for its descriptor ranges (bound by `mapper`) and interface (by
 /// register: `Location = register`).
+#[doc(hidden)]
 pub fn scan(
     program: &Program,
     reflection: &Reflection,
@@ -186,6 +207,7 @@ pub fn scan(
 }
 
 /// [`scan`] with the stage interface laid out as `interface` says.
+#[doc(hidden)]
 pub fn scan_with(
     program: &Program,
     reflection: &Reflection,
@@ -226,6 +248,7 @@ fn with_interface(mut scanned: ShaderReflection, interface: Interface) -> Shader
 
 /// [`scan`] for a caller that is done with the container's reflection: its signatures and
 /// class-linkage record move into the result instead of being copied.
+#[doc(hidden)]
 pub fn scan_owned(
     program: &Program,
     reflection: Reflection,
@@ -459,7 +482,17 @@ fn scan_program(
         crate::interface::registers_end(control_points),
         interface.dual_source_blending && stage == crate::ir::Stage::Pixel,
     )?;
-    let push_constants = plan.push_constants.clone();
+    let push_constants = plan
+        .push_constants
+        .iter()
+        .map(|p| PushConstantInfo {
+            register: p.range.lower,
+            space: p.range.space,
+            offset: p.offset,
+            size: p.size,
+            provided_size: p.provided,
+        })
+        .collect();
     Ok(ShaderReflection {
         placements,
         push_constants,
@@ -758,12 +791,11 @@ impl ShaderReflection {
                 &self.placements.patch_constants,
             ),
             "push_constants": self.push_constants.iter().map(|p| json!({
-                "register": p.range.lower,
-                "space": p.range.space,
-                "id": p.range.id,
+                "register": p.register,
+                "space": p.space,
                 "offset": p.offset,
                 "size": p.size,
-                "provided_size": p.provided,
+                "provided_size": p.provided_size,
             })).collect::<Vec<_>>(),
             "thread_group_size": self.thread_group,
             "geometry": {

@@ -4,14 +4,13 @@
 //!
 //! Set `DXBC2SPIRV_VALIDATION=1` to run under `VK_LAYER_KHRONOS_validation`; every
 //! validation error then fails the test.
-#![cfg(feature = "vulkan")]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
-use dxbc2spirv::shader_test::runner::{self, BlobSource, Outcome};
-use dxbc2spirv::shader_test::ShaderTestFile;
-use dxbc2spirv::vulkan::{
+use dxbc2spirv_testkit::shader_test::runner::{self, BlobSource, Outcome};
+use dxbc2spirv_testkit::shader_test::ShaderTestFile;
+use dxbc2spirv_testkit::vulkan::{
     bytes_to_words, words_to_bytes, Binding, Context, Draw, Format, ImageShape, RenderTarget,
     Resource, Stages, Topology, VertexAttribute, VertexBuffer,
 };
@@ -38,7 +37,7 @@ impl BlobSource for NoBlobs {
     fn blob(
         &self,
         _: &str,
-        section: &dxbc2spirv::shader_test::Section,
+        section: &dxbc2spirv_testkit::shader_test::Section,
         _: &str,
         _: &[String],
     ) -> Result<Option<Vec<u8>>, String> {
@@ -490,7 +489,7 @@ fn texture_load_and_sample_to_storage_image() {
         Binding::new(
             0,
             16,
-            Resource::Sampler(dxbc2spirv::vulkan::SamplerDesc::default()),
+            Resource::Sampler(dxbc2spirv_testkit::vulkan::SamplerDesc::default()),
         ),
         Binding::new(
             0,

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// spirv-val (the library's runner) on a module, for Vulkan 1.3.
 fn spirv_val(words: &[u32]) -> Result<(), String> {
-    dxbc2spirv::spirv::spirv_val(words, dxbc2spirv::spirv::TargetEnv::Vulkan1_3)
+    dxbc2spirv_testkit::spirv_val(words, dxbc2spirv::TargetEnv::Vulkan1_3.name())
         .map_err(|e| format!("spirv-val rejects the module: {e}"))
 }
 

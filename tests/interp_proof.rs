@@ -1,18 +1,17 @@
 //! The reference interpreter's own proof: every compute section of the corpus's
 //! `.shader_test` files and of the project's `shaders/` runs on the interpreter
-//! ([`dxbc2spirv::interp`]) and every probe on a UAV is checked. The oracle must agree with
+//! ([`dxbc2spirv_testkit::interp`]) and every probe on a UAV is checked. The oracle must agree with
 //! the probes before it judges the translator. The test prints the counts and every reason a
 //! probe could not run; any failed probe fails it.
-#![cfg(feature = "vulkan")]
 
 mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use dxbc2spirv::interp;
-use dxbc2spirv::shader_test::runner::{interpret_file, BlobDir, Outcome};
-use dxbc2spirv::shader_test::ShaderTestFile;
+use dxbc2spirv_testkit::interp;
+use dxbc2spirv_testkit::shader_test::runner::{interpret_file, BlobDir, Outcome};
+use dxbc2spirv_testkit::shader_test::ShaderTestFile;
 
 /// Every `.shader_test` file under `dir`, sorted.
 fn files(dir: &Path) -> Vec<PathBuf> {

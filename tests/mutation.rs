@@ -280,7 +280,7 @@ fn validate_all(modules: Vec<Case>) -> Vec<String> {
                     let mut failures = Vec::new();
                     for (what, input, words) in chunk {
                         let target = dxbc2spirv::spirv::TargetEnv::Vulkan1_3;
-                        if let Err(e) = dxbc2spirv::spirv::spirv_val(&words, target) {
+                        if let Err(e) = dxbc2spirv_testkit::spirv_val(&words, target.name()) {
                             let _ = std::fs::create_dir_all(&saved);
                             let input_path =
                                 saved.join(format!("case-{t}-{}.dxbc", failures.len()));

@@ -85,10 +85,8 @@ fn scan_bytes_is_the_translations_reflection() {
     for input in inputs() {
         let name = input.file_stem().unwrap().to_string_lossy().to_string();
         let bytes = dxbc2spirv::asm::assemble(&std::fs::read_to_string(&input).unwrap()).unwrap();
-        let options = dxbc2spirv::TranslateOptions {
-            bindings: map_for(&input),
-            ..Default::default()
-        };
+        let mut options = dxbc2spirv::TranslateOptions::default();
+        options.bindings = map_for(&input);
         let scanned = match dxbc2spirv::scan_bytes(&bytes, &options) {
             Ok(scanned) => scanned.to_json(),
             Err(e) => {

@@ -69,7 +69,7 @@ fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {
         options.features.shader_clock = true;
         let words = dxbc2spirv::translate(dxbc, &options)
             .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
-        dxbc2spirv::spirv::spirv_val(&words, target).map_err(|e| e.to_string())?;
+        dxbc2spirv_testkit::spirv_val(&words, target.name()).map_err(|e| e.to_string())?;
     }
     Ok(())
 }

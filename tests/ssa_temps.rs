@@ -65,7 +65,7 @@ fn programs_without_subroutines_keep_no_temp_in_a_variable() {
         let subroutines = program
             .instructions
             .iter()
-            .any(|i| i.opcode == dxbc2spirv::tpf::opcodes::Opcode::Label);
+            .any(|i| i.opcode == dxbc2spirv::isa::Opcode::Label);
         let hull = program.model.stage == dxbc2spirv::ir::Stage::Hull;
         let temps = temp_variables(&words);
         if subroutines || hull {

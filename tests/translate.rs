@@ -85,7 +85,7 @@ fn translate(input: &Path) -> Result<String, String> {
         ..Default::default()
     };
     let words = dxbc2spirv::translate(&dxbc, &options).map_err(|e| format!("translating: {e}"))?;
-    dxbc2spirv::spirv::spirv_val(&words, TARGET_ENV).map_err(|e| e.to_string())?;
+    dxbc2spirv_testkit::spirv_val(&words, TARGET_ENV.name()).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;
     let reference = module.disassemble();

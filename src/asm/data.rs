@@ -7,7 +7,7 @@ use super::number;
 use super::Parser;
 use crate::error::Result;
 use crate::ir::*;
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 impl Parser<'_> {
     /// Reads a data block `{ … }` (which may span lines) into the data arena.

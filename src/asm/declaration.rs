@@ -13,7 +13,7 @@ use super::Parser;
 use crate::disasm::implied::Role;
 use crate::error::Result;
 use crate::ir::*;
-use crate::tpf::opcodes::{Layout, Opcode};
+use crate::isa::{Layout, Opcode};
 
 /// True when a statement starting with `name` is a declaration.
 pub(super) fn is_declaration(name: &str) -> bool {
@@ -389,7 +389,7 @@ impl<'a> Parser<'a> {
 /// flags, `_dynamicindexed`).
 fn resolve(name: &str) -> Option<(Opcode, &str)> {
     let declarations = || {
-        crate::tpf::opcodes::OPCODES
+        crate::isa::OPCODES
             .iter()
             .filter(|info| info.layout == Layout::Declaration)
     };

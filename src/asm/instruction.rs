@@ -5,7 +5,7 @@ use super::Parser;
 use crate::disasm::implied::Role;
 use crate::error::Result;
 use crate::ir::*;
-use crate::tpf::opcodes::Layout;
+use crate::isa::Layout;
 
 /// The most operands any instruction has (`sample_d_cl_s`: two destinations, six sources).
 const MAX_OPERANDS: usize = 8;

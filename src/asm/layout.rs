@@ -4,7 +4,7 @@
 use super::{relocate, Parser};
 use crate::disasm::implied::implied_padding;
 use crate::error::{Error, Result};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 impl Parser<'_> {
     /// Sets each instruction's dword offset and length from its encoding, padding

@@ -7,7 +7,7 @@ use super::lexer::{Kind, Token};
 use super::Parser;
 use crate::error::Result;
 use crate::ir::*;
-use crate::tpf::opcodes::{Control, Layout, Opcode};
+use crate::isa::{Control, Layout, Opcode};
 
 /// The place of each suffix in the printed order; a suffix may only follow lower ones.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

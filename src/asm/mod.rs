@@ -4,7 +4,7 @@
 //! The text is the listing format: `//` comments (skipped; the header tables are read
 //! elsewhere), the version line (`ps_5_0`), then one declaration or instruction per line
 //! (`dcl_immediateConstantBuffer` and `dcl_customdata` blocks may span lines). Names come
-//! from the opcode table ([`crate::tpf::opcodes`]) and the IR's enumerations, so a new
+//! from the opcode table ([`crate::isa`]) and the IR's enumerations, so a new
 //! opcode needs no change here.
 //!
 //! The program is built as the decoder builds it: operand value types from the opcode
@@ -40,7 +40,7 @@ mod tests;
 
 use crate::error::{Error, Location, Result};
 use crate::ir::{self, Program, ShaderModel, Stage};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 use lexer::{Kind, Token};
 
 pub use container::assemble;
@@ -49,6 +49,7 @@ pub use shader_test::{asm_sections, AsmSection};
 /// Parses assembly text into a program and checks it with [`ir::validate`] and the default
 /// [`crate::limits::Limits`] (what the reader would refuse is refused here); every error
 /// names a line and column.
+#[doc(hidden)]
 pub fn parse_program(text: &str) -> Result<Program> {
     let (program, positions) = parse_located(text)?;
     ir::validate(&program).map_err(|e| relocate(e, &positions))?;
@@ -60,6 +61,7 @@ pub fn parse_program(text: &str) -> Result<Program> {
 
 /// Parses assembly text into a program without [`ir::validate`] (for programs that are
 /// meant to be malformed, such as tests of later stages).
+#[doc(hidden)]
 pub fn parse_program_unchecked(text: &str) -> Result<Program> {
     parse_located(text).map(|(program, _)| program)
 }

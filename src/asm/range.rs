@@ -7,7 +7,7 @@ use super::Parser;
 use crate::disasm::implied::{Letters, Role};
 use crate::error::Result;
 use crate::ir::*;
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The `_glc`, `_rov`, `_opc` flags that may end a UAV declaration's name, in order.
 const UAV_FLAGS: [&str; 3] = ["_glc", "_rov", "_opc"];

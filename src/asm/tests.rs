@@ -93,7 +93,7 @@ ret
     let samplepos = program
         .instructions
         .iter()
-        .find(|i| i.opcode == tpf::opcodes::Opcode::SamplePos)
+        .find(|i| i.opcode == crate::isa::Opcode::SamplePos)
         .unwrap();
     // fxc pads samplepos with a zero dword: 1 + 2 + 2 + 2 needed, 8 written.
     assert_eq!(samplepos.length, 8);
@@ -433,7 +433,7 @@ ret
     let sites: Vec<_> = program
         .instructions
         .iter()
-        .filter(|i| i.opcode == crate::tpf::opcodes::Opcode::InterfaceCall)
+        .filter(|i| i.opcode == crate::isa::Opcode::InterfaceCall)
         .map(|i| i.call_index)
         .collect();
     assert_eq!(sites, [Some(1), Some(0), Some(1)], "fcall call sites");

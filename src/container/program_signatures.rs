@@ -26,7 +26,7 @@ use super::signature::{ComponentType, MinPrecision, Signature, SignatureElement,
 use crate::ir::{
     Declaration, Index, Operand, Program, RegisterKind, Stage, SystemValue as Name, ValueType,
 };
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// Builds the (input, output, patch constant) signatures a program's declarations imply.
 ///

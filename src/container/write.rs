@@ -13,7 +13,7 @@ const HEADER_SIZE: usize = 32;
 /// its data. Chunks follow each other directly; a chunk whose data is not a whole number of
 /// dwords is followed by zero bytes up to the next dword boundary before the next chunk (the
 /// size field keeps the real length, and nothing is added after the last chunk). The
-/// checksum ([`checksum`]) is computed last, over the finished bytes.
+/// checksum (MD5-based, as fxc computes it) is computed last, over the finished bytes.
 pub fn write_container(chunks: &[([u8; 4], Vec<u8>)]) -> Vec<u8> {
     let directory_end = HEADER_SIZE + 4 * chunks.len();
     let body_len: usize = chunks

@@ -218,7 +218,7 @@ pub fn lengths_to_show(program: &Program) -> Vec<Option<u32>> {
     let mut at = 2usize;
     let mut shown = Vec::with_capacity(program.instructions.len());
     for instruction in &program.instructions {
-        let needed = if instruction.opcode == crate::tpf::opcodes::Opcode::CustomData {
+        let needed = if instruction.opcode == crate::isa::Opcode::CustomData {
             words.get(at + 1).copied().unwrap_or(0)
         } else {
             crate::tpf::tokens::length(words.get(at).copied().unwrap_or(0))
@@ -232,8 +232,8 @@ pub fn lengths_to_show(program: &Program) -> Vec<Option<u32>> {
 }
 
 /// The zero dwords fxc pads an instruction with: one for `samplepos`.
-pub fn implied_padding(opcode: crate::tpf::opcodes::Opcode) -> u32 {
-    u32::from(opcode == crate::tpf::opcodes::Opcode::SamplePos)
+pub fn implied_padding(opcode: crate::isa::Opcode) -> u32 {
+    u32::from(opcode == crate::isa::Opcode::SamplePos)
 }
 
 /// Writes the annotation (with a leading space) that an operand needs when its encoding

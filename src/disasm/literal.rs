@@ -19,7 +19,7 @@
 //! or an exponent) a value, so the assembler reads back every form.
 
 use crate::ir::ValueType;
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 use std::fmt::Write;
 
 /// How an instruction's immediates print.

@@ -42,6 +42,7 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
 ///
 /// An instruction whose length is not what its encoding needs (fxc pads `samplepos` with
 /// one zero dword, and only that) ends with `{length=N}`.
+#[doc(hidden)]
 pub fn program_text(program: &Program) -> String {
     let mut out = String::with_capacity(program.instructions.len() * 40 + 16);
     let _ = writeln!(out, "{}", program.model);
@@ -66,8 +67,8 @@ pub fn program_text(program: &Program) -> String {
 /// How an instruction changes fxc's indentation (two spaces a level): the levels it closes
 /// before it is written and opens after (`if`, `loop` and `switch` open one, `else` closes
 /// and reopens one, the `end…` instructions close one). The assembler ignores indentation.
-fn nesting(opcode: crate::tpf::opcodes::Opcode) -> (usize, usize) {
-    use crate::tpf::opcodes::Opcode as O;
+fn nesting(opcode: crate::isa::Opcode) -> (usize, usize) {
+    use crate::isa::Opcode as O;
     match opcode {
         O::If | O::Loop | O::Switch => (0, 1),
         O::Else => (1, 1),
@@ -81,6 +82,7 @@ fn nesting(opcode: crate::tpf::opcodes::Opcode) -> (usize, usize) {
 /// Control bits that the format leaves unused but the program set are shown at the end as
 /// `{unused_control=0x800}`, and dwords past the last operand as `{trailing=0x00002000}`, so
 /// that the text keeps them.
+#[doc(hidden)]
 pub fn write_instruction(out: &mut String, program: &Program, instruction: &Instruction) {
     if let Some(declaration) = &instruction.declaration {
         declaration::write_declaration(out, program, instruction, declaration);

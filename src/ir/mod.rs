@@ -7,7 +7,7 @@
 //!
 //! Every operand carries the [`ValueType`] its instruction reads or writes it as (DXBC
 //! registers are untyped 32-bit; the opcode decides how the bits are read), taken from the
-//! opcode table in [`crate::tpf::opcodes`].
+//! opcode table in [`crate::isa`].
 //!
 //! Resources are held in SM5.1 form for every model: declarations carry a
 //! [`ResourceRange`] (range id, lower bound, upper bound or unbounded, register space), and
@@ -23,7 +23,7 @@ pub use decl::*;
 pub use operand::*;
 pub use validate::{validate, validate_control_flow, validate_stage_rules};
 
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The pipeline stage a program runs in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

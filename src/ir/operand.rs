@@ -4,22 +4,7 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct OperandId(pub u32);
 
-/// How an instruction reads or writes an operand's 32-bit components.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ValueType {
-    /// 32-bit float.
-    F32,
-    /// 32-bit signed integer.
-    I32,
-    /// 32-bit unsigned integer.
-    U32,
-    /// 64-bit float held in pairs of 32-bit components.
-    F64,
-    /// Bits moved or combined without interpretation (`mov`, `and`, loads, stores).
-    Bits,
-    /// Not a value: a resource, sampler, label, stream or the like.
-    None,
-}
+pub use crate::isa::ValueType;
 
 /// The register file (operand type) of an operand. Values are the format's operand-type codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -10,7 +10,7 @@
 use super::*;
 use crate::error::{Error, Result};
 use crate::fast_hash::HashSet;
-use crate::tpf::opcodes::Layout;
+use crate::isa::Layout;
 
 /// Checks a program's structure; the error names the first offending instruction.
 pub fn validate(program: &Program) -> Result<()> {
@@ -700,7 +700,7 @@ fn check_operand(
 /// Checks block structure: `if`/`else`/`endif`, `loop`/`endloop`, `switch`/`case`/`default`/
 /// `endswitch`, and that `break`/`continue` sit inside a loop or switch.
 pub fn validate_control_flow(program: &Program) -> Result<()> {
-    use crate::tpf::opcodes::Opcode as O;
+    use crate::isa::Opcode as O;
     #[derive(PartialEq, Clone, Copy)]
     enum Block {
         If,

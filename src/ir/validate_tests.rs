@@ -6,7 +6,7 @@
 
 use crate::error::Location;
 use crate::ir::*;
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 // ---------------------------------------------------------------------------------------------
 // Builders.

@@ -51,7 +51,7 @@ use crate::ir::{
     is_dynamic_cb, Declaration, Index, Operand, OperandId, Program, RegisterKind,
     ResourceDimension, ResourceRange, D3D11_CB_SLOTS,
 };
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The shape of a binding's descriptors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use crate::ir::{Declaration, Program, RegisterKind, Stage, SystemValue};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The kind of a hull-shader phase.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -22,7 +22,7 @@ use super::module::{built, Scalar};
 use super::operands::glsl;
 use crate::error::Result;
 use crate::ir::{Instruction, Modifier, Operand, RegisterKind, Stage};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// GLSL.std.450 numbers used by the ALU.
 mod ext {

@@ -19,8 +19,8 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use crate::error::Result;
 use crate::ir::{Instruction, Modifier, Operand, RegisterKind, ValueType};
+use crate::isa::Opcode;
 use crate::passes::doubles::{legalize_instruction, SourceRead};
-use crate::tpf::opcodes::Opcode;
 
 /// The sign bit of a double's high half.
 const SIGN: u32 = 0x8000_0000;

@@ -96,7 +96,7 @@ fn every_double_instruction_translates_and_validates() {
 #[test]
 fn every_double_opcode_is_tested() {
     use crate::ir::ValueType;
-    for info in crate::tpf::opcodes::OPCODES {
+    for info in crate::isa::OPCODES {
         if !info
             .dsts
             .iter()

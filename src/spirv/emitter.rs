@@ -10,8 +10,8 @@ use super::Options;
 use crate::container::Reflection;
 use crate::error::{Error, Location, Result};
 use crate::ir::{Declaration, Instruction, Operand, Program, RegisterKind, Stage};
+use crate::isa::Opcode;
 use crate::passes::temp_types::{infer_temp_types, TempTypes};
-use crate::tpf::opcodes::Opcode;
 
 /// A value in the emitted code: a scalar or a vector of `count` components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -770,8 +770,8 @@ mod dispatch_tests {
     use super::{part, Part};
     use crate::container::Reflection;
     use crate::ir::Instruction;
+    use crate::isa::OPCODES;
     use crate::spirv::{translate, Options};
-    use crate::tpf::opcodes::OPCODES;
 
     /// Every opcode of the table goes to a part of the back end that handles it: each one,
     /// without operands, is put in a pixel shader and translated; whatever the part answers
@@ -813,10 +813,9 @@ mod dispatch_tests {
     fn a_phase_marker_outside_a_hull_shader_is_invalid() {
         let mut program =
             crate::asm::parse_program("vs_5_0\ndcl_temps 1\nret\n").expect("assembles");
-        program.instructions.insert(
-            1,
-            Instruction::new(crate::tpf::opcodes::Opcode::HsForkPhase),
-        );
+        program
+            .instructions
+            .insert(1, Instruction::new(crate::isa::Opcode::HsForkPhase));
         let e = translate(&program, &Reflection::default(), &Options::default())
             .expect_err("hs_fork_phase in a vertex shader");
         assert_eq!(e.kind, crate::error::ErrorKind::Invalid, "{e}");

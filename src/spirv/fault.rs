@@ -24,8 +24,8 @@ use super::emitter::Emitter;
 use super::module::{built, Scalar};
 use crate::error::Result;
 use crate::ir::{Program, RegisterKind};
+use crate::isa::Opcode;
 use crate::passes::doubles::SourceRead;
-use crate::tpf::opcodes::Opcode;
 
 /// A deliberate miscompilation the differential harness's self-check must catch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -9,7 +9,7 @@ use super::emitter::Emitter;
 use super::module::{built, Scalar};
 use crate::error::Result;
 use crate::ir::{Instruction, Test};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// An open control-flow construct.
 #[derive(Debug, Clone)]

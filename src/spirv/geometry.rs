@@ -35,7 +35,7 @@ use super::emitter::{Emitter, Val};
 use super::module::built;
 use crate::error::Result;
 use crate::ir::{Declaration, Instruction, Operand, PrimitiveTopology, RegisterKind, Stage};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 impl Emitter<'_> {
     /// Handles the geometry-shader declarations; false for any other declaration.

@@ -20,8 +20,8 @@ use super::module::{built, Scalar};
 use super::stage_io::ArrayedSlot;
 use crate::error::Result;
 use crate::ir::{RegisterKind, SystemValue};
+use crate::isa::Opcode;
 use crate::passes::hull_phases::{Phase, PhaseKind};
-use crate::tpf::opcodes::Opcode;
 
 impl Emitter<'_> {
     /// Emits a hull shader: one function per phase and the entry function that runs them;

@@ -48,7 +48,7 @@ use crate::interface::InterfaceFile;
 use crate::ir::{
     Declaration, Instruction, Interpolation, Operand, RegisterKind, Stage, SystemValue,
 };
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// Registers in each input, output, control-point and patch-constant register file.
 const IO_REGISTERS: u32 = 32;

@@ -47,8 +47,8 @@ use super::module::{built, Scalar};
 use crate::bindings::CLASS_LINKAGE_REGISTER;
 use crate::error::Result;
 use crate::ir::{Declaration, Index, Instruction, Operand, RegisterKind};
+use crate::isa::Opcode;
 use crate::passes::bindings::{interface_slot_count, ArrayShape};
-use crate::tpf::opcodes::Opcode;
 
 /// One `dcl_interface`.
 #[derive(Debug, Clone, Default)]

@@ -20,7 +20,7 @@ use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use crate::error::Result;
 use crate::ir::{Instruction, MinPrecision, Operand, RegisterKind};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// How a 16-bit operation reads its values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -72,13 +72,11 @@ pub mod text;
 mod textures;
 #[cfg(test)]
 mod textures_tests;
-mod validate;
 
 pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
-pub use validate::spirv_val;
 
 use crate::container::Reflection;
 use crate::error::Result;
@@ -86,6 +84,7 @@ use crate::ir::Program;
 
 /// The Vulkan version whose SPIR-V rules the module follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum TargetEnv {
     /// Vulkan 1.1: SPIR-V 1.3, demote through `SPV_EXT_demote_to_helper_invocation`.
     Vulkan1_1,
@@ -153,6 +152,7 @@ pub struct Options {
 
 /// Optional device features a module may rely on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Features {
     /// `shaderFloat64`: double-precision instructions (on by default; without it they are
     /// an error).

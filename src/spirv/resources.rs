@@ -21,7 +21,7 @@ use crate::ir::{
     is_dynamic_cb, CustomDataClass, Declaration, Index, Instruction, Operand, RegisterKind,
     ResourceRange, D3D11_CB_SLOTS,
 };
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The largest constant buffer D3D11 binds, in 16-byte vectors
 /// (`D3D11_REQ_CONSTANT_BUFFER_ELEMENT_COUNT`): the block of a slot that a run-time

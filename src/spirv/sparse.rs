@@ -28,7 +28,7 @@ use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::error::Result;
 use crate::ir::{Instruction, Operand, RegisterKind};
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The status destination and the level-of-detail clamp of a `_s` form.
 #[derive(Debug, Clone, Copy)]

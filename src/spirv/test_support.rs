@@ -3,12 +3,11 @@
 use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Decoration, Op};
 
-use crate::spirv::{spirv_val, TargetEnv};
+use dxbc2spirv_testkit::spirv_val;
 
 /// Runs spirv-val for `target` and panics with its message and the module's disassembly
 /// when it rejects the module (or cannot be run: these tests do not skip).
 pub fn validate_for(words: &[u32], target: &str) {
-    let target = TargetEnv::from_name(target).unwrap_or_default();
     if let Err(e) = spirv_val(words, target) {
         panic!("{e}\n{}", disassemble(words));
     }

@@ -29,7 +29,7 @@ use crate::ir::{
     Declaration, InfoReturnType, Instruction, Operand, RegisterKind, ResourceDimension,
     ResourceRange, ReturnType, SamplerMode, Selection, Stage, UavFlags,
 };
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 
 /// The SpecId of the specialization constant that holds the rasterizer's sample count for
 /// `sampleinfo`/`samplepos` on `rasterizer` (default 1).

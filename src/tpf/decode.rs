@@ -4,10 +4,10 @@
 //! dwords that remain, so no input can panic, hang or allocate more than a small multiple of
 //! its own size. Errors name the instruction index and the dword offset of its opcode token.
 
-use super::opcodes::{Control, Layout, Opcode};
 use super::tokens::{self, ext_opcode, field, operand as optok};
 use crate::error::{Error, Location, Result};
 use crate::ir::*;
+use crate::isa::{Control, Layout, Opcode};
 
 /// How deep relative addresses may nest (`x0[r0.x]` is depth 1).
 const MAX_RELATIVE_DEPTH: u32 = 4;

@@ -6,7 +6,7 @@
 
 use crate::disasm::program_text;
 use crate::ir::*;
-use crate::tpf::opcodes::Opcode;
+use crate::isa::Opcode;
 use crate::tpf::{decode, encode_words};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

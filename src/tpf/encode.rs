@@ -3,10 +3,10 @@
 //! It writes what fxc writes for the same program: the inverse of [`super::decode`], so that
 //! decoding and re-encoding any compiler-written program gives back the same bytes.
 
-use super::opcodes::{Control, Layout, Opcode};
 use super::tokens::{ext_opcode, operand as optok, PRECISE_SHIFT, SATURATE_BIT, TEST_NONZERO_BIT};
 use crate::error::{Error, Result};
 use crate::ir::*;
+use crate::isa::{Control, Layout, Opcode};
 
 /// The longest instruction the 7-bit length field can describe.
 const MAX_SHORT_LENGTH: usize = 127;

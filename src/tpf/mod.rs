@@ -1,9 +1,8 @@
-//! The tokenized program format (the SHDR/SHEX chunk): the opcode table, the bit fields of
-//! its tokens, the decoder into the [`crate::ir`] and the encoder back.
+//! The tokenized program format (the SHDR/SHEX chunk): the bit fields of its tokens, the
+//! decoder into the [`crate::ir`] and the encoder back (the opcode table is [`crate::isa`]).
 
 mod decode;
 mod encode;
-pub mod opcodes;
 pub mod spare;
 pub mod tokens;
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 pub fn corpus_dir() -> PathBuf {
     let dir = std::env::var_os("DXBC2SPIRV_CORPUS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+        .unwrap_or_else(|| workspace_root().join("../shared/corpus"));
     assert!(
         dir.join("fxc").is_dir() && dir.join("shader_test_dxbc").is_dir(),
         "\n\n*** THE TEST CORPUS IS MISSING ***\nlooked for {}/fxc and {}/shader_test_dxbc\n\
@@ -18,6 +18,16 @@ pub fn corpus_dir() -> PathBuf {
         dir.display()
     );
     dir
+}
+
+/// The project's top directory (the one holding `xtask/`), whichever crate's test this is.
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .find(|dir| dir.join("xtask").is_dir())
+        .unwrap_or(manifest)
+        .to_path_buf()
 }
 
 /// Every `.dxbc` file under the corpus, sorted, with its path relative to the corpus.
@@ -64,11 +74,8 @@ pub fn for_each_corpus_module(mut check: impl FnMut(&str, &[u8], bool, Vec<u32>)
     let mut modules = 0;
     for (file, bytes) in &blobs {
         for no_optimize in [false, true] {
-            let options = dxbc2spirv::TranslateOptions {
-                debug_names: true,
-                no_optimize,
-                ..Default::default()
-            };
+            let mut options = dxbc2spirv::TranslateOptions::default();
+            options.no_optimize = no_optimize;
             let Ok(translation) = dxbc2spirv::translate_bytes(bytes, &options) else {
                 continue;
             };

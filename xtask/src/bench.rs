@@ -89,10 +89,9 @@ pub fn run(options: &Options) -> Result<()> {
         "dxbc2spirv bench: {} reps, {} threads, in process, debug names stripped",
         options.reps, threads
     );
-    let translate_options = TranslateOptions {
-        no_optimize: options.no_optimize,
-        ..TranslateOptions::default()
-    };
+    let mut translate_options = TranslateOptions::default();
+    translate_options.no_optimize = options.no_optimize;
+    translate_options.debug_names = false;
     let mut corpora = Vec::new();
     let mut digests = BTreeMap::new();
     let mut all_blobs = Vec::new();

@@ -1,6 +1,6 @@
 //! `cargo xtask conformance`: runs vkd3d's `.shader_test` files (the shared corpus and this
 //! project's `shaders/`) through the translator on a Vulkan device with the library's runner
-//! ([`dxbc2spirv::shader_test::runner`]) and reports every probe: per file, every failure
+//! ([`dxbc2spirv_testkit::shader_test::runner`]) and reports every probe: per file, every failure
 //! with its file, line, expected and actual value, the skip reasons with counts, and a closing
 //! `N passed, N failed (N known), N skipped` line. Known failures (probes that fail for
 //! reasons outside the translator, listed with the reason in `KNOWN_FAILURES`) do not fail
@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context as _, Result};
-use dxbc2spirv::shader_test::runner::{self, BlobDir, Outcome};
-use dxbc2spirv::shader_test::ShaderTestFile;
-use dxbc2spirv::vulkan;
+use dxbc2spirv_testkit::shader_test::runner::{self, BlobDir, Outcome};
+use dxbc2spirv_testkit::shader_test::ShaderTestFile;
+use dxbc2spirv_testkit::vulkan;
 
 use crate::paths;
 

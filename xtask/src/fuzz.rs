@@ -185,9 +185,9 @@ fn validate(modules: &Path, invalid: &Path) -> Result<(usize, usize)> {
                                     .chunks_exact(4)
                                     .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
                                     .collect();
-                                dxbc2spirv::spirv::spirv_val(
+                                dxbc2spirv_testkit::spirv_val(
                                     &words,
-                                    dxbc2spirv::spirv::TargetEnv::Vulkan1_3,
+                                    dxbc2spirv::TargetEnv::Vulkan1_3.name(),
                                 )
                                 .map_err(|e| e.to_string())
                             });

@@ -30,13 +30,26 @@ pub fn run() -> Result<()> {
         },
     )?;
     step(
-        "cargo doc --no-deps --lib (rustdoc warnings are errors)",
+        "cargo doc --no-deps of the translator and the test kit (rustdoc warnings are errors)",
         || {
             cargo_env(
-                &["doc", "--no-deps", "--lib", "--quiet"],
+                &[
+                    "doc",
+                    "--no-deps",
+                    "--lib",
+                    "--quiet",
+                    "--package",
+                    "dxbc2spirv",
+                    "--package",
+                    "dxbc2spirv-testkit",
+                ],
                 Some(("RUSTDOCFLAGS", "-D warnings")),
             )
         },
+    )?;
+    step(
+        "the translator's dependencies (cargo tree -e normal -p dxbc2spirv)",
+        translator_dependencies,
     )?;
     // Run the Vulkan tests under the Khronos validation layer when it is installed (the tools
     // step installs it): any validation message fails them.
@@ -51,7 +64,7 @@ pub fn run() -> Result<()> {
         )
     })?;
 
-    step("C API (tests/capi/test.c with gcc)", capi_test)?;
+    step("C API (crates/capi/tests/test.c with gcc)", capi_test)?;
 
     step(
         "conformance (shader_test probes on Vulkan, translated with and without the optimiser)",
@@ -140,9 +153,14 @@ fn cargo(args: &[&str]) -> Result<()> {
     cargo_env(args, None)
 }
 
+/// The cargo that runs xtask (the one it was built with when run directly).
+fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| OsString::from(env!("CARGO")))
+}
+
 /// Runs cargo with one extra environment variable.
 fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from(env!("CARGO")));
+    let cargo = cargo_program();
     let mut command = Command::new(&cargo);
     command.args(args).current_dir(paths::workspace_root());
     if let Some((key, value)) = env {
@@ -157,7 +175,55 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
     Ok(())
 }
 
-/// Builds the cdylib, compiles tests/capi/test.c against include/dxbc2spirv.h with gcc and
+/// Crates the translator must not depend on: they belong to the command, the test kit or
+/// xtask.
+const NOT_IN_TRANSLATOR: [&str; 5] = ["clap", "anyhow", "rayon", "ash", "indicatif"];
+
+/// Fails when `cargo tree -e normal` of the translator lists a crate of [`NOT_IN_TRANSLATOR`].
+fn translator_dependencies() -> Result<()> {
+    let output = Command::new(cargo_program())
+        .args([
+            "tree",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "-p",
+            "dxbc2spirv",
+        ])
+        .current_dir(paths::workspace_root())
+        .output()
+        .context("running cargo tree")?;
+    if !output.status.success() {
+        bail!(
+            "cargo tree failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let tree = String::from_utf8_lossy(&output.stdout);
+    let crates: Vec<&str> = tree
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    let found: Vec<&str> = NOT_IN_TRANSLATOR
+        .into_iter()
+        .filter(|name| crates.contains(name))
+        .collect();
+    if !found.is_empty() {
+        bail!(
+            "the translator crate depends on {} (cargo tree -e normal -p dxbc2spirv):\n{tree}",
+            found.join(", ")
+        );
+    }
+    println!(
+        "{} crates, none of {}",
+        crates.len(),
+        NOT_IN_TRANSLATOR.join(", ")
+    );
+    Ok(())
+}
+
+/// Builds the cdylib, compiles crates/capi/tests/test.c against crates/capi/include/dxbc2spirv.h with gcc and
 /// runs it on three shaders assembled by the command (a seed and two reflection inputs).
 fn capi_test() -> Result<()> {
     let root = paths::workspace_root();
@@ -170,7 +236,13 @@ fn capi_test() -> Result<()> {
         root.join(target)
     };
     let debug = target.join("debug");
-    cargo(&["build", "--package", "dxbc2spirv"])?;
+    cargo(&[
+        "build",
+        "--package",
+        "dxbc2spirv-capi",
+        "--package",
+        "dxbc2spirv-cli",
+    ])?;
     let exe = debug.join("capi-test");
     let run = |program: &std::path::Path, args: &[&std::ffi::OsStr]| -> Result<()> {
         let status = Command::new(program)
@@ -222,8 +294,8 @@ fn capi_test() -> Result<()> {
             "-std=c99".as_ref(),
             "-Wall".as_ref(),
             "-Werror".as_ref(),
-            "-Iinclude".as_ref(),
-            "tests/capi/test.c".as_ref(),
+            "-Icrates/capi/include".as_ref(),
+            "crates/capi/tests/test.c".as_ref(),
             "-o".as_ref(),
             exe.as_os_str(),
             lib_dir.as_os_str(),

@@ -4,13 +4,13 @@
 //! through moves), the sign of a zero (min/max may return either zero) and, in the
 //! approximate-results UAV
 //! ([`super::generate::APPROXIMATE_UAV`]), the tolerance the D3D specification states for
-//! the instruction that wrote the word ([`dxbc2spirv::interp::alu::tolerance`]); an
+//! the instruction that wrote the word ([`dxbc2spirv_testkit::interp::alu::tolerance`]); an
 //! approximate result of a denormal input (the float modes disagree on it) is not compared.
 
 use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 
-use dxbc2spirv::interp::alu;
+use dxbc2spirv_testkit::interp::alu;
 
 use super::generate::{APPROXIMATE_SLOTS, APPROXIMATE_UAV};
 

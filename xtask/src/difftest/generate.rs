@@ -29,7 +29,7 @@ mod program;
 #[cfg(test)]
 mod tests;
 
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use std::fmt::Write as _;
 
 /// The raw UAV register (space 0) that receives the results of approximate instructions.

@@ -1,5 +1,5 @@
 //! `cargo xtask difftest`: differential testing of the translator against the reference
-//! interpreter ([`dxbc2spirv::interp`]).
+//! interpreter ([`dxbc2spirv_testkit::interp`]).
 //!
 //! Each case is a random valid compute program with its resources ([`generate`]). The
 //! interpreter runs it on the CPU; the translator's module (with the optimiser, and without
@@ -20,11 +20,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use dxbc2spirv::interp;
-use dxbc2spirv::shader_test::runner::{self, BlobSource, RunSettings};
-use dxbc2spirv::shader_test::ShaderTestFile;
 use dxbc2spirv::spirv::Fault;
-use dxbc2spirv::vulkan::Context;
+use dxbc2spirv_testkit::interp;
+use dxbc2spirv_testkit::shader_test::runner::{self, BlobSource, RunSettings};
+use dxbc2spirv_testkit::shader_test::ShaderTestFile;
+use dxbc2spirv_testkit::vulkan::Context;
 use rayon::prelude::*;
 
 use compare::{Expected, Mismatch};
@@ -62,7 +62,7 @@ impl BlobSource for NoBlobs {
     fn blob(
         &self,
         _: &str,
-        section: &dxbc2spirv::shader_test::Section,
+        section: &dxbc2spirv_testkit::shader_test::Section,
         _: &str,
         _: &[String],
     ) -> std::result::Result<Option<Vec<u8>>, String> {
@@ -159,11 +159,11 @@ pub fn interpret(case: &Case) -> std::result::Result<Expected, String> {
     let program = dxbc.program.ok_or("no program")?;
     let mut resources = interp::Resources::default();
     for section in &file.sections {
-        if let dxbc2spirv::shader_test::SectionKind::Resource(decl) = &section.kind {
+        if let dxbc2spirv_testkit::shader_test::SectionKind::Resource(decl) = &section.kind {
             let resource = interp::Resource::from_shader_test(decl)
                 .map_err(|e| format!("resource at line {}: {e}", section.line))?;
             let map = match decl.kind {
-                dxbc2spirv::shader_test::ResourceKind::Uav => &mut resources.uavs,
+                dxbc2spirv_testkit::shader_test::ResourceKind::Uav => &mut resources.uavs,
                 _ => &mut resources.srvs,
             };
             map.insert((decl.space, decl.slot), resource);

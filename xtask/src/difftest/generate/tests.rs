@@ -2,7 +2,7 @@
 
 use super::{generate, BufferKind, Case, GenOptions, APPROXIMATE_SLOTS, APPROXIMATE_UAV};
 use dxbc2spirv::ir::Program;
-use dxbc2spirv::tpf::opcodes::Opcode;
+use dxbc2spirv::isa::Opcode;
 use std::collections::BTreeSet;
 
 /// Assembles and reads a case's program (the library's read path: decode and validate).
@@ -78,7 +78,7 @@ fn generation_is_deterministic() {
 
 #[test]
 fn shader_test_text_parses() {
-    use dxbc2spirv::shader_test::ShaderTestFile;
+    use dxbc2spirv_testkit::shader_test::ShaderTestFile;
     for seed in 0..200u64 {
         let case = generate(seed, &GenOptions::default());
         let text = case.shader_test("probe uav 0 (0) u32(0)\n");
@@ -354,10 +354,7 @@ fn programs_translate_and_validate() {
         println!("SKIPPED: spirv-val is not on PATH");
         return;
     }
-    let options = dxbc2spirv::TranslateOptions {
-        validate: true,
-        ..Default::default()
-    };
+    let options = dxbc2spirv::TranslateOptions::default();
     let count: u64 = std::env::var("DIFFTEST_TRANSLATE_COUNT")
         .ok()
         .and_then(|n| n.parse().ok())
@@ -369,7 +366,13 @@ fn programs_translate_and_validate() {
             Ok(b) => b,
             Err(e) => panic!("seed {seed}: assemble: {e}"),
         };
-        if let Err(e) = dxbc2spirv::translate_bytes(&bytes, &options) {
+        let checked = dxbc2spirv::translate_bytes(&bytes, &options)
+            .map_err(|e| e.to_string())
+            .and_then(|t| {
+                dxbc2spirv_testkit::spirv_val(&t.words, options.target.name())
+                    .map_err(|e| e.to_string())
+            });
+        if let Err(e) = checked {
             failures.push(format!("seed {seed}: {e}"));
         }
     }
