@@ -951,14 +951,14 @@ fn parse_push_entry(
         }
     };
     let offset = number("offset")?.ok_or("offset is missing")?;
-    if offset % 16 != 0 {
+    if !offset.is_multiple_of(16) {
         return Err(format!(
             "offset {offset} is not a multiple of 16 (a constant buffer is an array of \
              16-byte vectors)"
         ));
     }
     let size = number("size")?;
-    if size.is_some_and(|s| s == 0 || s % 4 != 0) {
+    if size.is_some_and(|s| s == 0 || !s.is_multiple_of(4)) {
         return Err(format!(
             "size {} is not a positive multiple of 4 (VkPushConstantRange)",
             size.unwrap_or(0)

@@ -351,7 +351,7 @@ fn push_constant(
             ));
         }
     }
-    if placement.offset % 16 != 0 {
+    if !placement.offset.is_multiple_of(16) {
         return Err(Error::new(
             Location::None,
             format!(

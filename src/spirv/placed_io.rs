@@ -24,6 +24,9 @@ use crate::error::Result;
 use crate::interface::{mask_span, InterfaceFile, Placement, Placements};
 use crate::ir::{RegisterKind, Stage};
 
+/// A placed variable's key: (file, storage class, location | index << 16, vector component).
+type VarKey = (u8, u32, u32, u32);
+
 /// The placements of a translation with an interface map (or dual-source blending), and the
 /// variables made for them.
 #[derive(Debug, Default)]
@@ -34,7 +37,7 @@ pub struct PlacedState {
     mapped: [bool; 3],
     /// Variables by (file, storage class, location, vector component): (variable, component
     /// type, components).
-    vars: HashMap<(u8, u32, u32, u32), (Word, Scalar, u32)>,
+    vars: HashMap<VarKey, (Word, Scalar, u32)>,
 }
 
 /// One register component of a placed element.

@@ -88,8 +88,11 @@ pub struct ResourceState {
     pub non_uniform_values: crate::fast_hash::HashSet<Word>,
     /// The `PushConstant` block variable holding the constant buffers placed in push
     /// constants, once one is declared, with each buffer's (member, vectors) by range id.
-    pub push_block: Option<(Word, HashMap<u32, (u32, u32)>)>,
+    pub push_block: Option<(Word, PushMembers)>,
 }
+
+/// The members of the push-constant block: (member, vectors) by constant-buffer range id.
+pub type PushMembers = HashMap<u32, (u32, u32)>;
 
 /// What a `cb#[i]` operand reads.
 #[derive(Debug, Clone, Copy)]

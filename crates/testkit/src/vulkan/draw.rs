@@ -483,7 +483,7 @@ impl Context {
         interface::check_modules(&modules, bindings, draw.push_constants.len())?;
         let push_bytes = u32::try_from(draw.push_constants.len())
             .ok()
-            .filter(|&n| n % 4 == 0 && n <= self.limits.max_push_constants_size)
+            .filter(|&n| n.is_multiple_of(4) && n <= self.limits.max_push_constants_size)
             .ok_or_else(|| {
                 VulkanError::Invalid(format!(
                     "{} push-constant bytes: a multiple of 4 up to the device's \
