@@ -523,6 +523,18 @@ pub fn place_signature(
                     (InterfaceKey::Register(_), None) => (0, 4),
                     (InterfaceKey::Semantic { .. }, None) => (component, width),
                 };
+                // An entry made in code, not read from JSON, may hold anything.
+                if component > 3
+                    || vector_components == 0
+                    || vector_component.saturating_add(vector_components) > 4
+                {
+                    return Err(bad(format!(
+                        "the entry for the {} has component {component} in a vector of \
+                         {vector_components} from component {vector_component}: a location \
+                         has components 0 to 3",
+                        element_name(file, element)
+                    )));
+                }
                 if component + width > vector_component + vector_components
                     || component < vector_component
                 {
@@ -687,7 +699,7 @@ pub fn place_all(
     }
     .iter()
     .flatten()
-    .map(|p| p.location + 1)
+    .map(|p| p.location.saturating_add(1))
     .max()
     .unwrap_or(0);
     let patch_base = if matches!(stage, Stage::Hull | Stage::Domain) {

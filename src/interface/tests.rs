@@ -611,3 +611,50 @@ ret
         .collect();
     assert_eq!(inputs, vec![(2, 0), (3, 0)], "{}", disassemble(&gs.words));
 }
+
+/// An entry made in code (not read from JSON) with impossible components is an error, not a
+/// panic.
+#[test]
+fn impossible_entries_made_in_code_are_errors() {
+    for (component, vector) in [
+        (Some(7), None),
+        (None, Some((0, 0))),
+        (None, Some((3, 4))),
+        (Some(0), Some((2, 2))),
+    ] {
+        let map = InterfaceMap {
+            outputs: Some(vec![
+                InterfaceEntry {
+                    key: InterfaceKey::Semantic {
+                        name: "TEXCOORD".into(),
+                        index: 0,
+                    },
+                    location: u32::MAX,
+                    component,
+                    vector,
+                },
+                InterfaceEntry {
+                    key: InterfaceKey::Register(1),
+                    location: 1,
+                    component: None,
+                    vector: None,
+                },
+                InterfaceEntry {
+                    key: InterfaceKey::Register(2),
+                    location: 2,
+                    component: None,
+                    vector: None,
+                },
+            ]),
+            ..Default::default()
+        };
+        let options = TranslateOptions {
+            interface: Some(map),
+            ..Default::default()
+        };
+        let error = translate_bytes(&assemble(&format!("{VS_SIGNATURE}{VS}")), &options)
+            .expect_err("impossible")
+            .to_string();
+        assert!(error.contains("TEXCOORD0 (o1.xy)"), "{error}");
+    }
+}

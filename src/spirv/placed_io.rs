@@ -128,7 +128,7 @@ impl Emitter<'_> {
             .iter()
             .chain(&placed.placements.patch_constants)
             .flatten()
-            .map(|p| p.location + 1)
+            .map(|p| p.location.saturating_add(1))
             .max()
             .unwrap_or(0)
     }
@@ -146,7 +146,7 @@ impl Emitter<'_> {
         };
         list.iter()
             .flatten()
-            .map(|p| p.location + 1)
+            .map(|p| p.location.saturating_add(1))
             .max()
             .unwrap_or(0)
     }
