@@ -183,10 +183,29 @@ pub struct Binding {
     pub array_offset: u32,
 }
 
+/// Where a constant buffer placed in push constants goes: its byte offset in the one
+/// push-constant block of the entry point and, optionally, the bytes the layer's
+/// `VkPushConstantRange` gives it (a constant buffer declared larger is an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PushConstantPlacement {
+    /// The byte offset of the buffer's first vector (a multiple of 16).
+    pub offset: u32,
+    /// The bytes the layer provides; `None`: as many as the shader declares.
+    pub size: Option<u32>,
+}
+
 /// Chooses the binding of each register range.
 pub trait BindingMapper {
     /// The binding of a range, or `None` when the range is not mapped.
     fn map(&self, range: &RangeKey) -> Option<Binding>;
+
+    /// For a constant-buffer range: `Some` places it in push constants instead of a
+    /// descriptor (then [`BindingMapper::map`] is not asked about it). The provided form
+    /// places none.
+    fn push_constant(&self, range: &RangeKey) -> Option<PushConstantPlacement> {
+        let _ = range;
+        None
+    }
 
     /// The bindings of all the ranges of one shader (the same order; a UAV's counter is a
     /// range of class [`DescriptorClass::UavCounter`]). The provided form asks
@@ -538,13 +557,25 @@ pub struct MapEntry {
     pub first: u32,
     /// The last register (inclusive), `None` for all registers from `first` on.
     pub last: Option<u32>,
-    /// The binding of register `first`.
+    /// The binding of register `first` (unused for a push-constant entry).
     pub binding: Binding,
+    /// `Some`: the entry places constant buffer `first` in push constants (class `cbv`, one
+    /// register) instead of binding it.
+    pub push_constant: Option<PushConstantPlacement>,
 }
 
 impl MapEntry {
     /// The binding of `range` when this entry covers all its registers.
     fn covers(&self, range: &RangeKey) -> Option<Binding> {
+        if self.push_constant.is_some() {
+            return None;
+        }
+        self.covers_registers(range)
+    }
+
+    /// The binding of `range` when this entry's class, kind, space and registers cover it
+    /// (whether or not it is a push-constant entry).
+    fn covers_registers(&self, range: &RangeKey) -> Option<Binding> {
         if self.class != range.class
             || self.space != range.space
             || self.kind.is_some_and(|k| k != range.kind)
@@ -606,6 +637,15 @@ pub struct BindingMap {
 }
 
 impl BindingMapper for BindingMap {
+    /// The first entry covering the range decides: a push-constant entry places it in push
+    /// constants.
+    fn push_constant(&self, range: &RangeKey) -> Option<PushConstantPlacement> {
+        self.entries
+            .iter()
+            .find(|e| e.covers_registers(range).is_some())
+            .and_then(|e| e.push_constant)
+    }
+
     fn map(&self, range: &RangeKey) -> Option<Binding> {
         self.entries
             .iter()
@@ -647,6 +687,9 @@ const ENTRY_KEYS: &[&str] = &[
     "set",
     "binding",
     "array_offset",
+    "push_constant",
+    "offset",
+    "size",
 ];
 
 /// An error naming the first key of `object` not in `allowed`.
@@ -666,6 +709,20 @@ fn unknown_key(
 impl fmt::Display for MapEntry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.class.prefix();
+        if let Some(push) = self.push_constant {
+            write!(
+                f,
+                "{} {p}{} in space {} in push constants at offset {}",
+                self.class.name(),
+                self.first,
+                self.space,
+                push.offset
+            )?;
+            if let Some(size) = push.size {
+                write!(f, " ({size} bytes)")?;
+            }
+            return Ok(());
+        }
         write!(f, "{} ", self.class.name())?;
         if let Some(kind) = self.kind {
             write!(f, "{} ", kind.name())?;
@@ -716,29 +773,65 @@ impl BindingMap {
             fallback_to_default,
         };
         map.check_types().map_err(bad)?;
+        map.check_push_constants().map_err(bad)?;
         Ok(map)
+    }
+
+    /// Push-constant entries whose sizes are given must not overlap.
+    fn check_push_constants(&self) -> std::result::Result<(), String> {
+        let sized: Vec<(usize, u32, u32)> = self
+            .entries
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| {
+                let push = e.push_constant?;
+                Some((i, push.offset, push.offset.saturating_add(push.size?)))
+            })
+            .collect();
+        for (n, &(i, a0, a1)) in sized.iter().enumerate() {
+            for &(j, b0, b1) in &sized[n + 1..] {
+                if a0 < b1 && b0 < a1 {
+                    return Err(format!(
+                        "ranges[{i}] ({}) and ranges[{j}] ({}) overlap in push constants \
+                         (bytes {a0} to {} and {b0} to {})",
+                        self.entries[i],
+                        self.entries[j],
+                        a1 - 1,
+                        b1 - 1
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// What the map alone proves: no two entries on one set and binding whose classes and
     /// kinds allow no common descriptor type (an SRV buffer entry may be a texel or a storage
     /// buffer; the translation checks the ranges it binds once their declarations are known).
     fn check_types(&self) -> std::result::Result<(), String> {
-        let bindings: Vec<(Binding, DescriptorTypes)> = self
-            .entries
+        let bound: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].push_constant.is_none())
+            .collect();
+        let bindings: Vec<(Binding, DescriptorTypes)> = bound
             .iter()
-            .map(|e| (e.binding, DescriptorType::possible(e.class, e.kind)))
+            .map(|&i| {
+                let e = &self.entries[i];
+                (e.binding, DescriptorType::possible(e.class, e.kind))
+            })
             .collect();
         match type_conflict(&bindings) {
             None => Ok(()),
-            Some((i, j)) => Err(format!(
-                "ranges[{i}] ({}, a {}) and ranges[{j}] ({}, a {}) share set {} binding {} \
+            Some((a, b)) => Err(format!(
+                "ranges[{}] ({}, a {}) and ranges[{}] ({}, a {}) share set {} binding {} \
                  but cannot have the same descriptor type (a Vulkan binding has one)",
-                self.entries[i],
-                bindings[i].1,
-                self.entries[j],
-                bindings[j].1,
-                bindings[i].0.set,
-                bindings[i].0.binding
+                bound[a],
+                self.entries[bound[a]],
+                bindings[a].1,
+                bound[b],
+                self.entries[bound[b]],
+                bindings[b].1,
+                bindings[a].0.set,
+                bindings[a].0.binding
             )),
         }
     }
@@ -788,6 +881,21 @@ fn parse_entry(value: &serde_json::Value) -> std::result::Result<MapEntry, Strin
         Some(_) => Some(number("last", None)?),
     };
     let first = number("first", None)?;
+    let push = match object.get("push_constant") {
+        None => false,
+        Some(v) => v.as_bool().ok_or("push_constant must be true or false")?,
+    };
+    if push {
+        return parse_push_entry(object, class, first, last, number("space", Some(0))?);
+    }
+    if let Some(key) = ["offset", "size"]
+        .into_iter()
+        .find(|k| object.contains_key(*k))
+    {
+        return Err(format!(
+            "{key} belongs to a push-constant entry (\"push_constant\": true)"
+        ));
+    }
     if last.is_some_and(|l| l < first) {
         return Err("last is below first".into());
     }
@@ -802,6 +910,68 @@ fn parse_entry(value: &serde_json::Value) -> std::result::Result<MapEntry, Strin
             binding: number("binding", None)?,
             array_offset: number("array_offset", Some(0))?,
         },
+        push_constant: None,
+    })
+}
+
+/// A push-constant entry: constant buffer `first` (one register) at byte `offset`, with
+/// optionally the `size` the layer gives it; descriptor keys do not apply.
+fn parse_push_entry(
+    object: &serde_json::Map<String, serde_json::Value>,
+    class: DescriptorClass,
+    first: u32,
+    last: Option<u32>,
+    space: u32,
+) -> std::result::Result<MapEntry, String> {
+    if class != DescriptorClass::ConstantBuffer {
+        return Err(format!(
+            "only constant buffers (cbv) go in push constants, not a {}",
+            class.name()
+        ));
+    }
+    if last.is_some_and(|l| l != first) {
+        return Err("a push-constant entry places one constant buffer (last = first)".into());
+    }
+    if let Some(key) = ["kind", "set", "binding", "array_offset"]
+        .into_iter()
+        .find(|k| object.contains_key(*k))
+    {
+        return Err(format!(
+            "{key} does not apply to a push-constant entry (it has an offset, not a binding)"
+        ));
+    }
+    let number = |key: &str| -> std::result::Result<Option<u32>, String> {
+        match object.get(key) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => v
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map(Some)
+                .ok_or_else(|| format!("{key} must be a 32-bit unsigned number")),
+        }
+    };
+    let offset = number("offset")?.ok_or("offset is missing")?;
+    if offset % 16 != 0 {
+        return Err(format!(
+            "offset {offset} is not a multiple of 16 (a constant buffer is an array of \
+             16-byte vectors)"
+        ));
+    }
+    let size = number("size")?;
+    if size.is_some_and(|s| s == 0 || s % 4 != 0) {
+        return Err(format!(
+            "size {} is not a positive multiple of 4 (VkPushConstantRange)",
+            size.unwrap_or(0)
+        ));
+    }
+    Ok(MapEntry {
+        class,
+        kind: None,
+        space,
+        first,
+        last: Some(first),
+        binding: Binding::default(),
+        push_constant: Some(PushConstantPlacement { offset, size }),
     })
 }
 
@@ -1226,7 +1396,7 @@ mod tests {
                            {"class": "srv", "first": 1, "set": 0, "binding": 1, "arrayOffset": 2}]}"#,
         );
         assert!(
-            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset)"#),
+            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset, push_constant, offset, size)"#),
             "{e}"
         );
         let e = map_error(

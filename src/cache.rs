@@ -97,6 +97,13 @@ impl CachedShader {
         let keys: Vec<RangeKey> = self.sites.iter().map(|s| s.key).collect();
         let chosen = ShaderBindings::new(mapper, &keys);
         for site in &self.sites {
+            if mapper.push_constant(&site.key).is_some() {
+                return Err(invalid(format!(
+                    "{}: a cached shader cannot move a constant buffer into push constants \
+                     (translate it with the mapper instead)",
+                    site.key
+                )));
+            }
             let binding = chosen.resolve(&site.key)?;
             if binding.array_offset != 0 {
                 return Err(invalid(format!(

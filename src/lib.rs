@@ -29,6 +29,7 @@ pub mod bindings;
 pub mod cache;
 pub mod disasm;
 pub mod error;
+pub mod interface;
 pub mod limits;
 pub mod reflect;
 pub mod translation;

@@ -4,8 +4,11 @@
 //!
 //! [`scan`] gathers it from a program (and its container's signatures) with the same binding
 //! pass the translation uses, so the bindings listed are the module's; [`ShaderReflection::to_json`]
-//! is the form `dxbc2spirv reflect IN.dxbc --json` prints. The translator passes no data
-//! through push constants, so that list is empty. A signature element's `rw_mask` is the
+//! is the form `dxbc2spirv reflect IN.dxbc --json` prints. `push_constants` lists the
+//! constant buffers a binding map placed in push constants (register, space, byte offset and
+//! size). A signature element's `placement` is where it sits in Vulkan's location space
+//! (location, component, the vector it is part of, index; null for built-ins; see
+//! [`crate::interface`]). A signature element's `rw_mask` is the
 //! container's raw read/write mask (for inputs the components the shader reads; for outputs
 //! what the compiler stored, which fxc uses for the components never written).
 //!
@@ -156,16 +159,64 @@ pub struct ShaderReflection {
     pub class_linkage: Option<ClassLinkage>,
     /// The constant-buffer slots read through a run-time register index, if any.
     pub dynamic_constant_buffers: Option<DynamicConstantBuffers>,
+    /// Where each signature element sits in Vulkan's location space (parallel to the
+    /// signatures' elements; `None` for built-ins): the register scheme, or the interface
+    /// map's places ([`crate::interface`]).
+    pub placements: crate::interface::Placements,
+    /// The constant buffers placed in push constants, by offset (see
+    /// [`crate::bindings::PushConstantPlacement`]); the layer's pipeline layout needs a
+    /// `VkPushConstantRange` covering them for the stage.
+    pub push_constants: Vec<PushConstantInfo>,
 }
 
-/// Scans a program for its descriptor ranges (bound by `mapper`) and interface.
+/// A constant buffer a binding map placed in push constants
+/// ([`crate::bindings::PushConstantPlacement`]): the bytes `offset..offset + size` of the
+/// push-constant block hold its vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushConstantInfo {
+    /// The register (`cbN`; the lower bound in SM5.1).
+    pub register: u32,
+    /// The register space.
+    pub space: u32,
+    /// The byte offset of its first vector.
+    pub offset: u32,
+    /// Its size in bytes (16 per vector the shader declares).
+    pub size: u32,
+    /// The bytes the binding map gives it, when it says.
+    pub provided_size: Option<u32>,
+}
+
+/// How the translation lays out the stage interface, for [`scan_with`]: the interface map
+/// and dual-source blending of [`crate::TranslateOptions`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InterfaceOptions<'a> {
+    /// The interface map, if any.
+    pub map: Option<&'a crate::interface::InterfaceMap>,
+    /// Dual-source blending (a pixel shader's `o1` at location 0, index 1).
+    pub dual_source_blending: bool,
+}
+
+/// Scans a program for its descriptor ranges (bound by `mapper`) and interface (by
+/// register: `Location = register`).
 #[doc(hidden)]
 pub fn scan(
     program: &Program,
     reflection: &Reflection,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
-    let scanned = scan_program(program, reflection, BindingPlan::build(program, mapper)?)?;
+    scan_with(program, reflection, mapper, InterfaceOptions::default())
+}
+
+/// [`scan`] with the stage interface laid out as `interface` says.
+#[doc(hidden)]
+pub fn scan_with(
+    program: &Program,
+    reflection: &Reflection,
+    mapper: &dyn BindingMapper,
+    interface: InterfaceOptions<'_>,
+) -> Result<ShaderReflection> {
+    let plan = BindingPlan::build(program, mapper)?;
+    let scanned = scan_program(program, reflection, plan, interface)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -203,8 +254,10 @@ pub fn scan_owned(
     program: &Program,
     reflection: Reflection,
     mapper: &dyn BindingMapper,
+    interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
-    scan_owned_with_plan(program, reflection, BindingPlan::build(program, mapper)?)
+    let plan = BindingPlan::build(program, mapper)?;
+    scan_owned_with_plan(program, reflection, plan, interface)
 }
 
 /// [`scan_owned`] with the program's binding plan already made (by the translation).
@@ -212,8 +265,9 @@ pub(crate) fn scan_owned_with_plan(
     program: &Program,
     mut reflection: Reflection,
     plan: BindingPlan,
+    interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
-    let scanned = scan_program(program, &reflection, plan)?;
+    let scanned = scan_program(program, &reflection, plan, interface)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -230,9 +284,10 @@ fn scan_program(
     program: &Program,
     reflection: &Reflection,
     plan: BindingPlan,
+    interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
     let mut ranges = Vec::new();
-    let mut stage = StageParameters::default();
+    let mut stage_parameters = StageParameters::default();
     let mut thread_group = None;
     let mut interfaces = Vec::new();
     let mut function_tables = Vec::new();
@@ -307,43 +362,43 @@ fn scan_program(
                 None
             }
             Declaration::GsInputPrimitive(p) => {
-                stage.input_primitive = p.name();
+                stage_parameters.input_primitive = p.name();
                 None
             }
             Declaration::GsOutputTopology(t) => {
-                stage.output_topology = Some(t.name());
+                stage_parameters.output_topology = Some(t.name());
                 None
             }
             Declaration::MaxOutputVertexCount(n) => {
-                stage.max_output_vertices = Some(*n);
+                stage_parameters.max_output_vertices = Some(*n);
                 None
             }
             Declaration::GsInstanceCount(n) => {
-                stage.instances = Some(*n);
+                stage_parameters.instances = Some(*n);
                 None
             }
             Declaration::InputControlPointCount(n) => {
-                stage.input_control_points = Some(*n);
+                stage_parameters.input_control_points = Some(*n);
                 None
             }
             Declaration::OutputControlPointCount(n) => {
-                stage.output_control_points = Some(*n);
+                stage_parameters.output_control_points = Some(*n);
                 None
             }
             Declaration::TessDomain(d) => {
-                stage.domain = Some(d.name());
+                stage_parameters.domain = Some(d.name());
                 None
             }
             Declaration::TessPartitioning(p) => {
-                stage.partitioning = Some(p.name());
+                stage_parameters.partitioning = Some(p.name());
                 None
             }
             Declaration::TessOutputPrimitive(p) => {
-                stage.output_primitive = Some(p.name());
+                stage_parameters.output_primitive = Some(p.name());
                 None
             }
             Declaration::HsMaxTessFactor(bits) => {
-                stage.max_tess_factor = Some(f32::from_bits(*bits));
+                stage_parameters.max_tess_factor = Some(f32::from_bits(*bits));
                 None
             }
             Declaration::Interface {
@@ -411,7 +466,37 @@ fn scan_program(
     };
     let dynamic_constant_buffers = dynamic_constant_buffers(&plan, &mut ranges);
     let model = program.model;
+    let stage = model.stage;
+    let control_points = if stage == crate::ir::Stage::Hull {
+        reflection.output.as_ref()
+    } else {
+        reflection.input.as_ref()
+    };
+    let placements = crate::interface::place_all(
+        stage,
+        [
+            reflection.input.as_ref(),
+            reflection.output.as_ref(),
+            reflection.patch_constant.as_ref(),
+        ],
+        interface.map,
+        crate::interface::registers_end(control_points),
+        interface.dual_source_blending && stage == crate::ir::Stage::Pixel,
+    )?;
+    let push_constants = plan
+        .push_constants
+        .iter()
+        .map(|p| PushConstantInfo {
+            register: p.range.lower,
+            space: p.range.space,
+            offset: p.offset,
+            size: p.size,
+            provided_size: p.provided,
+        })
+        .collect();
     Ok(ShaderReflection {
+        placements,
+        push_constants,
         plan,
         model: model.name(),
         ranges,
@@ -419,7 +504,7 @@ fn scan_program(
         outputs: None,
         patch_constants: None,
         thread_group,
-        stage,
+        stage: stage_parameters,
         class_linkage,
         dynamic_constant_buffers,
     })
@@ -502,7 +587,10 @@ fn mask_text(mask: u8) -> String {
         .collect()
 }
 
-fn signature_json(signature: &Option<Signature>) -> Value {
+fn signature_json(
+    signature: &Option<Signature>,
+    placements: &[Option<crate::interface::Placement>],
+) -> Value {
     let Some(signature) = signature else {
         return Value::Null;
     };
@@ -510,7 +598,8 @@ fn signature_json(signature: &Option<Signature>) -> Value {
         signature
             .elements
             .iter()
-            .map(|e| {
+            .enumerate()
+            .map(|(i, e)| {
                 json!({
                     "semantic": e.semantic_name,
                     "index": e.semantic_index,
@@ -528,6 +617,11 @@ fn signature_json(signature: &Option<Signature>) -> Value {
                         _ => "unknown",
                     },
                     "stream": e.stream,
+                    "placement": placements
+                        .get(i)
+                        .copied()
+                        .flatten()
+                        .map(|p| p.to_json()),
                 })
             })
             .collect(),
@@ -691,10 +785,19 @@ impl ShaderReflection {
         json!({
             "model": self.model,
             "descriptor_ranges": self.ranges.iter().map(RangeInfo::to_json).collect::<Vec<_>>(),
-            "inputs": signature_json(&self.inputs),
-            "outputs": signature_json(&self.outputs),
-            "patch_constants": signature_json(&self.patch_constants),
-            "push_constants": [],
+            "inputs": signature_json(&self.inputs, &self.placements.inputs),
+            "outputs": signature_json(&self.outputs, &self.placements.outputs),
+            "patch_constants": signature_json(
+                &self.patch_constants,
+                &self.placements.patch_constants,
+            ),
+            "push_constants": self.push_constants.iter().map(|p| json!({
+                "register": p.register,
+                "space": p.space,
+                "offset": p.offset,
+                "size": p.size,
+                "provided_size": p.provided_size,
+            })).collect::<Vec<_>>(),
             "thread_group_size": self.thread_group,
             "geometry": {
                 "input_primitive": s.input_primitive,

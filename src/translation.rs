@@ -53,6 +53,18 @@ pub struct TranslateOptions {
     /// Leave the SPIR-V as the emitter wrote it, without the optimiser's passes
     /// ([`crate::spirv::opt`]); the module computes the same results, only larger.
     pub no_optimize: bool,
+    /// Where the inputs, outputs and patch constants go, by semantic or register
+    /// ([`crate::interface::InterfaceMap`]; [`InterfaceMap::inputs_from`] links to the
+    /// previous stage); `None`: `Location = register`. The reflection reports every element's
+    /// place.
+    ///
+    /// [`InterfaceMap::inputs_from`]: crate::interface::InterfaceMap::inputs_from
+    pub interface: Option<crate::interface::InterfaceMap>,
+    /// Dual-source blending: a pixel shader's `o0` and `o1` become `Location 0, Index 0` and
+    /// `Location 0, Index 1` (for `SRC1_COLOR`/`SRC1_ALPHA` blend factors); writes to `o2`
+    /// and above are dropped, as D3D11 ignores those targets in that mode and Vulkan allows
+    /// no other colour output. Off by default.
+    pub dual_source_blending: bool,
 }
 
 impl Default for TranslateOptions {
@@ -66,6 +78,8 @@ impl Default for TranslateOptions {
             limits: crate::limits::Limits::default(),
             stream_output: None,
             no_optimize: false,
+            interface: None,
+            dual_source_blending: false,
         }
     }
 }
@@ -98,6 +112,8 @@ impl TranslateOptions {
             features: self.features,
             stream_output: self.stream_output.clone(),
             no_optimize: self.no_optimize,
+            interface: self.interface.clone(),
+            dual_source_blending: self.dual_source_blending,
             fault: None,
         }
     }
@@ -107,6 +123,14 @@ impl TranslateOptions {
         ReadOptions {
             ignore_checksum: self.ignore_checksum,
             limits: self.limits,
+        }
+    }
+
+    /// The stage-interface layout these options choose (for [`crate::reflect::scan_with`]).
+    pub fn interface_options(&self) -> crate::reflect::InterfaceOptions<'_> {
+        crate::reflect::InterfaceOptions {
+            map: self.interface.as_ref(),
+            dual_source_blending: self.dual_source_blending,
         }
     }
 
@@ -156,7 +180,12 @@ pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderRefl
     let Some(program) = dxbc.program.take() else {
         return Err(dxbc.no_program());
     };
-    crate::reflect::scan_owned(&program, dxbc.reflection, options.mapper())
+    crate::reflect::scan_owned(
+        &program,
+        dxbc.reflection,
+        options.mapper(),
+        options.interface_options(),
+    )
 }
 
 /// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
@@ -223,7 +252,12 @@ fn translate_with(
         return Err(dxbc.no_program());
     };
     // The container's signatures move into the result (no copies).
-    let reflection = crate::reflect::scan_owned_with_plan(&program, dxbc.reflection, plan)?;
+    let reflection = crate::reflect::scan_owned_with_plan(
+        &program,
+        dxbc.reflection,
+        plan,
+        options.interface_options(),
+    )?;
     decoder.keep(program);
     Ok(Translation { words, reflection })
 }

@@ -130,7 +130,25 @@ pub struct BindingPlan {
     /// declared `cbN` would be; the slots the program does not declare are marked
     /// [`DescriptorBinding::undeclared_slot`].
     pub dynamic_constant_buffers: bool,
+    /// The constant buffers the mapper placed in push constants
+    /// ([`BindingMapper::push_constant`]), by offset; they have no descriptor binding.
+    pub push_constants: Vec<PushConstantBuffer>,
     by_range: HashMap<(u8, u32), usize>,
+}
+
+/// A constant buffer in the push-constant block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PushConstantBuffer {
+    /// The declared range (one register).
+    pub range: ResourceRange,
+    /// The key the mapper was asked about.
+    pub key: RangeKey,
+    /// The byte offset of its first vector in the block.
+    pub offset: u32,
+    /// Its size in bytes (16 per vector the shader declares).
+    pub size: u32,
+    /// The bytes the layer gives it, when the map says.
+    pub provided: Option<u32>,
 }
 
 /// The class and kind of a resource declaration, and whether it is a raw or structured
@@ -304,6 +322,94 @@ fn dynamic_slot_key(slot: u32) -> RangeKey {
     }
 }
 
+/// A constant buffer of `vectors` 16-byte vectors placed in push constants: one register,
+/// no larger than the bytes the layer provides.
+fn push_constant(
+    key: RangeKey,
+    range: ResourceRange,
+    vectors: u32,
+    placement: crate::bindings::PushConstantPlacement,
+) -> Result<PushConstantBuffer> {
+    if range.upper != Some(range.lower) {
+        return Err(Error::new(
+            Location::None,
+            format!(
+                "{key} is a range of several constant buffers: push constants hold single \
+                 constant buffers"
+            ),
+        ));
+    }
+    let size = vectors.max(1).saturating_mul(16);
+    if let Some(provided) = placement.size {
+        if size > provided {
+            return Err(Error::new(
+                Location::None,
+                format!(
+                    "{key} is {size} bytes ({vectors} vectors), more than the {provided} bytes \
+                     the binding map gives it in push constants"
+                ),
+            ));
+        }
+    }
+    if placement.offset % 16 != 0 {
+        return Err(Error::new(
+            Location::None,
+            format!(
+                "{key} is placed at push-constant offset {}, not a multiple of 16",
+                placement.offset
+            ),
+        ));
+    }
+    Ok(PushConstantBuffer {
+        range,
+        key,
+        offset: placement.offset,
+        size,
+        provided: placement.size,
+    })
+}
+
+/// Sorts the push-constant buffers by offset and refuses overlapping ones (naming both) and
+/// a program that picks its constant-buffer register at run time (which reads D3D11's slots
+/// through descriptors).
+fn check_push_constants(buffers: &mut [PushConstantBuffer], reads_dynamic: bool) -> Result<()> {
+    if reads_dynamic {
+        if let Some(first) = buffers.first() {
+            return Err(Error::new(
+                Location::None,
+                format!(
+                    "{} is placed in push constants, but the program chooses its \
+                     constant-buffer register at run time (cb[r#]), which reads the slots \
+                     through descriptors",
+                    first.key
+                ),
+            ));
+        }
+    }
+    buffers.sort_by_key(|b| (b.offset, b.range.id));
+    for (i, a) in buffers.iter().enumerate() {
+        let a_end = a
+            .offset
+            .saturating_add(a.provided.unwrap_or(a.size).max(a.size));
+        for b in &buffers[i + 1..] {
+            if b.offset < a_end {
+                return Err(Error::new(
+                    Location::None,
+                    format!(
+                        "{} (push-constant bytes {} to {}) and {} (from byte {}) overlap",
+                        a.key,
+                        a.offset,
+                        a_end - 1,
+                        b.key,
+                        b.offset
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl BindingPlan {
     /// Binds every resource range the program declares: the mapper chooses the bindings of
     /// all the ranges at once ([`BindingMapper::map_shader`]); ranges that share a set and
@@ -311,6 +417,7 @@ impl BindingPlan {
     pub fn build(program: &Program, mapper: &dyn BindingMapper) -> Result<Self> {
         let usage = uav_usage(program);
         let mut ranges = Vec::new();
+        let mut push_constants = Vec::new();
         for (index, instruction) in program.instructions.iter().enumerate() {
             let Some(declaration) = &instruction.declaration else {
                 continue;
@@ -348,8 +455,18 @@ impl BindingPlan {
             } else {
                 UavUsage::default()
             };
+            if register == RegisterKind::ConstantBuffer {
+                if let Some(placement) = mapper.push_constant(&key) {
+                    let Declaration::ConstantBuffer { size, .. } = declaration else {
+                        return Err(internal("a constant buffer of another declaration"));
+                    };
+                    push_constants.push(push_constant(key, range, *size, placement).map_err(at)?);
+                    continue;
+                }
+            }
             ranges.push((index, register, range, key, descriptor_type, usage));
         }
+        check_push_constants(&mut push_constants, reads_dynamic_cb(program))?;
         let counter_key = |key: &RangeKey| RangeKey {
             class: DescriptorClass::UavCounter,
             kind: DescriptorKind::Buffer,
@@ -408,6 +525,7 @@ impl BindingPlan {
             instructions.push(Some(index));
         }
         plan.dynamic_constant_buffers = reads_dynamic;
+        plan.push_constants = push_constants;
         plan.bind_dynamic_constant_buffers(&dynamic_slots, &chosen)?;
         plan.bind_class_linkage(program, &chosen)?;
         instructions.resize(plan.bindings.len(), None);
@@ -549,6 +667,11 @@ impl BindingPlan {
             self.bind_constant_buffer(range, dynamic_slot_key(slot), chosen, true)?;
         }
         Ok(())
+    }
+
+    /// The push-constant placement of constant-buffer range `id`, when it has one.
+    pub fn push_constant(&self, id: u32) -> Option<&PushConstantBuffer> {
+        self.push_constants.iter().find(|p| p.range.id == id)
     }
 
     /// The binding of range `id` of a register file.

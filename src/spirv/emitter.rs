@@ -158,6 +158,7 @@ impl<'a> Emitter<'a> {
         e.m.b.set_version(major, minor);
         e.m.capability(spirv::Capability::Shader);
         e.stage_setup();
+        e.placed_setup()?;
         e.declarations()?;
         e.stream_output_setup()?;
         let entry = e.functions()?;

@@ -44,6 +44,7 @@ use super::module::{built, Scalar};
 use super::operands::mask_components;
 use crate::container::{ComponentType, Signature, SystemValue as SigValue};
 use crate::error::Result;
+use crate::interface::InterfaceFile;
 use crate::ir::{
     Declaration, Instruction, Interpolation, Operand, RegisterKind, Stage, SystemValue,
 };
@@ -107,6 +108,8 @@ pub struct IoState {
     clock: Option<ClockState>,
     /// A pixel shader's evaluation places when it runs per sample.
     pub(super) sample_rate: super::sample_rate::SampleRate,
+    /// The placements of an interface map or of dual-source blending ([`super::placed_io`]).
+    pub(super) placed: Option<Box<super::placed_io::PlacedState>>,
 }
 
 /// `vCycleCounter` after its `dcl_input`: the latest clock read, by the instruction and
@@ -399,6 +402,47 @@ impl Emitter<'_> {
         }
     }
 
+    /// An ordinary `v#`/`o#` (no built-in): the register's `vec4` at Location = register, or
+    /// the variables an interface map places its elements in ([`super::placed_io`]); a pixel
+    /// shader's fresh input variables get their interpolation (`mode`).
+    fn ordinary_io(
+        &mut self,
+        kind: RegisterKind,
+        register: u32,
+        mask: u8,
+        mode: Interpolation,
+    ) -> Result<()> {
+        let stage = self.program.model.stage;
+        let (file, class) = if kind == RegisterKind::Input {
+            (InterfaceFile::Inputs, StorageClass::Input)
+        } else {
+            (InterfaceFile::Outputs, StorageClass::Output)
+        };
+        if kind == RegisterKind::Output
+            && stage == Stage::Pixel
+            && self.options.dual_source_blending
+            && register >= 2
+        {
+            // Dropped under dual-source blending (see `placed_io`): no variable.
+            return Ok(());
+        }
+        if self.is_placed(file) {
+            let fresh = self.placed_vector(file, kind, register, mask, class)?;
+            if stage == Stage::Pixel && kind == RegisterKind::Input {
+                for (var, scalar) in fresh {
+                    self.interpolation(var, scalar, mode)?;
+                }
+            }
+            return Ok(());
+        }
+        let fresh = !self.io.vectors.contains_key(&(kind as u8, register));
+        let slot = self.location_vector(kind, register, mask)?;
+        if fresh && stage == Stage::Pixel && kind == RegisterKind::Input {
+            self.interpolation(slot.var, slot.scalar, mode)?;
+        }
+        Ok(())
+    }
+
     /// The ordinary vec4 variable of `v#`/`o#` at Location = register, mapping `mask`.
     pub(super) fn location_vector(
         &mut self,
@@ -427,7 +471,19 @@ impl Emitter<'_> {
             None => {
                 let var =
                     self.io_global(class, scalar, 4, None, format_args!("{prefix}{register}"));
-                self.decorate(var, Decoration::Location, &[register]);
+                // Dual-source blending: a pixel shader's o0 and o1 at location 0, index 0
+                // and 1 (`placed_io`).
+                let dual = kind == RegisterKind::Output
+                    && self.program.model.stage == Stage::Pixel
+                    && self.options.dual_source_blending;
+                self.decorate(
+                    var,
+                    Decoration::Location,
+                    &[if dual { 0 } else { register }],
+                );
+                if dual && register == 1 {
+                    self.decorate(var, Decoration::Index, &[1]);
+                }
                 self.io.vectors.insert(key, var);
                 (var, scalar)
             }
@@ -466,15 +522,8 @@ impl Emitter<'_> {
         let first = mask.trailing_zeros() as u8;
         match (stage, sv) {
             (_, SystemValue::Undefined) => {
-                let fresh = !self.io.vectors.contains_key(&(kind as u8, register));
-                let slot = self.location_vector(kind, register, mask)?;
-                if fresh && stage == Stage::Pixel {
-                    self.interpolation(
-                        slot.var,
-                        slot.scalar,
-                        interpolation.unwrap_or(Interpolation::Undefined),
-                    )?;
-                }
+                let mode = interpolation.unwrap_or(Interpolation::Undefined);
+                self.ordinary_io(kind, register, mask, mode)?;
             }
             (Stage::Vertex, SystemValue::VertexId | SystemValue::InstanceId) => {
                 let (index, base, name) = if sv == SystemValue::VertexId {
@@ -573,11 +622,7 @@ impl Emitter<'_> {
                 SystemValue::VertexId | SystemValue::InstanceId,
             )
             | (Stage::Vertex, _) => {
-                let fresh = !self.io.vectors.contains_key(&(kind as u8, register));
-                let slot = self.location_vector(kind, register, mask)?;
-                if fresh && stage == Stage::Pixel {
-                    self.interpolation(slot.var, slot.scalar, Interpolation::Constant)?;
-                }
+                self.ordinary_io(kind, register, mask, Interpolation::Constant)?;
             }
             (_, sv) => return Err(self.system_value_error("input", sv)),
         }
@@ -616,7 +661,7 @@ impl Emitter<'_> {
         let first = mask.trailing_zeros() as u8;
         match (stage, sv) {
             (_, SystemValue::Undefined) => {
-                self.location_vector(kind, register, mask)?;
+                self.ordinary_io(kind, register, mask, Interpolation::Undefined)?;
             }
             (Stage::Vertex | Stage::Geometry | Stage::Domain, SystemValue::Position) => {
                 let var = self.builtin(
@@ -681,7 +726,7 @@ impl Emitter<'_> {
                 Stage::Vertex | Stage::Geometry | Stage::Domain,
                 SystemValue::VertexId | SystemValue::InstanceId,
             ) => {
-                self.location_vector(kind, register, mask)?;
+                self.ordinary_io(kind, register, mask, Interpolation::Undefined)?;
             }
             (_, sv) => return Err(self.system_value_error("output", sv)),
         }
@@ -1513,6 +1558,9 @@ impl Emitter<'_> {
     /// component by component. (What `merge_stores` and `simplify` would make of the
     /// component stores.)
     pub fn store_output_vector(&mut self, operand: &Operand, value: Val) -> Result<bool> {
+        if self.dropped_output(operand) {
+            return Ok(true);
+        }
         if !matches!(self.program.model.stage, Stage::Vertex | Stage::Pixel)
             || operand.kind != RegisterKind::Output
             || operand.index_count != 1
@@ -1561,6 +1609,9 @@ impl Emitter<'_> {
         value: Val,
     ) -> Result<()> {
         if self.stage_store(operand, component, value)? {
+            return Ok(());
+        }
+        if self.dropped_output(operand) {
             return Ok(());
         }
         if Self::is_relative(operand) {

@@ -51,6 +51,9 @@ mod min_precision;
 mod module;
 mod operands;
 pub mod opt;
+mod placed_io;
+#[cfg(test)]
+mod push_constant_tests;
 mod resources;
 mod sample_rate;
 mod sparse;
@@ -64,7 +67,7 @@ mod stream_output;
 mod stream_output_tests;
 mod tessellation;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 pub mod text;
 mod textures;
 #[cfg(test)]
@@ -136,6 +139,12 @@ pub struct Options {
     pub stream_output: Option<StreamOutput>,
     /// Leave the module as emitted: skip the optimiser ([`opt`]).
     pub no_optimize: bool,
+    /// Where the inputs, outputs and patch constants go (see [`crate::interface`]); `None`:
+    /// `Location = register`.
+    pub interface: Option<crate::interface::InterfaceMap>,
+    /// A pixel shader's `o0` and `o1` become `Location 0, Index 0` and `Index 1` for
+    /// dual-source blending; writes to `o2` and above are dropped.
+    pub dual_source_blending: bool,
     /// Testing only: a deliberate miscompilation the differential harness's self-check
     /// must catch (see [`Fault`]); `None` (the default) for a correct translation.
     pub fault: Option<Fault>,

@@ -86,13 +86,22 @@ pub struct ResourceState {
     pub rasterizer_ordered: bool,
     /// Index values decorated `NonUniform` (a temp's value can index twice in a block).
     pub non_uniform_values: crate::fast_hash::HashSet<Word>,
+    /// The `PushConstant` block variable holding the constant buffers placed in push
+    /// constants, once one is declared, with each buffer's (member, vectors) by range id.
+    pub push_block: Option<(Word, HashMap<u32, (u32, u32)>)>,
 }
 
 /// What a `cb#[i]` operand reads.
 #[derive(Debug, Clone, Copy)]
 struct CbElement {
-    /// The selected constant-buffer block (a pointer).
+    /// The selected constant-buffer block (a pointer), or for a buffer in push constants its
+    /// member of the push-constant block (a pointer to the array of vectors).
     block: Word,
+    /// `Uniform`, or `PushConstant` for a buffer in push constants.
+    class: StorageClass,
+    /// For a buffer in push constants, whether the element is inside it (`None`: known to
+    /// be); a read outside gives 0, as D3D's out-of-bounds constant-buffer reads do.
+    in_range: Option<Word>,
     /// The element index (an id).
     element: Word,
     /// The descriptor index is non-uniform.
@@ -344,7 +353,7 @@ impl Emitter<'_> {
                 if cb.shared {
                     // A component of a vector at a constant element: an element of the
                     // vector, loaded once per block (constant buffers are read-only).
-                    let vector = self.buffer_vector(cb.block, cb.element)?;
+                    let vector = self.buffer_vector(&cb)?;
                     let id = built(self.m.composite_extract(
                         uint,
                         vector,
@@ -357,16 +366,27 @@ impl Emitter<'_> {
                     });
                 }
                 let zero = self.m.constant_u32(0);
-                let pointer = self.m.pointer(StorageClass::Uniform, uint);
-                let ptr = built(self.m.access_chain(
-                    pointer,
-                    cb.block,
-                    &[zero, cb.element, component_id],
-                ))?;
+                let pointer = self.m.pointer(cb.class, uint);
+                let ptr = if cb.class == StorageClass::PushConstant {
+                    built(
+                        self.m
+                            .access_chain(pointer, cb.block, &[cb.element, component_id]),
+                    )?
+                } else {
+                    built(self.m.access_chain(
+                        pointer,
+                        cb.block,
+                        &[zero, cb.element, component_id],
+                    ))?
+                };
                 if cb.non_uniform {
                     self.decorate(ptr, Decoration::NonUniform, &[]);
                 }
-                built(self.m.load(uint, ptr))?
+                let value = built(self.m.load(uint, ptr))?;
+                match cb.in_range {
+                    Some(in_range) => built(self.m.select(uint, None, in_range, value, zero))?,
+                    None => value,
+                }
             }
             _ => {
                 let (var, length) = self.res.icb.ok_or_else(|| {
@@ -397,8 +417,11 @@ impl Emitter<'_> {
     }
 
     /// Declares the uniform block of constant-buffer range `range`, `size` vectors long, at
-    /// the binding the binding pass chose.
+    /// the binding the binding pass chose (or its member of the push-constant block).
     fn declare_cbuffer(&mut self, range: &ResourceRange, size: u32) -> Result<()> {
+        if self.bindings.push_constant(range.id).is_some() {
+            return self.declare_push_block();
+        }
         let vec4 = self.m.vector(Scalar::U32, 4);
         let array = self.m.strided_array(vec4, size.max(1), 16);
         let block = self.m.block(array, false);
@@ -493,10 +516,91 @@ impl Emitter<'_> {
         built(self.m.b.phi(ty, None, incoming))
     }
 
+    /// The one `PushConstant` block (SPIR-V allows one per entry point): a member per
+    /// constant buffer the binding pass placed in push constants, an array of its `uvec4`s at
+    /// its byte offset, in offset order.
+    fn declare_push_block(&mut self) -> Result<()> {
+        if self.res.push_block.is_some() {
+            return Ok(());
+        }
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let mut members = Vec::new();
+        let mut placed = HashMap::default();
+        for (member, buffer) in self.bindings.push_constants.iter().enumerate() {
+            let vectors = (buffer.size / 16).max(1);
+            members.push(self.m.strided_array(vec4, vectors, 16));
+            placed.insert(buffer.range.id, (member as u32, vectors));
+        }
+        let block = self.m.b.id();
+        self.m.b.type_struct_id(Some(block), members);
+        self.decorate(block, Decoration::Block, &[]);
+        for (member, buffer) in self.bindings.push_constants.iter().enumerate() {
+            self.m
+                .member_decorate(block, member as u32, Decoration::Offset, &[buffer.offset]);
+        }
+        let name = self.debug_name(format_args!("push_constants"));
+        let var = self.global(block, StorageClass::PushConstant, name);
+        self.res.push_block = Some((var, placed));
+        Ok(())
+    }
+
+    /// The element a `cb#[i]` operand of a buffer in push constants reads: its member of the
+    /// block, and the index, checked against the buffer's size when it is not a constant
+    /// inside it.
+    fn push_cb_element(&mut self, operand: &Operand, range: u32) -> Result<Option<CbElement>> {
+        let Some((var, members)) = &self.res.push_block else {
+            return Ok(None);
+        };
+        let var = *var;
+        let Some(&(member, vectors)) = members.get(&range) else {
+            return Ok(None);
+        };
+        let element = operand
+            .indices()
+            .get(2)
+            .copied()
+            .ok_or_else(|| self.err("a constant buffer operand needs an element index"))?;
+        let constant = element.as_imm32();
+        let vec4 = self.m.vector(Scalar::U32, 4);
+        let array = self.m.strided_array(vec4, vectors, 16);
+        let pointer = self.m.pointer(StorageClass::PushConstant, array);
+        let member_id = self.m.constant_u32(member);
+        let block = built(self.m.access_chain(pointer, var, &[member_id]))?;
+        let (element, in_range, shared) = match constant {
+            Some(index) if index < vectors => (self.m.constant_u32(index), None, true),
+            Some(_) => {
+                let zero = self.m.constant_u32(0);
+                let no = self.m.constant_bits(Scalar::Bool, 0);
+                (zero, Some(no), false)
+            }
+            None => {
+                let index = self.index_value(element)?;
+                let uint = self.m.scalar(Scalar::U32);
+                let boolean = self.m.scalar(Scalar::Bool);
+                let limit = self.m.constant_u32(vectors);
+                let inside = built(self.m.b.u_less_than(boolean, None, index, limit))?;
+                let zero = self.m.constant_u32(0);
+                let clamped = built(self.m.select(uint, None, inside, index, zero))?;
+                (clamped, Some(inside), false)
+            }
+        };
+        Ok(Some(CbElement {
+            block,
+            class: StorageClass::PushConstant,
+            in_range,
+            element,
+            non_uniform: false,
+            shared,
+        }))
+    }
+
     /// The block and element a `cb#[i]` operand reads (the descriptor selected, the index
     /// evaluated).
     fn cb_element(&mut self, operand: &Operand) -> Result<CbElement> {
         let range = self.immediate_index(operand, 0)?;
+        if let Some(element) = self.push_cb_element(operand, range)? {
+            return Ok(element);
+        }
         let cb = self
             .res
             .cbuffers
@@ -513,6 +617,8 @@ impl Emitter<'_> {
         let selected = self.select_descriptor(&cb.desc, operand)?;
         Ok(CbElement {
             block: selected.ptr,
+            class: StorageClass::Uniform,
+            in_range: None,
             element,
             non_uniform: selected.non_uniform,
             shared: constant && !selected.non_uniform,
@@ -543,7 +649,7 @@ impl Emitter<'_> {
         if !cb.shared {
             return Ok(None);
         }
-        let id = self.buffer_vector(cb.block, cb.element)?;
+        let id = self.buffer_vector(&cb)?;
         Ok(Some(Val {
             id,
             scalar: Scalar::U32,
@@ -551,17 +657,22 @@ impl Emitter<'_> {
         }))
     }
 
-    /// The `uint4` at constant element `element` (an index id) of constant buffer block
-    /// `block`, loaded once per block.
-    fn buffer_vector(&mut self, block: Word, element: Word) -> Result<Word> {
+    /// The `uint4` at the constant element of a constant-buffer read (`cb.shared`), loaded
+    /// once per block.
+    fn buffer_vector(&mut self, cb: &CbElement) -> Result<Word> {
+        let (block, element) = (cb.block, cb.element);
         let place = self.m.place();
         if let Some(vector) = self.known.vector(place, block, element) {
             return Ok(vector);
         }
         let vec4 = self.m.vector(Scalar::U32, 4);
-        let pointer = self.m.pointer(StorageClass::Uniform, vec4);
+        let pointer = self.m.pointer(cb.class, vec4);
         let zero = self.m.constant_u32(0);
-        let ptr = built(self.m.access_chain(pointer, block, &[zero, element]))?;
+        let ptr = if cb.class == StorageClass::PushConstant {
+            built(self.m.access_chain(pointer, block, &[element]))?
+        } else {
+            built(self.m.access_chain(pointer, block, &[zero, element]))?
+        };
         let vector = built(self.m.load(vec4, ptr))?;
         self.known.set_vector(place, block, element, vector);
         Ok(vector)

@@ -246,6 +246,14 @@ impl Emitter<'_> {
         if matches!(sv, SystemValue::ClipDistance | SystemValue::CullDistance) {
             return self.declare_arrayed_distances(register, length, mask, sv);
         }
+        let file = if kind == RegisterKind::Input {
+            crate::interface::InterfaceFile::Inputs
+        } else {
+            crate::interface::InterfaceFile::Outputs
+        };
+        if sv == SystemValue::Undefined && self.is_placed(file) {
+            return self.placed_arrayed(kind, register, length, mask);
+        }
         let (var, scalar) = match sv {
             SystemValue::Undefined => {
                 match self.io.stage.arrayed_vectors.get(&(kind as u8, register)) {

@@ -380,6 +380,7 @@ impl Emitter<'_> {
                     .map(|&(_, r, _)| r + 1),
             )
             .chain(self.io.stage.stream_outputs.iter().map(|&(_, r, _)| r + 1))
+            .chain(std::iter::once(self.placed_outputs_end()))
             .max()
             .unwrap_or(0);
         let decorate_stream = stage == Stage::Geometry && self.io.stage.multi_stream;

@@ -29,6 +29,7 @@ use super::io::Slot;
 use super::module::{built, Scalar};
 use crate::container::{ComponentType, Signature};
 use crate::error::Result;
+use crate::interface::InterfaceFile;
 use crate::ir::{
     Declaration, Operand, RegisterKind, Stage, SystemValue, TessDomain, TessOutputPrimitive,
     TessPartitioning,
@@ -339,7 +340,8 @@ impl Emitter<'_> {
         } else {
             0
         };
-        next.max(from_signature.unwrap_or(0)).max(passed_through)
+        let from_registers = next.max(from_signature.unwrap_or(0)).max(passed_through);
+        self.patch_location_base_with_map(from_registers)
     }
 
     /// Declares a domain shader's `vpc#` components.
@@ -347,6 +349,10 @@ impl Emitter<'_> {
         let kind = RegisterKind::InputPatchConstant;
         let mask = if mask == 0 { 0xf } else { mask };
         let input = StorageClass::Input;
+        if sv == SystemValue::Undefined && self.is_placed(InterfaceFile::PatchConstants) {
+            self.placed_vector(InterfaceFile::PatchConstants, kind, register, mask, input)?;
+            return Ok(());
+        }
         if sv == SystemValue::Undefined {
             let (var, scalar) = self.patch_vector(input, register);
             for component in 0..4u8 {
@@ -421,6 +427,28 @@ impl Emitter<'_> {
                     let i = self.m.constant_u32(index);
                     let target = built(self.m.access_chain(pointer, var, &[i]))?;
                     built(self.m.store(target, clamped))?;
+                }
+                None if constant.system_value == SystemValue::Undefined
+                    && self.is_placed(InterfaceFile::PatchConstants) =>
+                {
+                    let placed = self.placed_component(
+                        InterfaceFile::PatchConstants,
+                        register,
+                        component,
+                        output,
+                        None,
+                    )?;
+                    let value = self.cast(bits, placed.scalar)?;
+                    let target = match placed.index {
+                        Some(index) => {
+                            let element = self.m.scalar(placed.scalar);
+                            let pointer = self.m.pointer(output, element);
+                            let i = self.m.constant_u32(index);
+                            built(self.m.access_chain(pointer, placed.var, &[i]))?
+                        }
+                        None => placed.var,
+                    };
+                    built(self.m.store(target, value.id))?;
                 }
                 None if constant.system_value == SystemValue::Undefined => {
                     let (var, scalar) = self.patch_vector(output, register);

@@ -222,6 +222,13 @@ pub enum Command {
         /// The expected stencil value (`u32(N)`, N from 0 to 255).
         values: ProbeValues,
     },
+    /// `blend SRC DST` or `blend off`, this project's extension: additive blending
+    /// `src · SRC + dst · DST` of color and alpha of later draws (`None`: off). Factors:
+    /// `zero`, `one`, `src-color`, `one-minus-src-color`, `src-alpha`,
+    /// `one-minus-src-alpha`, `src1-color`, `one-minus-src1-color`, `src1-alpha`,
+    /// `one-minus-src1-alpha` (the `src1` ones read the second color of dual-source
+    /// blending), `dst-color`.
+    Blend(Option<(String, String)>),
     /// Any other command (e.g. `alpha test`, `viewport`, `shade mode`,
     /// `point-size`), kept verbatim without its prefixes so a runner can
     /// report it as unsupported.
@@ -355,6 +362,21 @@ impl TestLine {
 }
 
 /// Parses one `[test]` line.
+/// The blend factors of `blend SRC DST`.
+pub const BLEND_FACTORS: &[&str] = &[
+    "zero",
+    "one",
+    "src-color",
+    "one-minus-src-color",
+    "src-alpha",
+    "one-minus-src-alpha",
+    "src1-color",
+    "one-minus-src1-color",
+    "src1-alpha",
+    "one-minus-src1-alpha",
+    "dst-color",
+];
+
 pub(crate) fn parse_test_line(text: &str, line: u32) -> Result<TestLine> {
     // `%` starts a comment that runs to the end of the line.
     let code = text.split('%').next().unwrap_or("");
@@ -400,6 +422,25 @@ fn parse_command(s: &mut Scanner<'_>) -> Result<Command> {
             }
         };
         return finish(s, Command::Clear { target, values });
+    }
+    if s.eat_word("blend") {
+        if s.eat_word("off") {
+            return finish(s, Command::Blend(None));
+        }
+        let factor = |s: &mut Scanner<'_>| -> Result<String> {
+            let word = s.word().ok_or_else(|| s.error("expected a blend factor"))?;
+            if BLEND_FACTORS.contains(&word) {
+                Ok(word.to_string())
+            } else {
+                Err(s.error(format!(
+                    "unknown blend factor {word} (known: {})",
+                    BLEND_FACTORS.join(", ")
+                )))
+            }
+        };
+        let src = factor(s)?;
+        let dst = factor(s)?;
+        return finish(s, Command::Blend(Some((src, dst))));
     }
     if s.eat_word("depth-bounds") {
         let min = s.c_f32()?;

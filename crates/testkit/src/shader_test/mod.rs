@@ -79,8 +79,27 @@ pub enum SectionKind {
     Test(Vec<TestLine>),
     /// `[stream output]`, this project's extension (see [`stream_output`]).
     StreamOutput(stream_output::StreamOutputSection),
+    /// `[interface vs|hs|ds|gs|ps]`, this project's extension: the stage-interface map of the
+    /// shader sections of that stage that follow ([`dxbc2spirv::interface::InterfaceMap`] JSON,
+    /// after an optional `link` line that takes the inputs from the previous stage).
+    Interface(InterfaceSection),
+    /// `[bindings]`, this project's extension: the binding map (the `--bindings` JSON) of the
+    /// shader sections that follow, for example to place constant buffers in push constants.
+    Bindings(dxbc2spirv::bindings::BindingMap),
     /// A section this reader does not know; its body stays in `raw_body`.
     Unknown,
+}
+
+/// An `[interface STAGE]` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceSection {
+    /// The stage whose shader sections it applies to.
+    pub stage: Stage,
+    /// `link`: the inputs (and a domain shader's patch constants) go where the previous
+    /// stage of the draw put its outputs ([`dxbc2spirv::interface::InterfaceMap::inputs_from`]).
+    pub link: bool,
+    /// The map's own lists (the JSON after `link`, or the whole body).
+    pub map: dxbc2spirv::interface::InterfaceMap,
 }
 
 /// One `[require]` line.
@@ -380,6 +399,48 @@ fn parse_section(header: &str, line: u32, body: &[(u32, &str)]) -> Result<Sectio
             stage,
             qualifiers,
             source,
+        }));
+    }
+    if first == "interface" || (first == "bindings" && rest.is_empty()) {
+        let mut text = String::new();
+        let mut link = false;
+        for (_, t) in directive_lines(body) {
+            if text.is_empty() && t == "link" && first == "interface" {
+                link = true;
+                continue;
+            }
+            text.push_str(t);
+            text.push('\n');
+        }
+        if first == "bindings" {
+            let map = dxbc2spirv::bindings::BindingMap::from_json(&text)
+                .map_err(|e| Error::text(line, 1, format!("[bindings]: {e}")))?;
+            return Ok(SectionKind::Bindings(map));
+        }
+        let stage = match rest {
+            "vs" => Stage::Vertex,
+            "hs" => Stage::Hull,
+            "ds" => Stage::Domain,
+            "gs" => Stage::Geometry,
+            "ps" => Stage::Pixel,
+            other => {
+                return Err(Error::text(
+                    line,
+                    1,
+                    format!("[interface {other}]: expected vs, hs, ds, gs or ps"),
+                ))
+            }
+        };
+        let map = if text.trim().is_empty() {
+            dxbc2spirv::interface::InterfaceMap::default()
+        } else {
+            dxbc2spirv::interface::InterfaceMap::from_json(&text)
+                .map_err(|e| Error::text(line, 1, format!("[interface {rest}]: {e}")))?
+        };
+        return Ok(SectionKind::Interface(InterfaceSection {
+            stage,
+            link,
+            map,
         }));
     }
     if first == "stream" && (rest == "output" || rest.starts_with("output ")) {

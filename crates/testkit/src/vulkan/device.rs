@@ -68,6 +68,8 @@ pub struct Features {
     pub tessellation_shader: bool,
     /// `independentBlend`.
     pub independent_blend: bool,
+    /// `dualSrcBlend` (blend factors reading a second pixel-shader color).
+    pub dual_src_blend: bool,
     /// `multiViewport`.
     pub multi_viewport: bool,
     /// `shaderClipDistance`.
@@ -504,6 +506,7 @@ fn open_device(instance: &ash::Instance, instance_api: u32) -> Result<Opened, Vu
         geometry_shader: on(core.geometry_shader),
         tessellation_shader: on(core.tessellation_shader),
         independent_blend: on(core.independent_blend),
+        dual_src_blend: on(core.dual_src_blend),
         multi_viewport: on(core.multi_viewport),
         shader_clip_distance: on(core.shader_clip_distance),
         shader_cull_distance: on(core.shader_cull_distance),

@@ -44,7 +44,7 @@ impl Context {
                 )));
             }
         }
-        interface::check_modules(&[(spirv, interface::Model::Compute)], bindings)?;
+        interface::check_modules(&[(spirv, interface::Model::Compute)], bindings, 0)?;
         let mut owned = Owned::new(&self.device);
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
         pipeline::create_pipeline(self, &mut owned, spirv, specialization)?;

@@ -322,6 +322,78 @@ pub struct Draw<'a> {
     /// default), another stream (`rasterizationStream`), or `None` to rasterize nothing
     /// (`rasterizerDiscardEnable`).
     pub rasterized_stream: Option<u32>,
+    /// The push-constant bytes every graphics stage sees from offset 0 (`vkCmdPushConstants`
+    /// before the draw, one range in the pipeline layout); empty for none. At most the
+    /// device's `maxPushConstantsSize`.
+    pub push_constants: Vec<u8>,
+    /// The blend state of every color target; `None` writes the pixel shader's colors.
+    pub blend: Option<Blend>,
+}
+
+/// A blend factor (`VkBlendFactor`) of [`Blend`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlendFactor {
+    /// 0.
+    Zero,
+    /// 1.
+    One,
+    /// The pixel shader's color (output 0).
+    SrcColor,
+    /// 1 − the pixel shader's color.
+    OneMinusSrcColor,
+    /// The pixel shader's alpha.
+    SrcAlpha,
+    /// 1 − the pixel shader's alpha.
+    OneMinusSrcAlpha,
+    /// The second color of dual-source blending (output index 1).
+    Src1Color,
+    /// 1 − the second color.
+    OneMinusSrc1Color,
+    /// The second color's alpha.
+    Src1Alpha,
+    /// 1 − the second color's alpha.
+    OneMinusSrc1Alpha,
+    /// The target's color.
+    DstColor,
+}
+
+impl BlendFactor {
+    /// The Vulkan factor.
+    pub fn vk(self) -> vk::BlendFactor {
+        match self {
+            BlendFactor::Zero => vk::BlendFactor::ZERO,
+            BlendFactor::One => vk::BlendFactor::ONE,
+            BlendFactor::SrcColor => vk::BlendFactor::SRC_COLOR,
+            BlendFactor::OneMinusSrcColor => vk::BlendFactor::ONE_MINUS_SRC_COLOR,
+            BlendFactor::SrcAlpha => vk::BlendFactor::SRC_ALPHA,
+            BlendFactor::OneMinusSrcAlpha => vk::BlendFactor::ONE_MINUS_SRC_ALPHA,
+            BlendFactor::Src1Color => vk::BlendFactor::SRC1_COLOR,
+            BlendFactor::OneMinusSrc1Color => vk::BlendFactor::ONE_MINUS_SRC1_COLOR,
+            BlendFactor::Src1Alpha => vk::BlendFactor::SRC1_ALPHA,
+            BlendFactor::OneMinusSrc1Alpha => vk::BlendFactor::ONE_MINUS_SRC1_ALPHA,
+            BlendFactor::DstColor => vk::BlendFactor::DST_COLOR,
+        }
+    }
+
+    /// Whether the factor reads the second color of dual-source blending.
+    pub fn dual_source(self) -> bool {
+        matches!(
+            self,
+            BlendFactor::Src1Color
+                | BlendFactor::OneMinusSrc1Color
+                | BlendFactor::Src1Alpha
+                | BlendFactor::OneMinusSrc1Alpha
+        )
+    }
+}
+
+/// Additive blending `src · src_factor + dst · dst_factor` of color and alpha alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blend {
+    /// The factor of the pixel shader's value.
+    pub src: BlendFactor,
+    /// The factor of the target's value.
+    pub dst: BlendFactor,
 }
 
 impl Draw<'_> {
@@ -408,10 +480,30 @@ impl Context {
         .into_iter()
         .filter_map(|(module, model)| Some((module?, model)))
         .collect();
-        interface::check_modules(&modules, bindings)?;
+        interface::check_modules(&modules, bindings, draw.push_constants.len())?;
+        let push_bytes = u32::try_from(draw.push_constants.len())
+            .ok()
+            .filter(|&n| n % 4 == 0 && n <= self.limits.max_push_constants_size)
+            .ok_or_else(|| {
+                VulkanError::Invalid(format!(
+                    "{} push-constant bytes: a multiple of 4 up to the device's \
+                     maxPushConstantsSize ({}) is needed",
+                    draw.push_constants.len(),
+                    self.limits.max_push_constants_size
+                ))
+            })?;
+        if draw
+            .blend
+            .is_some_and(|b| b.src.dual_source() || b.dst.dual_source())
+            && !self.features().dual_src_blend
+        {
+            return Err(VulkanError::Invalid(
+                "dual-source blending needs the dualSrcBlend feature".into(),
+            ));
+        }
         let mut owned = Owned::new(&self.device);
         pipeline::create_set_layouts(self, &mut owned, bindings)?;
-        pipeline::create_pipeline_layout(self, &mut owned)?;
+        pipeline::create_pipeline_layout(self, &mut owned, push_bytes)?;
         let targets = self.create_targets(&mut owned, draw)?;
         let depth_format = targets
             .iter()
@@ -457,6 +549,15 @@ impl Context {
         self.record_bind(cmd, vk::PipelineBindPoint::GRAPHICS, &owned, &sets);
         // SAFETY: as above, inside the render pass with the graphics pipeline bound.
         unsafe {
+            if !draw.push_constants.is_empty() {
+                d.cmd_push_constants(
+                    cmd,
+                    owned.pipeline_layout,
+                    vk::ShaderStageFlags::ALL_GRAPHICS,
+                    0,
+                    &draw.push_constants,
+                );
+            }
             for &(binding, buffer) in &vertex_buffers {
                 d.cmd_bind_vertex_buffers(cmd, binding, &[buffer], &[0]);
             }

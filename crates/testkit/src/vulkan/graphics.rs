@@ -270,9 +270,20 @@ pub(super) fn create_pipeline(
     };
     let blend_attachments: Vec<vk::PipelineColorBlendAttachmentState> = (0..color_slots(draw))
         .map(|_| {
-            vk::PipelineColorBlendAttachmentState::default()
+            let state = vk::PipelineColorBlendAttachmentState::default()
                 .blend_enable(false)
-                .color_write_mask(vk::ColorComponentFlags::RGBA)
+                .color_write_mask(vk::ColorComponentFlags::RGBA);
+            match draw.blend {
+                None => state,
+                Some(blend) => state
+                    .blend_enable(true)
+                    .src_color_blend_factor(blend.src.vk())
+                    .dst_color_blend_factor(blend.dst.vk())
+                    .color_blend_op(vk::BlendOp::ADD)
+                    .src_alpha_blend_factor(blend.src.vk())
+                    .dst_alpha_blend_factor(blend.dst.vk())
+                    .alpha_blend_op(vk::BlendOp::ADD),
+            }
         })
         .collect();
     let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachments);

@@ -76,6 +76,8 @@ struct Interface {
     entry_points: Vec<(Option<Model>, String)>,
     /// Every descriptor the functions use.
     used: Vec<Used>,
+    /// The functions read a push-constant block.
+    push_constants: bool,
 }
 
 const OP_ENTRY_POINT: u32 = 15;
@@ -228,6 +230,7 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
         }
     }
     let mut used = Vec::new();
+    let mut push_constants = false;
     for (id, pointer, class) in variables {
         if !referenced.contains(&id) {
             continue;
@@ -237,9 +240,8 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
             STORAGE_UNIFORM_CONSTANT | STORAGE_UNIFORM | STORAGE_STORAGE_BUFFER
         );
         if class == STORAGE_PUSH_CONSTANT {
-            return Err(VulkanError::Invalid(
-                "the shader uses push constants, which the runner does not provide".into(),
-            ));
+            push_constants = true;
+            continue;
         }
         if !descriptor_class {
             continue;
@@ -320,7 +322,11 @@ fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
             image,
         });
     }
-    Ok(Interface { entry_points, used })
+    Ok(Interface {
+        entry_points,
+        used,
+        push_constants,
+    })
 }
 
 /// A descriptor type's name in messages.
@@ -373,9 +379,16 @@ fn resource_format(binding: &Binding) -> Option<Format> {
 pub(super) fn check_modules(
     modules: &[(&[u32], Model)],
     bindings: &[Binding],
+    push_constant_bytes: usize,
 ) -> Result<(), VulkanError> {
     for &(spirv, model) in modules {
         let interface = scan(spirv)?;
+        if interface.push_constants && push_constant_bytes == 0 {
+            return Err(VulkanError::Invalid(format!(
+                "the {} shader uses push constants, but the draw provides none",
+                model.name()
+            )));
+        }
         if !interface
             .entry_points
             .iter()
@@ -470,14 +483,14 @@ mod tests {
     fn a_missing_or_mismatched_descriptor_is_refused() {
         let spirv = module(TYPED);
         let compute = [(spirv.as_slice(), Model::Compute)];
-        let err = check_modules(&compute, &[]).expect_err("nothing bound");
+        let err = check_modules(&compute, &[], 0).expect_err("nothing bound");
         assert!(
             err.to_string()
                 .contains("storage texel buffer at set 0 binding 160, but nothing is bound"),
             "{err}"
         );
         let raw = [Binding::new(0, 160, Resource::StorageBuffer(vec![0; 16]))];
-        let err = check_modules(&compute, &raw).expect_err("wrong type");
+        let err = check_modules(&compute, &raw, 0).expect_err("wrong type");
         assert!(
             err.to_string()
                 .contains("declares a storage texel buffer, the binding is a storage buffer"),
@@ -491,7 +504,7 @@ mod tests {
                 data: vec![0; 16],
             },
         )];
-        let err = check_modules(&compute, &uint).expect_err("wrong texel type");
+        let err = check_modules(&compute, &uint, 0).expect_err("wrong texel type");
         assert!(err.to_string().contains("Float texels"), "{err}");
         let float = [Binding::new(
             0,
@@ -501,8 +514,8 @@ mod tests {
                 data: vec![0; 16],
             },
         )];
-        check_modules(&compute, &float).expect("the declared descriptor");
-        let err = check_modules(&[(spirv.as_slice(), Model::Fragment)], &float)
+        check_modules(&compute, &float, 0).expect("the declared descriptor");
+        let err = check_modules(&[(spirv.as_slice(), Model::Fragment)], &float, 0)
             .expect_err("not a fragment shader");
         assert!(
             err.to_string().contains("module has compute `main`"),
@@ -517,7 +530,7 @@ mod tests {
              store_raw u1.x, l(0), l(7)\nret\n",
         );
         let only_u1 = [Binding::new(0, 161, Resource::StorageBuffer(vec![0; 4]))];
-        check_modules(&[(spirv.as_slice(), Model::Compute)], &only_u1).expect("u0 is unused");
+        check_modules(&[(spirv.as_slice(), Model::Compute)], &only_u1, 0).expect("u0 is unused");
     }
 
     /// The dispatch that ended in a segmentation fault: a typed UAV the shader uses, given

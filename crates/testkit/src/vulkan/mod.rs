@@ -28,8 +28,8 @@ use ash::vk;
 
 pub use device::{Context, Features};
 pub use draw::{
-    CompareOp, DepthTarget, Draw, RenderTarget, Stages, Stencil, StencilOp, StencilTest, Topology,
-    VertexAttribute, VertexBuffer, Viewport,
+    Blend, BlendFactor, CompareOp, DepthTarget, Draw, RenderTarget, Stages, Stencil, StencilOp,
+    StencilTest, Topology, VertexAttribute, VertexBuffer, Viewport,
 };
 pub use xfb::FeedbackBuffer;
 

@@ -100,7 +100,7 @@ pub(super) fn create_pipeline(
 ) -> Result<(), VulkanError> {
     let d = &ctx.device;
     let shader = create_shader(ctx, owned, spirv)?;
-    create_pipeline_layout(ctx, owned)?;
+    create_pipeline_layout(ctx, owned, 0)?;
     let (map, data) = specialization_entries(specialization);
     let spec = vk::SpecializationInfo::default()
         .map_entries(&map)
@@ -163,11 +163,21 @@ pub(super) fn create_shader(
 }
 
 /// Creates the pipeline layout over `owned.set_layouts`.
+/// Creates the pipeline layout of `owned`'s set layouts, with one push-constant range of
+/// `push_constant_bytes` from offset 0 for every graphics stage when that is not 0.
 pub(super) fn create_pipeline_layout(
     ctx: &Context,
     owned: &mut Owned<'_>,
+    push_constant_bytes: u32,
 ) -> Result<(), VulkanError> {
-    let layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&owned.set_layouts);
+    let ranges = [vk::PushConstantRange::default()
+        .stage_flags(vk::ShaderStageFlags::ALL_GRAPHICS)
+        .offset(0)
+        .size(push_constant_bytes)];
+    let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&owned.set_layouts);
+    if push_constant_bytes > 0 {
+        layout_info = layout_info.push_constant_ranges(&ranges);
+    }
     // SAFETY: the set layouts are live.
     owned.pipeline_layout = unsafe { ctx.device.create_pipeline_layout(&layout_info, None) }
         .map_err(VulkanError::call("vkCreatePipelineLayout"))?;

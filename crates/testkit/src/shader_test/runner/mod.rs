@@ -171,6 +171,8 @@ enum ShaderState {
         words: Vec<u32>,
         inputs: Vec<InputRegister>,
         plan: BindingPlan,
+        /// The translation's reflection (placements for `[interface] link`, push constants).
+        reflection: Box<dxbc2spirv::reflect::ShaderReflection>,
         /// The SRV ranges declared multisampled.
         multisampled: Vec<ResourceRange>,
     },
@@ -245,6 +247,14 @@ struct FileRun<'a> {
     fault: Option<dxbc2spirv::spirv::Fault>,
     /// `[stream output]` layouts and what the last draw captured.
     stream_output: stream_output::StreamOutputRun,
+    /// `[interface STAGE]` maps by stage.
+    interfaces: HashMap<Stage, st::InterfaceSection>,
+    /// The `[bindings]` map of the shaders that follow.
+    binding_map: Option<dxbc2spirv::bindings::BindingMap>,
+    /// `[require] dual-source-blending`: pixel shaders are translated for it.
+    dual_source: bool,
+    /// The `blend` state of later draws.
+    blend: Option<vulkan::Blend>,
     report: FileReport,
 }
 
@@ -311,6 +321,10 @@ pub fn run_file_with(
         no_optimize: settings.no_optimize,
         fault: settings.fault,
         stream_output: Default::default(),
+        interfaces: HashMap::new(),
+        binding_map: None,
+        dual_source: false,
+        blend: None,
         report: FileReport::default(),
     };
     let mut missing: Vec<String> = Vec::new();
@@ -324,6 +338,9 @@ pub fn run_file_with(
                 run.native_16bit = lines
                     .iter()
                     .any(|l| matches!(&l.item, RequireItem::Feature(n) if n == "native-16-bit"));
+                run.dual_source = lines.iter().any(
+                    |l| matches!(&l.item, RequireItem::Feature(n) if n == "dual-source-blending"),
+                );
             }
             SectionKind::Resource(decl) => run.add_resource(decl),
             SectionKind::Sampler(s) => {
@@ -333,6 +350,10 @@ pub fn run_file_with(
             SectionKind::StreamOutput(so) => {
                 run.stream_output.sections.insert(so.stage, so.clone());
             }
+            SectionKind::Interface(interface) => {
+                run.interfaces.insert(interface.stage, interface.clone());
+            }
+            SectionKind::Bindings(map) => run.binding_map = Some(map.clone()),
             SectionKind::Shader(sh) if sh.stage != Stage::Effect => {
                 let layout = run
                     .stream_output
@@ -413,6 +434,7 @@ pub fn missing_features(lines: &[st::RequireLine], features: &vulkan::Features) 
                     "native-16-bit" => Some(features.shader_float16 && features.shader_int16),
                     "shader-clock" => Some(features.shader_subgroup_clock),
                     "depth-bounds" => Some(features.depth_bounds),
+                    "dual-source-blending" => Some(features.dual_src_blend),
                     _ => None,
                 };
                 if let Some(why) = not_direct3d_10(name) {
@@ -550,7 +572,57 @@ impl FileRun<'_> {
         options.stream_output = stream_output;
         options.no_optimize = self.no_optimize;
         options.fault = self.fault;
-        translate(&bytes, options)
+        options.dual_source_blending = self.dual_source && shader.stage == Stage::Pixel;
+        options.interface = match self.interface_map(shader.stage) {
+            Ok(map) => map,
+            Err(why) => return ShaderState::Fail(why),
+        };
+        let mapper: &dyn dxbc2spirv::bindings::BindingMapper = match &self.binding_map {
+            Some(map) => map,
+            None => &DefaultBindings,
+        };
+        translate(&bytes, options, mapper)
+    }
+
+    /// The interface map of a `stage` shader: its `[interface]` section's lists, with the
+    /// inputs (and a domain shader's patch constants) of `link` taken from the reflection
+    /// of the previous stage the file loaded (a hull shader for a domain shader; for a
+    /// pixel shader the geometry, domain or vertex shader, the first loaded).
+    fn interface_map(
+        &self,
+        stage: Stage,
+    ) -> Result<Option<dxbc2spirv::interface::InterfaceMap>, String> {
+        let Some(section) = self.interfaces.get(&stage) else {
+            return Ok(None);
+        };
+        let mut map = section.map.clone();
+        if section.link {
+            let previous: &[Stage] = match stage {
+                Stage::Pixel => &[Stage::Geometry, Stage::Domain, Stage::Vertex],
+                Stage::Geometry => &[Stage::Domain, Stage::Vertex],
+                Stage::Domain => &[Stage::Hull],
+                Stage::Hull => &[Stage::Vertex],
+                _ => &[],
+            };
+            let reflection = previous
+                .iter()
+                .find_map(|s| match self.shaders.get(s).map(|l| &l.state) {
+                    Some(ShaderState::Ready { reflection, .. }) => Some(reflection),
+                    _ => None,
+                })
+                .ok_or_else(|| {
+                    format!(
+                        "[interface {}] link: no translated shader of the previous stage",
+                        stage.profile_prefix()
+                    )
+                })?;
+            let linked = dxbc2spirv::interface::InterfaceMap::inputs_from(reflection);
+            map.inputs = linked.inputs;
+            if linked.patch_constants.is_some() {
+                map.patch_constants = linked.patch_constants;
+            }
+        }
+        Ok(Some(map))
     }
 
     /// Runs one `[test]` command.
@@ -562,6 +634,15 @@ impl FileRun<'_> {
                 values,
                 ..
             } => self.uniforms.set(*buffer, *offset, &values.words()),
+            Command::Blend(blend) => {
+                self.blend = match blend {
+                    None => None,
+                    Some((src, dst)) => match (blend_factor(src), blend_factor(dst)) {
+                        (Some(src), Some(dst)) => Some(vulkan::Blend { src, dst }),
+                        _ => None,
+                    },
+                };
+            }
             Command::Dispatch { x, y, z } => {
                 let outcome = match skip_all {
                     Some(reason) => Contents::Skip(reason.to_string()),
@@ -970,6 +1051,7 @@ impl FileRun<'_> {
                         Err(e) => return Contents::Fail(format!("assembling the default VS: {e}")),
                     },
                     options,
+                    &DefaultBindings,
                 );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
@@ -1078,6 +1160,8 @@ impl FileRun<'_> {
             specialization: Vec::new(),
             stream_output: Vec::new(),
             rasterized_stream: Some(0),
+            push_constants: self.push_constant_bytes(&GRAPHICS_STAGES),
+            blend: self.blend,
         };
         Self::prepare_stream_output(&mut draw, stream_output.as_ref());
         // The rasterizer sample count (`sampleinfo rasterizer`) is specialization constant 0x100.
@@ -1120,6 +1204,37 @@ impl FileRun<'_> {
             live.contents = Contents::Known;
         }
         errors
+    }
+
+    /// The push-constant bytes of the loaded shaders of `stages`: each constant buffer their
+    /// translations placed in push constants, at its offset, from the `uniform cbN` words
+    /// (space 0; zero where none were written). Empty when no shader uses push constants.
+    fn push_constant_bytes(&self, stages: &[Stage]) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        for stage in stages {
+            let Some(ShaderState::Ready { reflection, .. }) =
+                self.shaders.get(stage).map(|s| &s.state)
+            else {
+                continue;
+            };
+            for buffer in &reflection.push_constants {
+                let start = buffer.offset as usize;
+                let end = start.saturating_add(buffer.size as usize);
+                if bytes.len() < end {
+                    bytes.resize(end, 0);
+                }
+                let words: &[u32] = match buffer.register {
+                    0 => &self.uniforms.cb0,
+                    r => self.uniforms.others.get(&r).map_or(&[][..], Vec::as_slice),
+                };
+                let data = vulkan::words_to_bytes(words);
+                let n = data.len().min(end - start);
+                if let (Some(dst), Some(src)) = (bytes.get_mut(start..start + n), data.get(..n)) {
+                    dst.copy_from_slice(src);
+                }
+            }
+        }
+        bytes
     }
 
     /// The vertex buffers and attributes of the current input layout for a vertex shader
@@ -1416,7 +1531,30 @@ fn vulkan_major_minor(version: u32) -> (u32, u32) {
 
 /// Translates DXBC bytes into SPIR-V with these options, with the vertex-input table of its
 /// input signature.
-fn translate(bytes: &[u8], options: dxbc2spirv::spirv::Options) -> ShaderState {
+/// The factor of a `blend` command's name (see [`st::Command::Blend`]).
+fn blend_factor(name: &str) -> Option<vulkan::BlendFactor> {
+    use vulkan::BlendFactor as F;
+    Some(match name {
+        "zero" => F::Zero,
+        "one" => F::One,
+        "src-color" => F::SrcColor,
+        "one-minus-src-color" => F::OneMinusSrcColor,
+        "src-alpha" => F::SrcAlpha,
+        "one-minus-src-alpha" => F::OneMinusSrcAlpha,
+        "src1-color" => F::Src1Color,
+        "one-minus-src1-color" => F::OneMinusSrc1Color,
+        "src1-alpha" => F::Src1Alpha,
+        "one-minus-src1-alpha" => F::OneMinusSrc1Alpha,
+        "dst-color" => F::DstColor,
+        _ => return None,
+    })
+}
+
+fn translate(
+    bytes: &[u8],
+    options: dxbc2spirv::spirv::Options,
+    mapper: &dyn dxbc2spirv::bindings::BindingMapper,
+) -> ShaderState {
     let dxbc = match dxbc2spirv::read(bytes, &dxbc2spirv::ReadOptions::default()) {
         Ok(d) => d,
         Err(e) => return ShaderState::Fail(format!("reading: {e}")),
@@ -1424,19 +1562,38 @@ fn translate(bytes: &[u8], options: dxbc2spirv::spirv::Options) -> ShaderState {
     let Some(program) = &dxbc.program else {
         return ShaderState::Fail("the container holds no shader program".into());
     };
-    let plan = match BindingPlan::build(program, &DefaultBindings) {
-        Ok(plan) => plan,
-        Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
+    let interface = dxbc2spirv::reflect::InterfaceOptions {
+        map: options.interface.as_ref(),
+        dual_source_blending: options.dual_source_blending,
     };
-    match dxbc2spirv::translate(&dxbc, &options) {
+    let reflection =
+        match dxbc2spirv::reflect::scan_with(program, &dxbc.reflection, mapper, interface) {
+            Ok(reflection) => reflection,
+            Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
+        };
+    let plan = reflection.plan.clone();
+    match dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper) {
         Ok(words) => {
+            // Vertex inputs at the locations the translation gave them (the register, or
+            // the interface map's).
             let inputs = dxbc
                 .reflection
                 .input
                 .iter()
                 .flat_map(|s| &s.elements)
-                .filter(|e| e.system_value == dxbc2spirv::container::SystemValue::Undefined)
-                .map(|e| (e.semantic_name.clone(), e.semantic_index, e.register))
+                .zip(
+                    reflection
+                        .placements
+                        .inputs
+                        .iter()
+                        .copied()
+                        .chain(std::iter::repeat(None)),
+                )
+                .filter(|(e, _)| e.system_value == dxbc2spirv::container::SystemValue::Undefined)
+                .map(|(e, p)| {
+                    let location = p.map_or(e.register, |p| p.location);
+                    (e.semantic_name.clone(), e.semantic_index, location)
+                })
                 .collect();
             let multisampled = program
                 .instructions
@@ -1455,6 +1612,7 @@ fn translate(bytes: &[u8], options: dxbc2spirv::spirv::Options) -> ShaderState {
                 words,
                 inputs,
                 plan,
+                reflection: Box::new(reflection),
                 multisampled,
             }
         }

@@ -62,7 +62,11 @@ pub(super) fn stand_in(
     let words =
         |text: &str| -> Result<(Vec<u32>, dxbc2spirv::passes::bindings::BindingPlan), String> {
             let bytes = dxbc2spirv::asm::assemble(text).map_err(|e| format!("runner: {e}"))?;
-            match translate(&bytes, options.clone()) {
+            match translate(
+                &bytes,
+                options.clone(),
+                &dxbc2spirv::bindings::DefaultBindings,
+            ) {
                 ShaderState::Ready { words, plan, .. } => Ok((words, plan)),
                 ShaderState::Skip(why) | ShaderState::Fail(why) => Err(format!("runner: {why}")),
             }
@@ -114,6 +118,8 @@ pub(super) fn stand_in(
         sample_mask: u32::MAX,
         specialization: vec![(dxbc2spirv::spirv::RASTERIZER_SAMPLE_COUNT_SPEC_ID, SAMPLES)],
         stream_output: Vec::new(),
+        push_constants: Vec::new(),
+        blend: None,
         rasterized_stream: Some(0),
     };
     if let Err(e) = ctx.draw(&mut draw, &mut bindings) {
