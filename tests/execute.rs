@@ -366,6 +366,8 @@ fn draw_two_render_targets() {
         specialization: Vec::new(),
         stream_output: Vec::new(),
         rasterized_stream: Some(0),
+        push_constants: Vec::new(),
+        blend: None,
     };
     let ctx = context().lock().unwrap_or_else(|e| e.into_inner());
     let result = ctx.draw(&mut draw, &mut []);
