@@ -30,7 +30,8 @@ use crate::bindings::{Binding, BindingMapper};
 use crate::container::{Reflection, Signature};
 use crate::error::Result;
 use crate::ir::{Declaration, Program, RegisterKind};
-use crate::passes::bindings::{ArrayShape, BindingPlan, DescriptorBinding, UavUsage};
+use crate::passes::bindings::BindingPlan;
+pub use crate::passes::bindings::{ArrayShape, DescriptorBinding, UavUsage};
 
 /// One descriptor range and its binding.
 #[derive(Debug, Clone, PartialEq, Eq)]

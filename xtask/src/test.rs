@@ -261,28 +261,33 @@ fn capi_test() -> Result<()> {
     };
     // The seed's container, then the two reflection inputs the scan and signature checks
     // expect; each assembled to `capi-<stem>.dxbc`.
+    // (file, assembly section of a .shader_test file).
     let sources = [
-        "shaders/seeds/store_raw.shader_test",
-        "tests/in/reflect/cs_ranges.asm",
-        "tests/in/reflect/gs_params.asm",
+        ("shaders/seeds/store_raw.shader_test", "1"),
+        ("tests/in/reflect/cs_ranges.asm", ""),
+        ("tests/in/reflect/gs_params.asm", ""),
+        ("shaders/layer/link_by_semantic.shader_test", "1"),
+        ("shaders/layer/link_by_semantic.shader_test", "2"),
+        ("shaders/layer/push_constants.shader_test", "2"),
     ];
     let inputs: Vec<std::path::PathBuf> = sources
         .iter()
-        .map(|source| {
+        .map(|(source, section)| {
             let stem = std::path::Path::new(source).file_stem().unwrap_or_default();
-            debug.join(format!("capi-{}.dxbc", stem.to_string_lossy()))
+            debug.join(format!("capi-{}{section}.dxbc", stem.to_string_lossy()))
         })
         .collect();
-    for (source, output) in sources.iter().zip(&inputs) {
-        run(
-            &debug.join("dxbc2spirv"),
-            &[
-                "asm".as_ref(),
-                source.as_ref(),
-                "-o".as_ref(),
-                output.as_os_str(),
-            ],
-        )?;
+    for ((source, section), output) in sources.iter().zip(&inputs) {
+        let mut args: Vec<&std::ffi::OsStr> = vec![
+            "asm".as_ref(),
+            source.as_ref(),
+            "-o".as_ref(),
+            output.as_os_str(),
+        ];
+        if !section.is_empty() {
+            args.extend(["--section".as_ref(), section.as_ref()]);
+        }
+        run(&debug.join("dxbc2spirv"), &args)?;
     }
     let mut rpath = OsString::from("-Wl,-rpath,");
     rpath.push(&debug);

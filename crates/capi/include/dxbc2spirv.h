@@ -96,6 +96,14 @@ typedef struct Dxbc2spirvOptions {
   // A JSON stream-output layout (NUL-terminated, the `--stream-output` format), or null
   // for none.
   const char *stream_output_json;
+  // A JSON stage-interface map (NUL-terminated, the `--interface` format of
+  // docs/interface.md): the location of each input, output and patch constant by semantic
+  // or register; null for `Location = register`. The map that links a shader to the
+  // previous stage is [`dxbc2spirv_result_next_stage_interface_json`] of that stage.
+  const char *interface_json;
+  // Dual-source blending: a pixel shader's `o0`/`o1` become `Location 0`, `Index 0`/`1`,
+  // and other colour outputs are dropped (non-zero = on).
+  uint8_t dual_source_blending;
 } Dxbc2spirvOptions;
 
 // One descriptor range and the binding the module uses for it.
@@ -165,6 +173,13 @@ typedef struct Dxbc2spirvSignatureElement {
   uint32_t min_precision;
   // The geometry-shader output stream.
   uint32_t stream;
+  // The Vulkan `Location` the element was given (by register, or by the interface map);
+  // `UINT32_MAX` for an element that is a built-in (`SV_Position`, `SV_Target` depth, …).
+  uint32_t location;
+  // The element's first component within that location (0–3).
+  uint32_t component;
+  // The pixel-shader output `Index` (1 for `o1` with dual-source blending, else 0).
+  uint32_t index;
 } Dxbc2spirvSignatureElement;
 
 // The shader model and the parameters the program declares.
@@ -194,6 +209,19 @@ typedef struct Dxbc2spirvStageParameters {
   // `dcl_hs_max_tessfactor` (0 when not declared).
   float max_tess_factor;
 } Dxbc2spirvStageParameters;
+
+// A constant buffer the binding map placed in push constants.
+typedef struct Dxbc2spirvPushConstant {
+  // The register (`cbN`; the lower bound in SM5.1).
+  uint32_t register_index;
+  // The register space.
+  uint32_t space;
+  // The byte offset of its first vector in the push-constant block.
+  uint32_t offset;
+  // Its size in bytes (16 per vector the shader declares); the pipeline layout's
+  // `VkPushConstantRange` covers `offset .. offset + size` for the stage.
+  uint32_t size;
+} Dxbc2spirvPushConstant;
 
 #ifdef __cplusplus
 extern "C" {
@@ -281,6 +309,15 @@ const uint32_t *dxbc2spirv_result_words(const struct Dxbc2spirvResult *result, s
 // `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
 const char *dxbc2spirv_result_reflection_json(const struct Dxbc2spirvResult *result);
 
+// The interface map (JSON, the `interface_json` format, NUL-terminated) that places the
+// inputs of the next stage's shader where this shader's outputs are, matched by semantic:
+// pass it as that shader's `interface_json` to link the two whatever their register
+// packing. Lives as long as the result; null for a null result.
+//
+// # Safety
+// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+const char *dxbc2spirv_result_next_stage_interface_json(const struct Dxbc2spirvResult *result);
+
 // Frees a result (null is allowed).
 //
 // # Safety
@@ -328,6 +365,21 @@ enum Dxbc2spirvStatus dxbc2spirv_reflection_signature_element(const struct Dxbc2
 // As [`dxbc2spirv_reflection_descriptor`].
 enum Dxbc2spirvStatus dxbc2spirv_reflection_stage(const struct Dxbc2spirvResult *result,
                                                   struct Dxbc2spirvStageParameters *out);
+
+// The number of constant buffers a result's shader reads from push constants (0 for null).
+//
+// # Safety
+// As [`dxbc2spirv_reflection_descriptor_count`].
+size_t dxbc2spirv_reflection_push_constant_count(const struct Dxbc2spirvResult *result);
+
+// Copies push-constant buffer `index` (by offset) to `*out`. Returns `Ok`, or `ErrorUsage`
+// for a null argument or an index out of range.
+//
+// # Safety
+// As [`dxbc2spirv_reflection_descriptor`].
+enum Dxbc2spirvStatus dxbc2spirv_reflection_push_constant(const struct Dxbc2spirvResult *result,
+                                                          size_t index,
+                                                          struct Dxbc2spirvPushConstant *out);
 
 #ifdef __cplusplus
 }  // extern "C"

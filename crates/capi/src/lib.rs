@@ -16,6 +16,7 @@ use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use translator::bindings::BindingMap;
+use translator::interface::InterfaceMap;
 use translator::reflect::ShaderReflection;
 use translator::translation::{scan_bytes, translate_bytes, TranslateOptions, Translator};
 use translator::{StreamOutput, TargetEnv};
@@ -85,6 +86,14 @@ pub struct Dxbc2spirvOptions {
     /// A JSON stream-output layout (NUL-terminated, the `--stream-output` format), or null
     /// for none.
     pub stream_output_json: *const c_char,
+    /// A JSON stage-interface map (NUL-terminated, the `--interface` format of
+    /// docs/interface.md): the location of each input, output and patch constant by semantic
+    /// or register; null for `Location = register`. The map that links a shader to the
+    /// previous stage is [`dxbc2spirv_result_next_stage_interface_json`] of that stage.
+    pub interface_json: *const c_char,
+    /// Dual-source blending: a pixel shader's `o0`/`o1` become `Location 0`, `Index 0`/`1`,
+    /// and other colour outputs are dropped (non-zero = on).
+    pub dual_source_blending: u8,
 }
 
 /// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
@@ -92,6 +101,8 @@ pub struct Dxbc2spirvOptions {
 pub struct Dxbc2spirvResult {
     words: Vec<u32>,
     reflection_json: CString,
+    /// [`InterfaceMap::inputs_from`] of the reflection, as JSON.
+    next_stage_interface_json: CString,
     reflection: CReflection,
 }
 
@@ -179,6 +190,8 @@ pub unsafe extern "C" fn dxbc2spirv_options_default(options: *mut Dxbc2spirvOpti
                 no_optimize: u8::from(defaults.no_optimize),
                 bindings_json: std::ptr::null(),
                 stream_output_json: std::ptr::null(),
+                interface_json: std::ptr::null(),
+                dual_source_blending: u8::from(defaults.dual_source_blending),
             })
         };
     }
@@ -192,6 +205,21 @@ fn vulkan_number(target: TargetEnv) -> u32 {
         // Vulkan 1.3, and any newer target this C API does not name yet.
         _ => 13,
     }
+}
+
+/// The text of an optional JSON string option (`name` for the message), `None` for null.
+///
+/// # Safety
+/// `text` is null or a NUL-terminated string that outlives the returned text.
+unsafe fn json_option<'a>(text: *const c_char, name: &str) -> Result<Option<&'a str>, String> {
+    if text.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null and NUL-terminated per the caller.
+    unsafe { CStr::from_ptr(text) }
+        .to_str()
+        .map(Some)
+        .map_err(|_| format!("{name} is not UTF-8"))
 }
 
 /// Converts the C options, or returns an error message.
@@ -214,24 +242,18 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
         13 => TargetEnv::Vulkan1_3,
         other => return Err(format!("target_vulkan {other}: expected 11, 12 or 13")),
     };
-    let bindings = if options.bindings_json.is_null() {
-        None
-    } else {
-        // SAFETY: the caller guarantees a NUL-terminated string.
-        let text = unsafe { CStr::from_ptr(options.bindings_json) }
-            .to_str()
-            .map_err(|_| "bindings_json is not UTF-8".to_string())?;
-        Some(BindingMap::from_json(text).map_err(|e| e.to_string())?)
-    };
-    let stream_output = if options.stream_output_json.is_null() {
-        None
-    } else {
-        // SAFETY: the caller guarantees a NUL-terminated string.
-        let text = unsafe { CStr::from_ptr(options.stream_output_json) }
-            .to_str()
-            .map_err(|_| "stream_output_json is not UTF-8".to_string())?;
-        Some(StreamOutput::from_json(text).map_err(|e| e.to_string())?)
-    };
+    // SAFETY: the caller guarantees null or a NUL-terminated string.
+    let bindings = unsafe { json_option(options.bindings_json, "bindings_json") }?
+        .map(|text| BindingMap::from_json(text).map_err(|e| e.to_string()))
+        .transpose()?;
+    // SAFETY: the caller guarantees null or NUL-terminated strings.
+    let stream_output = unsafe { json_option(options.stream_output_json, "stream_output_json") }?
+        .map(|text| StreamOutput::from_json(text).map_err(|e| e.to_string()))
+        .transpose()?;
+    // SAFETY: as above.
+    let interface = unsafe { json_option(options.interface_json, "interface_json") }?
+        .map(|text| InterfaceMap::from_json(text).map_err(|e| e.to_string()))
+        .transpose()?;
     let mut converted = TranslateOptions::default();
     converted.target = target;
     converted.debug_names = options.debug_names != 0;
@@ -239,6 +261,8 @@ unsafe fn convert(options: &Dxbc2spirvOptions) -> Result<TranslateOptions, Strin
     converted.bindings = bindings;
     converted.stream_output = stream_output;
     converted.no_optimize = options.no_optimize != 0;
+    converted.interface = interface;
+    converted.dual_source_blending = options.dual_source_blending != 0;
     // The two signed-zero/Inf/NaN policies are not in the C options: they keep the defaults.
     let features = &mut converted.features;
     features.float64 = options.float64 != 0;
@@ -381,9 +405,11 @@ unsafe fn call_c(
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         work(input, &options).map(|(words, reflection)| {
             let json = serde_json::to_string(&reflection.to_json()).unwrap_or_default();
+            let next = InterfaceMap::inputs_from(&reflection).to_json();
             Box::new(Dxbc2spirvResult {
                 words,
                 reflection_json: CString::new(json).unwrap_or_default(),
+                next_stage_interface_json: CString::new(next.to_string()).unwrap_or_default(),
                 reflection: CReflection::new(&reflection),
             })
         })
@@ -440,6 +466,24 @@ pub unsafe extern "C" fn dxbc2spirv_result_reflection_json(
     // SAFETY: the caller guarantees a live result or null.
     match unsafe { result.as_ref() } {
         Some(result) => result.reflection_json.as_ptr(),
+        None => std::ptr::null(),
+    }
+}
+
+/// The interface map (JSON, the `interface_json` format, NUL-terminated) that places the
+/// inputs of the next stage's shader where this shader's outputs are, matched by semantic:
+/// pass it as that shader's `interface_json` to link the two whatever their register
+/// packing. Lives as long as the result; null for a null result.
+///
+/// # Safety
+/// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_result_next_stage_interface_json(
+    result: *const Dxbc2spirvResult,
+) -> *const c_char {
+    // SAFETY: the caller guarantees a live result or null.
+    match unsafe { result.as_ref() } {
+        Some(result) => result.next_stage_interface_json.as_ptr(),
         None => std::ptr::null(),
     }
 }

@@ -8,6 +8,7 @@ use std::ffi::{c_char, CString};
 use super::{set_error, Dxbc2spirvResult, Dxbc2spirvStatus};
 use translator::bindings::{DescriptorClass, DescriptorType};
 use translator::container::{Signature, SignatureElement};
+use translator::interface::Placement;
 use translator::passes::bindings::ArrayShape;
 use translator::reflect::{RangeInfo, ShaderReflection};
 
@@ -111,6 +112,28 @@ pub struct Dxbc2spirvSignatureElement {
     pub min_precision: u32,
     /// The geometry-shader output stream.
     pub stream: u32,
+    /// The Vulkan `Location` the element was given (by register, or by the interface map);
+    /// `UINT32_MAX` for an element that is a built-in (`SV_Position`, `SV_Target` depth, …).
+    pub location: u32,
+    /// The element's first component within that location (0–3).
+    pub component: u32,
+    /// The pixel-shader output `Index` (1 for `o1` with dual-source blending, else 0).
+    pub index: u32,
+}
+
+/// A constant buffer the binding map placed in push constants.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct Dxbc2spirvPushConstant {
+    /// The register (`cbN`; the lower bound in SM5.1).
+    pub register_index: u32,
+    /// The register space.
+    pub space: u32,
+    /// The byte offset of its first vector in the push-constant block.
+    pub offset: u32,
+    /// Its size in bytes (16 per vector the shader declares); the pipeline layout's
+    /// `VkPushConstantRange` covers `offset .. offset + size` for the stage.
+    pub size: u32,
 }
 
 /// The shader model and the parameters the program declares.
@@ -148,6 +171,7 @@ pub struct Dxbc2spirvStageParameters {
 pub(super) struct CReflection {
     ranges: Vec<Dxbc2spirvDescriptorRange>,
     signatures: [Vec<Dxbc2spirvSignatureElement>; 3],
+    push_constants: Vec<Dxbc2spirvPushConstant>,
     stage: Dxbc2spirvStageParameters,
     /// The strings the structs point to (a `CString`'s bytes do not move with it).
     _strings: Vec<CString>,
@@ -162,21 +186,39 @@ impl CReflection {
             .iter()
             .map(|range| descriptor_range(range, &mut strings))
             .collect();
-        let mut signature = |s: &Option<Signature>| -> Vec<Dxbc2spirvSignatureElement> {
+        let mut signature = |s: &Option<Signature>,
+                             placements: &[Option<Placement>]|
+         -> Vec<Dxbc2spirvSignatureElement> {
             s.iter()
                 .flat_map(|s| &s.elements)
-                .map(|e| signature_element(e, &mut strings))
+                .enumerate()
+                .map(|(i, e)| {
+                    let placement = placements.get(i).copied().flatten();
+                    signature_element(e, placement, &mut strings)
+                })
                 .collect()
         };
+        let placed = &reflection.placements;
         let signatures = [
-            signature(&reflection.inputs),
-            signature(&reflection.outputs),
-            signature(&reflection.patch_constants),
+            signature(&reflection.inputs, &placed.inputs),
+            signature(&reflection.outputs, &placed.outputs),
+            signature(&reflection.patch_constants, &placed.patch_constants),
         ];
+        let push_constants = reflection
+            .push_constants
+            .iter()
+            .map(|p| Dxbc2spirvPushConstant {
+                register_index: p.register,
+                space: p.space,
+                offset: p.offset,
+                size: p.size,
+            })
+            .collect();
         let stage = stage_parameters(reflection, &mut strings);
         CReflection {
             ranges,
             signatures,
+            push_constants,
             stage,
             _strings: strings,
         }
@@ -250,6 +292,7 @@ fn descriptor_range(range: &RangeInfo, strings: &mut Vec<CString>) -> Dxbc2spirv
 
 fn signature_element(
     element: &SignatureElement,
+    placement: Option<Placement>,
     strings: &mut Vec<CString>,
 ) -> Dxbc2spirvSignatureElement {
     Dxbc2spirvSignatureElement {
@@ -262,6 +305,9 @@ fn signature_element(
         component_type: element.component_type.raw(),
         min_precision: element.min_precision.raw(),
         stream: element.stream,
+        location: placement.map_or(u32::MAX, |p| p.location),
+        component: placement.map_or(0, |p| p.component),
+        index: placement.map_or(0, |p| p.index),
     }
 }
 
@@ -419,5 +465,35 @@ pub unsafe extern "C" fn dxbc2spirv_reflection_stage(
     unsafe {
         let stage = reflection_of(result).map(|r| std::slice::from_ref(&r.stage));
         copy_out(stage, 0, out, "dxbc2spirv_reflection_stage")
+    }
+}
+
+/// The number of constant buffers a result's shader reads from push constants (0 for null).
+///
+/// # Safety
+/// As [`dxbc2spirv_reflection_descriptor_count`].
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_reflection_push_constant_count(
+    result: *const Dxbc2spirvResult,
+) -> usize {
+    // SAFETY: the caller's guarantee.
+    unsafe { reflection_of(result) }.map_or(0, |r| r.push_constants.len())
+}
+
+/// Copies push-constant buffer `index` (by offset) to `*out`. Returns `Ok`, or `ErrorUsage`
+/// for a null argument or an index out of range.
+///
+/// # Safety
+/// As [`dxbc2spirv_reflection_descriptor`].
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_reflection_push_constant(
+    result: *const Dxbc2spirvResult,
+    index: usize,
+    out: *mut Dxbc2spirvPushConstant,
+) -> Dxbc2spirvStatus {
+    // SAFETY: the caller's guarantees.
+    unsafe {
+        let items = reflection_of(result).map(|r| r.push_constants.as_slice());
+        copy_out(items, index, out, "dxbc2spirv_reflection_push_constant")
     }
 }

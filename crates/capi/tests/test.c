@@ -1,9 +1,11 @@
 /* The C API from C: translate a container, read words and reflection, free; an input error
- * and a usage error; the scan-only call's reflection structs; the API version check. Built
- * and run by `cargo xtask test` against libdxbc2spirv.so:
- *   test STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc
+ * and a usage error; the scan-only call's reflection structs; the API version check; linking
+ * a vertex and a pixel shader by semantic at the layer's locations; constant buffers in push
+ * constants. Built and run by `cargo xtask test` against libdxbc2spirv.so:
+ *   test STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc LINK_VS.dxbc LINK_PS.dxbc PUSH_PS.dxbc
  * (shaders/seeds/store_raw.shader_test, tests/in/reflect/cs_ranges.asm and gs_params.asm,
- * assembled) */
+ * the two shaders of shaders/layer/link_by_semantic.shader_test and the pixel shader of
+ * shaders/layer/push_constants.shader_test, assembled) */
 #include "dxbc2spirv.h"
 
 #include <stdio.h>
@@ -166,6 +168,110 @@ static void check_versions(const unsigned char *bytes, size_t size) {
     printf("api_version %u refused: %s\n", wrong[1], dxbc2spirv_last_error());
 }
 
+/* The element of signature `kind` with this semantic, copied to `*out`; 0 when absent. */
+static int find_element(const Dxbc2spirvResult *result, uint32_t kind, const char *name,
+                        uint32_t index, Dxbc2spirvSignatureElement *out) {
+    size_t count = dxbc2spirv_reflection_signature_count(result, kind);
+    for (size_t i = 0; i < count; i++) {
+        if (dxbc2spirv_reflection_signature_element(result, kind, i, out) ==
+                DXBC2SPIRV_STATUS_OK &&
+            equal_text(out->semantic_name, name) && out->semantic_index == index)
+            return 1;
+    }
+    fprintf(stderr, "FAIL: no element %s%u in signature %u\n", name, index, kind);
+    failures++;
+    return 0;
+}
+
+/* Checks where an element sits. */
+static void check_place(const Dxbc2spirvResult *result, uint32_t kind, const char *name,
+                        uint32_t index, uint32_t location, uint32_t component) {
+    Dxbc2spirvSignatureElement e;
+    if (!find_element(result, kind, name, index, &e)) return;
+    char what[96];
+    snprintf(what, sizeof what, "%s%u location (signature %u)", name, index, kind);
+    check_u32(e.location, location, what);
+    snprintf(what, sizeof what, "%s%u component (signature %u)", name, index, kind);
+    check_u32(e.component, component, what);
+}
+
+/* The vertex shader writes TEXCOORD1 to o1.xy, TEXCOORD0 to o2.zw and COLOR0 to o3; the pixel
+ * shader reads COLOR0 from v1 and both texture coordinates from v2. The layer puts the
+ * vertex shader's outputs where it wants them; the pixel shader's inputs follow by
+ * semantic through the map the vertex shader's result gives. */
+static void check_linking(const unsigned char *vs, size_t vs_size, const unsigned char *ps,
+                          size_t ps_size) {
+    Dxbc2spirvOptions options;
+    dxbc2spirv_options_default(&options);
+    options.interface_json =
+        "{\"outputs\": [{\"semantic\": \"TEXCOORD\", \"index\": 0, \"location\": 3, \"component\": 0},"
+        " {\"semantic\": \"TEXCOORD\", \"index\": 1, \"location\": 3, \"component\": 2},"
+        " {\"semantic\": \"COLOR\", \"index\": 0, \"location\": 0}]}";
+    Dxbc2spirvResult *vs_result = NULL;
+    Dxbc2spirvStatus status = dxbc2spirv_translate(vs, vs_size, &options, &vs_result);
+    check(status == DXBC2SPIRV_STATUS_OK && vs_result != NULL, "the vertex shader translates");
+    if (!vs_result) return;
+    const uint32_t out = DXBC2SPIRV_SIGNATURE_KIND_OUTPUT, in = DXBC2SPIRV_SIGNATURE_KIND_INPUT;
+    check_place(vs_result, out, "SV_Position", 0, UINT32_MAX, 0);
+    check_place(vs_result, out, "TEXCOORD", 0, 3, 0);
+    check_place(vs_result, out, "TEXCOORD", 1, 3, 2);
+    check_place(vs_result, out, "COLOR", 0, 0, 0);
+
+    const char *link = dxbc2spirv_result_next_stage_interface_json(vs_result);
+    check(link && strstr(link, "\"inputs\"") != NULL, "the next stage's map");
+    printf("next stage's interface map: %s\n", link ? link : "(null)");
+    options.interface_json = link;
+    Dxbc2spirvResult *ps_result = NULL;
+    status = dxbc2spirv_translate(ps, ps_size, &options, &ps_result);
+    check(status == DXBC2SPIRV_STATUS_OK && ps_result != NULL, "the linked pixel shader");
+    if (ps_result) {
+        check_place(ps_result, in, "COLOR", 0, 0, 0);
+        check_place(ps_result, in, "TEXCOORD", 0, 3, 0);
+        check_place(ps_result, in, "TEXCOORD", 1, 3, 2);
+        check_place(ps_result, in, "SV_Position", 0, UINT32_MAX, 0);
+        dxbc2spirv_result_free(ps_result);
+    }
+    dxbc2spirv_result_free(vs_result);
+
+    options.interface_json = "{\"outputs\": [{\"semantic\": \"COLOR\", \"place\": 1}]}";
+    status = dxbc2spirv_translate(vs, vs_size, &options, &vs_result);
+    check(status == DXBC2SPIRV_STATUS_ERROR_USAGE && vs_result == NULL, "a bad map is refused");
+    check(strstr(dxbc2spirv_last_error(), "place") != NULL, "the message names the key");
+}
+
+/* cb2 (3 vectors) at byte 0 and cb5 at byte 48 in push constants; cb0 stays a uniform
+ * buffer at the default binding. */
+static void check_push_constants(const unsigned char *bytes, size_t size) {
+    Dxbc2spirvOptions options;
+    dxbc2spirv_options_default(&options);
+    options.bindings_json =
+        "{\"fallback_to_default\": true, \"ranges\": ["
+        "{\"class\": \"cbv\", \"first\": 2, \"push_constant\": true, \"offset\": 0},"
+        "{\"class\": \"cbv\", \"first\": 5, \"push_constant\": true, \"offset\": 48}]}";
+    Dxbc2spirvResult *result = NULL;
+    Dxbc2spirvStatus status = dxbc2spirv_translate(bytes, size, &options, &result);
+    check(status == DXBC2SPIRV_STATUS_OK && result != NULL, "push constants translate");
+    if (!result) return;
+    size_t count = dxbc2spirv_reflection_push_constant_count(result);
+    check_u32((uint32_t)count, 2, "push-constant buffers");
+    const uint32_t expected[2][4] = {{2, 0, 0, 48}, {5, 0, 48, 16}};
+    for (size_t i = 0; i < count && i < 2; i++) {
+        Dxbc2spirvPushConstant p;
+        check(dxbc2spirv_reflection_push_constant(result, i, &p) == DXBC2SPIRV_STATUS_OK,
+              "push constant copied");
+        check_u32(p.register_index, expected[i][0], "push constant register");
+        check_u32(p.space, expected[i][1], "push constant space");
+        check_u32(p.offset, expected[i][2], "push constant offset");
+        check_u32(p.size, expected[i][3], "push constant size");
+    }
+    Dxbc2spirvPushConstant p;
+    check(dxbc2spirv_reflection_push_constant(result, 2, &p) == DXBC2SPIRV_STATUS_ERROR_USAGE,
+          "push constant index out of range");
+    check_u32((uint32_t)dxbc2spirv_reflection_descriptor_count(result), 1,
+              "only cb0 is a descriptor");
+    dxbc2spirv_result_free(result);
+}
+
 static unsigned char *read_file(const char *path, size_t *size) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -179,8 +285,11 @@ static unsigned char *read_file(const char *path, size_t *size) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc\n", argv[0]);
+    if (argc != 7) {
+        fprintf(stderr,
+                "usage: %s STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc LINK_VS.dxbc "
+                "LINK_PS.dxbc PUSH_PS.dxbc\n",
+                argv[0]);
         return 2;
     }
     size_t size = 0;
@@ -193,8 +302,21 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s, %s or %s: cannot read\n", argv[1], argv[2], argv[3]);
         return 2;
     }
+    size_t vs_size = 0, ps_size = 0, push_size = 0;
+    unsigned char *vs = read_file(argv[4], &vs_size);
+    unsigned char *ps = read_file(argv[5], &ps_size);
+    unsigned char *push = read_file(argv[6], &push_size);
+    if (!vs || !ps || !push) {
+        fprintf(stderr, "%s, %s or %s: cannot read\n", argv[4], argv[5], argv[6]);
+        return 2;
+    }
     check_scan(ranges, ranges_size);
     check_signatures(gs, gs_size);
+    check_linking(vs, vs_size, ps, ps_size);
+    check_push_constants(push, push_size);
+    free(vs);
+    free(ps);
+    free(push);
     check_versions(bytes, size);
     free(ranges);
     free(gs);

@@ -113,9 +113,13 @@ enum Command {
         /// parameters, signatures, one line per descriptor range, class linkage).
         #[arg(long)]
         json: bool,
-        /// A JSON descriptor-binding map; default layout without.
-        #[arg(long, value_name = "MAP.json")]
-        bindings: Option<PathBuf>,
+        /// Print the interface map (JSON, the --interface format) that places the next
+        /// stage's inputs where this shader's outputs are, matched by semantic: give it to
+        /// the next stage's translate as --interface to link the two.
+        #[arg(long, conflicts_with = "json")]
+        next_stage_interface: bool,
+        #[command(flatten)]
+        translation: options::TranslateArgs,
     },
     /// Run a compute shader on Vulkan and print its UAVs afterwards.
     ///
@@ -362,16 +366,20 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             input,
             section,
             json,
-            bindings,
+            next_stage_interface,
+            translation,
         } => {
-            let mapper = load_bindings(bindings.as_deref())?;
+            let options = translation.options()?;
             let bytes = program_bytes(&input, section)?;
             *container = Some(bytes.clone());
-            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
+            let reflection = dxbc2spirv::scan_bytes(&bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
-            let reflection = reflect_program(&dxbc, mapper.as_ref())
-                .with_context(|| format!("{}", input.display()))?;
-            let text = if json {
+            let text = if next_stage_interface {
+                let map = dxbc2spirv::interface::InterfaceMap::inputs_from(&reflection);
+                let mut text = serde_json::to_string_pretty(&map.to_json())?;
+                text.push('\n');
+                text
+            } else if json {
                 let mut text = serde_json::to_string_pretty(&reflection.to_json())?;
                 text.push('\n');
                 text
@@ -552,14 +560,6 @@ fn spirv_words(bytes: &[u8], big_endian: bool) -> Result<Vec<u32>> {
             }
         })
         .collect())
-}
-
-/// The binding mapper of `--bindings` (the default layout without one).
-fn load_bindings(path: Option<&Path>) -> Result<Box<dyn dxbc2spirv::bindings::BindingMapper>> {
-    match options::load_binding_map(path)? {
-        None => Ok(Box::new(dxbc2spirv::bindings::DefaultBindings)),
-        Some(map) => Ok(Box::new(map)),
-    }
 }
 
 fn read_input(path: &Path) -> Result<Vec<u8>> {

@@ -1234,3 +1234,101 @@ fn man_prints_the_manual_page() {
         );
     }
 }
+
+/// Linking by semantic from the command line: the vertex shader of
+/// shaders/layer/link_by_semantic.shader_test is reflected with the layer's interface map and
+/// `--next-stage-interface` writes the map that places the pixel shader's inputs there; the
+/// pixel shader translated with it reads TEXCOORD0 and TEXCOORD1 at location 3 and COLOR0 at
+/// location 0, although its registers are v2 and v1.
+#[test]
+fn reflect_writes_the_next_stages_interface_and_translate_takes_it() {
+    const FILE: &str = "shaders/layer/link_by_semantic.shader_test";
+    let vs_map = temp("vs-interface.json");
+    std::fs::write(
+        &vs_map,
+        r#"{ "outputs": [
+            { "semantic": "TEXCOORD", "index": 0, "location": 3, "component": 0 },
+            { "semantic": "TEXCOORD", "index": 1, "location": 3, "component": 2 },
+            { "semantic": "COLOR", "index": 0, "location": 0 } ] }"#,
+    )
+    .expect("map written");
+    let vs_map_arg = vs_map.to_str().expect("UTF-8 path");
+    let args = [
+        "reflect",
+        FILE,
+        "--section",
+        "1",
+        "--interface",
+        vs_map_arg,
+        "--next-stage-interface",
+    ];
+    let out = dxbc2spirv(&args);
+    assert!(out.status.success(), "{args:?}: {}", show(&out));
+    let next: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let inputs = next["inputs"].as_array().expect("an inputs list");
+    let location_of = |semantic: &str, index: u64| {
+        inputs
+            .iter()
+            .find(|e| e["semantic"] == semantic && e["index"] == index)
+            .map(|e| (e["location"].clone(), e["component"].clone()))
+    };
+    assert_eq!(
+        location_of("TEXCOORD", 1),
+        Some((3.into(), 2.into())),
+        "{next}"
+    );
+    assert_eq!(
+        location_of("COLOR", 0),
+        Some((0.into(), 0.into())),
+        "{next}"
+    );
+    let ps_map = temp("ps-interface.json");
+    std::fs::write(&ps_map, &out.stdout).expect("map written");
+    let ps_map_arg = ps_map.to_str().expect("UTF-8 path");
+
+    let args = [
+        "reflect",
+        FILE,
+        "--section",
+        "2",
+        "--interface",
+        ps_map_arg,
+        "--json",
+    ];
+    let out = dxbc2spirv(&args);
+    let _ = std::fs::remove_file(&vs_map);
+    let _ = std::fs::remove_file(&ps_map);
+    assert!(out.status.success(), "{args:?}: {}", show(&out));
+    let reflection: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let elements = reflection["inputs"].as_array().cloned().unwrap_or_default();
+    let placed = |semantic: &str, index: u64| {
+        elements
+            .iter()
+            .find(|e| e["semantic"] == semantic && e["index"] == index)
+            .map(|e| e["placement"]["location"].clone())
+    };
+    assert_eq!(placed("TEXCOORD", 0), Some(3.into()), "{reflection}");
+    assert_eq!(placed("TEXCOORD", 1), Some(3.into()), "{reflection}");
+    assert_eq!(placed("COLOR", 0), Some(0.into()), "{reflection}");
+}
+
+/// `--dual-source-blending` puts o1 at location 0, index 1 and drops o2.
+#[test]
+fn dual_source_blending_from_the_command_line() {
+    const FILE: &str = "shaders/layer/dual_source.shader_test";
+    let with = dxbc2spirv(&["translate", FILE, "--text", "--dual-source-blending"]);
+    assert!(with.status.success(), "{}", show(&with));
+    let text = String::from_utf8_lossy(&with.stdout);
+    assert!(text.contains("Index 1"), "no Index 1 decoration:\n{text}");
+    assert!(
+        !text.contains("Location 2"),
+        "o2 is still an output:\n{text}"
+    );
+    let without = dxbc2spirv(&["translate", FILE, "--text"]);
+    let text = String::from_utf8_lossy(&without.stdout);
+    assert!(!text.contains("Index 1"), "Index without the flag:\n{text}");
+    assert!(
+        text.contains("Location 2"),
+        "o2 at location 2 without the flag:\n{text}"
+    );
+}

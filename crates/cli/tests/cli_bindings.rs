@@ -187,8 +187,14 @@ fn unknown_keys_in_a_binding_map_are_errors() {
         "entry",
         r#"{"fallback_to_default": true, "ranges": [
             {"class": "cbv", "first": 0, "set": 0, "binding": 0},
+            {"class": "srv", "space": 2, "first": 0, "set": 1, "binding": 0, "base": 16}]}"#,
+        r#"binding map: ranges[1]: unknown key "base" (allowed: class, kind, space, first, last, set, binding, array_offset, push_constant, offset, size)"#,
+    );
+    refused_map(
+        "offset",
+        r#"{"fallback_to_default": true, "ranges": [
             {"class": "srv", "space": 2, "first": 0, "set": 1, "binding": 0, "offset": 16}]}"#,
-        r#"binding map: ranges[1]: unknown key "offset" (allowed: class, kind, space, first, last, set, binding, array_offset)"#,
+        r#"binding map: ranges[0]: offset belongs to a push-constant entry ("push_constant": true)"#,
     );
     refused_map(
         "class",

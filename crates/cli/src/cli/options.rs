@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use dxbc2spirv::bindings::BindingMap;
+use dxbc2spirv::interface::InterfaceMap;
 use dxbc2spirv::{StreamOutput, TargetEnv, TranslateOptions};
 
 /// How to translate: the flags every translating subcommand takes.
@@ -29,6 +30,15 @@ pub struct TranslateArgs {
     /// shader (docs/stream-output.md); nothing is captured without.
     #[arg(long, value_name = "FILE.json")]
     pub stream_output: Option<PathBuf>,
+    /// A JSON stage-interface map: the location of each input, output and patch constant by
+    /// semantic or register (docs/interface.md; `reflect --next-stage-interface` of the
+    /// previous stage writes the one that links to it); Location = register without.
+    #[arg(long, value_name = "MAP.json")]
+    pub interface: Option<PathBuf>,
+    /// Dual-source blending: a pixel shader's o0/o1 become Location 0, Index 0/1 (other
+    /// colour outputs are dropped).
+    #[arg(long)]
+    pub dual_source_blending: bool,
 }
 
 impl TranslateArgs {
@@ -51,6 +61,8 @@ impl TranslateArgs {
         options.ignore_checksum = self.ignore_checksum;
         options.bindings = load_binding_map(self.bindings.as_deref())?;
         options.stream_output = load_stream_output(self.stream_output.as_deref())?;
+        options.interface = load_interface(self.interface.as_deref())?;
+        options.dual_source_blending = self.dual_source_blending;
         Ok(options)
     }
 }
@@ -63,6 +75,17 @@ pub fn load_binding_map(path: Option<&Path>) -> Result<Option<BindingMap>> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
     let map = BindingMap::from_json(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(Some(map))
+}
+
+/// The interface map of `--interface`, if given.
+fn load_interface(path: Option<&Path>) -> Result<Option<InterfaceMap>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{}: cannot read", path.display()))?;
+    let map = InterfaceMap::from_json(&text).with_context(|| format!("{}", path.display()))?;
     Ok(Some(map))
 }
 
