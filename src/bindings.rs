@@ -687,13 +687,6 @@ const ENTRY_KEYS: &[&str] = &[
     "set",
     "binding",
     "array_offset",
-];
-/// The keys a push-constant entry (`"push_constant": true`) may have.
-const PUSH_ENTRY_KEYS: &[&str] = &[
-    "class",
-    "space",
-    "first",
-    "last",
     "push_constant",
     "offset",
     "size",
@@ -846,28 +839,7 @@ impl BindingMap {
 
 fn parse_entry(value: &serde_json::Value) -> std::result::Result<MapEntry, String> {
     let object = value.as_object().ok_or("expected an object")?;
-    let push = match object.get("push_constant") {
-        None => false,
-        Some(v) => v.as_bool().ok_or("push_constant must be true or false")?,
-    };
-    if push {
-        unknown_key(object, PUSH_ENTRY_KEYS)
-            .map_err(|m| format!("{m} in a push-constant entry"))?;
-    } else if let Some(key) = object
-        .keys()
-        .find(|k| k.as_str() != "push_constant" && !ENTRY_KEYS.contains(&k.as_str()))
-    {
-        let push_key = ["offset", "size"].contains(&key.as_str());
-        return Err(format!(
-            "unknown key {key:?} (allowed: {}){}",
-            ENTRY_KEYS.join(", "),
-            if push_key {
-                "; offset and size belong to a push-constant entry (\"push_constant\": true)"
-            } else {
-                ""
-            }
-        ));
-    }
+    unknown_key(object, ENTRY_KEYS)?;
     let number = |key: &str, default: Option<u32>| -> std::result::Result<u32, String> {
         match object.get(key) {
             None => default.ok_or_else(|| format!("{key} is missing")),
@@ -909,8 +881,20 @@ fn parse_entry(value: &serde_json::Value) -> std::result::Result<MapEntry, Strin
         Some(_) => Some(number("last", None)?),
     };
     let first = number("first", None)?;
+    let push = match object.get("push_constant") {
+        None => false,
+        Some(v) => v.as_bool().ok_or("push_constant must be true or false")?,
+    };
     if push {
         return parse_push_entry(object, class, first, last, number("space", Some(0))?);
+    }
+    if let Some(key) = ["offset", "size"]
+        .into_iter()
+        .find(|k| object.contains_key(*k))
+    {
+        return Err(format!(
+            "{key} belongs to a push-constant entry (\"push_constant\": true)"
+        ));
     }
     if last.is_some_and(|l| l < first) {
         return Err("last is below first".into());
@@ -947,6 +931,14 @@ fn parse_push_entry(
     }
     if last.is_some_and(|l| l != first) {
         return Err("a push-constant entry places one constant buffer (last = first)".into());
+    }
+    if let Some(key) = ["kind", "set", "binding", "array_offset"]
+        .into_iter()
+        .find(|k| object.contains_key(*k))
+    {
+        return Err(format!(
+            "{key} does not apply to a push-constant entry (it has an offset, not a binding)"
+        ));
     }
     let number = |key: &str| -> std::result::Result<Option<u32>, String> {
         match object.get(key) {
@@ -1404,7 +1396,7 @@ mod tests {
                            {"class": "srv", "first": 1, "set": 0, "binding": 1, "arrayOffset": 2}]}"#,
         );
         assert!(
-            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset)"#),
+            e.contains(r#"ranges[1]: unknown key "arrayOffset" (allowed: class, kind, space, first, last, set, binding, array_offset, push_constant, offset, size)"#),
             "{e}"
         );
         let e = map_error(
