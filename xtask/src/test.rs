@@ -285,7 +285,8 @@ fn capi_test() -> Result<()> {
             output.as_os_str(),
         ];
         if !section.is_empty() {
-            args.extend(["--section".as_ref(), section.as_ref()]);
+            args.push("--section".as_ref());
+            args.push(section.as_ref());
         }
         run(&debug.join("dxbc2spirv"), &args)?;
     }
