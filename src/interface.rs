@@ -556,13 +556,18 @@ pub fn place_signature(
         };
         placed.push(Some(placement));
     }
-    check_overlaps(file, &signature.elements, &placed)?;
+    // The register scheme places what the compiler packed; only a map can make overlaps.
+    if map.is_some() {
+        check_overlaps(file, &signature.elements, &placed)?;
+    }
     Ok(placed)
 }
 
 /// Two elements whose components overlap at one location are an error naming both, unless
 /// they share one vector (the register scheme, or elements of one previous-stage variable)
-/// and their own components do not overlap.
+/// and their own components do not overlap, or they belong to different streams of a
+/// geometry shader (only one stream is rasterized; the others are captured by stream output
+/// or dropped).
 fn check_overlaps(
     file: InterfaceFile,
     elements: &[SignatureElement],
@@ -572,7 +577,10 @@ fn check_overlaps(
         let Some(a) = a else { continue };
         for (j, b) in placed.iter().enumerate().skip(i + 1) {
             let Some(b) = b else { continue };
-            if a.location != b.location || a.index != b.index {
+            if a.location != b.location
+                || a.index != b.index
+                || elements[i].stream != elements[j].stream
+            {
                 continue;
             }
             let same_vector = a.vector_component == b.vector_component

@@ -658,3 +658,58 @@ fn impossible_entries_made_in_code_are_errors() {
         assert!(error.contains("TEXCOORD0 (o1.xy)"), "{error}");
     }
 }
+
+/// A geometry shader's streams may use the same output registers: their elements do not
+/// overlap (only one stream is rasterized), with or without a map.
+#[test]
+fn streams_of_a_geometry_shader_share_registers() {
+    let text = "gs_5_0
+dcl_input_siv v[1][0].xyzw, position
+dcl_inputprimitive point
+dcl_stream m0
+dcl_outputtopology pointlist
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+dcl_stream m1
+dcl_outputtopology pointlist
+dcl_output o1.xy
+dcl_maxout 2
+mov o0.xyzw, v[0][0].xyzw
+mov o1.xyzw, l(1.0, 2.0, 3.0, 4.0)
+emit_stream m0
+mov o1.xy, l(5.0, 6.0, 0, 0)
+emit_stream m1
+ret
+";
+    let t = translate(text, &TranslateOptions::default());
+    let outputs = t.reflection.outputs.as_ref().expect("outputs");
+    assert_eq!(outputs.elements.len(), 3, "{outputs:?}");
+    let named: Vec<_> = outputs
+        .elements
+        .iter()
+        .map(|e| (e.semantic_name.clone(), e.semantic_index, e.stream))
+        .collect();
+    let stream0 = named
+        .iter()
+        .find(|n| n.2 == 0 && n.0 != "SV_Position")
+        .expect("stream 0");
+    let map = InterfaceMap::from_json(&format!(
+        r#"{{ "outputs": [ {{ "semantic": "{}", "index": {}, "location": 6 }},
+                           {{ "register": 1, "location": 6 }} ] }}"#,
+        stream0.0, stream0.1
+    ))
+    .expect("map");
+    let t = translate(
+        text,
+        &TranslateOptions {
+            interface: Some(map),
+            ..Default::default()
+        },
+    );
+    let out: Vec<_> = locations(&t.words)
+        .into_iter()
+        .filter(|l| l.2 == StorageClass::Output)
+        .map(|(l, _, _, _)| l)
+        .collect();
+    assert_eq!(out, vec![6], "{}", disassemble(&t.words));
+}
