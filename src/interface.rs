@@ -240,7 +240,9 @@ impl InterfaceMap {
     /// The map that places this shader's inputs where the previous stage (`previous`, the
     /// reflection of its translation) put its outputs with the same semantic, and, after a
     /// hull shader, the patch constants where it put them. Only the inputs (and patch
-    /// constants) are set: the caller adds this shader's outputs if it places them too.
+    /// constants) are set: the caller adds this shader's outputs if it places them too. Of
+    /// a geometry shader's outputs, those of stream 0 are taken (the rasterized stream unless
+    /// the stream-output layout chooses another).
     pub fn inputs_from(previous: &crate::reflect::ShaderReflection) -> InterfaceMap {
         let entries = |signature: &Option<Signature>, placements: &[Option<Placement>]| {
             let mut list = Vec::new();
@@ -249,7 +251,11 @@ impl InterfaceMap {
                 .flat_map(|s| s.elements.iter())
                 .zip(placements)
             {
-                let Some(p) = placement else { continue };
+                // A geometry shader's other streams are not rasterized (stream 0 is, unless
+                // stream output says otherwise).
+                let Some(p) = placement.filter(|_| element.stream == 0) else {
+                    continue;
+                };
                 list.push(InterfaceEntry {
                     key: InterfaceKey::Semantic {
                         name: element.semantic_name.clone(),
