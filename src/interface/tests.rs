@@ -713,3 +713,34 @@ ret
         .collect();
     assert_eq!(out, vec![6], "{}", disassemble(&t.words));
 }
+
+/// Components of a placed two-component element written one by one are held to the end of
+/// the block and stored as one vector of two (a `vec4`'s four parts were assumed before).
+#[test]
+fn component_stores_to_a_narrow_placed_output() {
+    let text = format!(
+        "{VS_SIGNATURE}vs_5_0
+dcl_input v0.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xy
+dcl_output o1.zw
+dcl_output o2.xyzw
+mov o0.xyzw, v0.xyzw
+add o1.x, v0.x, l(1.0)
+mov o1.y, l(2.0)
+mov o1.z, l(3.0)
+add o1.w, v0.y, l(4.0)
+mov o2.xyzw, l(5.0, 6.0, 7.0, 8.0)
+ret
+"
+    );
+    for no_optimize in [false, true] {
+        let options = TranslateOptions {
+            interface: Some(vs_map()),
+            no_optimize,
+            ..Default::default()
+        };
+        // `translate` runs spirv-val.
+        translate(&text, &options);
+    }
+}

@@ -119,8 +119,12 @@ pub fn carry_out(
                     // The vector's last component store writes the whole vector.
                     Some((last, parts)) if last == at => {
                         let vector = fresh();
-                        let operands: Operands =
-                            parts.iter().map(|&p| super::Operand::IdRef(p)).collect();
+                        // The vector's own components (vectors of 2 and 3 components too: an
+                        // interface map makes them).
+                        let operands: Operands = parts[..target.count as usize]
+                            .iter()
+                            .map(|&p| super::Operand::IdRef(p))
+                            .collect();
                         out.push(Instruction::new(
                             Op::CompositeConstruct,
                             Some(target.vector_type),
