@@ -8,9 +8,10 @@
 //! control points) are arrays of it; patch constants carry `Patch`.
 //!
 //! Dual-source blending ([`super::Options::dual_source_blending`]) makes a pixel shader's
-//! `o0` and `o1` `Location 0, Index 0` and `Location 0, Index 1`. Vulkan then allows no other
-//! colour output (`maxFragmentDualSrcAttachments` is 1), and D3D11 ignores the other targets
-//! in that mode, so writes to `o2` and above go to a Private variable nothing reads.
+//! `o0` and `o1` `Location 0, Index 0` and `Location 0, Index 1`. Vulkan then allows at most
+//! `maxFragmentDualSrcAttachments` outputs (1 on the common devices), and D3D11 ignores the
+//! other targets in that mode, so `o2` and above get no variable and their writes are
+//! dropped (`Self::dropped_output`; the variables of `o0` and `o1` are made in `io.rs`).
 
 use crate::fast_hash::HashMap;
 use spirv::{Decoration, StorageClass, Word};
