@@ -70,6 +70,8 @@ fn errors_set_the_message() {
         no_optimize: 0,
         bindings_json: std::ptr::null(),
         stream_output_json: std::ptr::null(),
+        interface_json: std::ptr::null(),
+        dual_source_blending: 0,
     };
     // SAFETY: live buffers and out pointer.
     let status = unsafe { dxbc2spirv_translate(junk.as_ptr(), junk.len(), &options, &mut result) };
