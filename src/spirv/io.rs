@@ -418,11 +418,7 @@ impl Emitter<'_> {
         } else {
             (InterfaceFile::Outputs, StorageClass::Output)
         };
-        if kind == RegisterKind::Output
-            && stage == Stage::Pixel
-            && self.options.dual_source_blending
-            && register >= 2
-        {
+        if kind == RegisterKind::Output && self.dual_source() && register >= 2 {
             // Dropped under dual-source blending (see `placed_io`): no variable.
             return Ok(());
         }
@@ -473,9 +469,7 @@ impl Emitter<'_> {
                     self.io_global(class, scalar, 4, None, format_args!("{prefix}{register}"));
                 // Dual-source blending: a pixel shader's o0 and o1 at location 0, index 0
                 // and 1 (`placed_io`).
-                let dual = kind == RegisterKind::Output
-                    && self.program.model.stage == Stage::Pixel
-                    && self.options.dual_source_blending;
+                let dual = kind == RegisterKind::Output && self.dual_source();
                 self.decorate(
                     var,
                     Decoration::Location,

@@ -77,7 +77,7 @@ impl Emitter<'_> {
     /// dual-source blending; nothing otherwise (the register scheme).
     pub(super) fn placed_setup(&mut self) -> Result<()> {
         let map = self.options.interface.as_ref();
-        let dual = self.options.dual_source_blending && self.program.model.stage == Stage::Pixel;
+        let dual = self.dual_source();
         if map.is_none() && !dual {
             return Ok(());
         }
@@ -359,11 +359,16 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// Whether this is a pixel shader under dual-source blending (its `o0`/`o1` at location
+    /// 0, index 0 and 1; `o2` and above dropped).
+    pub(super) fn dual_source(&self) -> bool {
+        self.options.dual_source_blending && self.program.model.stage == Stage::Pixel
+    }
+
     /// Whether a write to `operand` is dropped: `o2` and above of a pixel shader under
     /// dual-source blending.
     pub(super) fn dropped_output(&self, operand: &crate::ir::Operand) -> bool {
-        self.options.dual_source_blending
-            && self.program.model.stage == Stage::Pixel
+        self.dual_source()
             && operand.kind == RegisterKind::Output
             && operand
                 .indices()

@@ -52,7 +52,8 @@ typedef enum Dxbc2spirvSignatureKind {
 } Dxbc2spirvSignatureKind;
 
 // A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
-// C.
+// C. The reflection's C forms are made on first use, by the call that asks for them, so a
+// caller that takes only the words pays for none of them.
 typedef struct Dxbc2spirvResult Dxbc2spirvResult;
 
 // A translator that keeps its working memory from one translation for the next (the Rust

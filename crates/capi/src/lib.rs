@@ -14,6 +14,7 @@
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::OnceLock;
 
 use translator::bindings::BindingMap;
 use translator::interface::InterfaceMap;
@@ -97,13 +98,43 @@ pub struct Dxbc2spirvOptions {
 }
 
 /// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
-/// C.
+/// C. The reflection's C forms are made on first use, by the call that asks for them, so a
+/// caller that takes only the words pays for none of them.
 pub struct Dxbc2spirvResult {
     words: Vec<u32>,
-    reflection_json: CString,
+    reflection: ShaderReflection,
+    /// The reflection as JSON.
+    reflection_json: OnceLock<CString>,
     /// [`InterfaceMap::inputs_from`] of the reflection, as JSON.
-    next_stage_interface_json: CString,
-    reflection: CReflection,
+    next_stage_interface_json: OnceLock<CString>,
+    /// The reflection as C structs.
+    c_reflection: OnceLock<CReflection>,
+}
+
+impl Dxbc2spirvResult {
+    /// The reflection as C structs.
+    fn c_reflection(&self) -> &CReflection {
+        self.c_reflection
+            .get_or_init(|| CReflection::new(&self.reflection))
+    }
+}
+
+/// The NUL-terminated form of `json`, kept in `slot` on first use (null for a null result).
+///
+/// # Safety
+/// `result` is null or a live result.
+unsafe fn json_of(
+    result: *const Dxbc2spirvResult,
+    slot: fn(&Dxbc2spirvResult) -> &OnceLock<CString>,
+    json: fn(&ShaderReflection) -> serde_json::Value,
+) -> *const c_char {
+    // SAFETY: the caller guarantees a live result or null.
+    let Some(result) = (unsafe { result.as_ref() }) else {
+        return std::ptr::null();
+    };
+    slot(result)
+        .get_or_init(|| CString::new(json(&result.reflection).to_string()).unwrap_or_default())
+        .as_ptr()
 }
 
 /// The library's version (`"0.1.0"`: the crate's), a static NUL-terminated string.
@@ -404,13 +435,12 @@ unsafe fn call_c(
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         work(input, &options).map(|(words, reflection)| {
-            let json = serde_json::to_string(&reflection.to_json()).unwrap_or_default();
-            let next = InterfaceMap::inputs_from(&reflection).to_json();
             Box::new(Dxbc2spirvResult {
                 words,
-                reflection_json: CString::new(json).unwrap_or_default(),
-                next_stage_interface_json: CString::new(next.to_string()).unwrap_or_default(),
-                reflection: CReflection::new(&reflection),
+                reflection,
+                reflection_json: OnceLock::new(),
+                next_stage_interface_json: OnceLock::new(),
+                c_reflection: OnceLock::new(),
             })
         })
     }));
@@ -463,11 +493,8 @@ pub unsafe extern "C" fn dxbc2spirv_result_words(
 pub unsafe extern "C" fn dxbc2spirv_result_reflection_json(
     result: *const Dxbc2spirvResult,
 ) -> *const c_char {
-    // SAFETY: the caller guarantees a live result or null.
-    match unsafe { result.as_ref() } {
-        Some(result) => result.reflection_json.as_ptr(),
-        None => std::ptr::null(),
-    }
+    // SAFETY: the caller's guarantee.
+    unsafe { json_of(result, |r| &r.reflection_json, ShaderReflection::to_json) }
 }
 
 /// The interface map (JSON, the `interface_json` format, NUL-terminated) that places the
@@ -481,10 +508,13 @@ pub unsafe extern "C" fn dxbc2spirv_result_reflection_json(
 pub unsafe extern "C" fn dxbc2spirv_result_next_stage_interface_json(
     result: *const Dxbc2spirvResult,
 ) -> *const c_char {
-    // SAFETY: the caller guarantees a live result or null.
-    match unsafe { result.as_ref() } {
-        Some(result) => result.next_stage_interface_json.as_ptr(),
-        None => std::ptr::null(),
+    // SAFETY: the caller's guarantee.
+    unsafe {
+        json_of(
+            result,
+            |r| &r.next_stage_interface_json,
+            |reflection| InterfaceMap::inputs_from(reflection).to_json(),
+        )
     }
 }
 

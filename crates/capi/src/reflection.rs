@@ -369,7 +369,7 @@ unsafe fn copy_out<T: Copy>(
 /// `result` is null or a live result.
 unsafe fn reflection_of<'a>(result: *const Dxbc2spirvResult) -> Option<&'a CReflection> {
     // SAFETY: the caller guarantees a live result or null.
-    unsafe { result.as_ref() }.map(|r| &r.reflection)
+    unsafe { result.as_ref() }.map(|r| r.c_reflection())
 }
 
 /// The signature of `kind` (a [`Dxbc2spirvSignatureKind`] value), `None` for another value.

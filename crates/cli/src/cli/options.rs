@@ -60,8 +60,8 @@ impl TranslateArgs {
         options.no_optimize = self.no_optimize;
         options.ignore_checksum = self.ignore_checksum;
         options.bindings = load_binding_map(self.bindings.as_deref())?;
-        options.stream_output = load_stream_output(self.stream_output.as_deref())?;
-        options.interface = load_interface(self.interface.as_deref())?;
+        options.stream_output = load_json(self.stream_output.as_deref(), StreamOutput::from_json)?;
+        options.interface = load_json(self.interface.as_deref(), InterfaceMap::from_json)?;
         options.dual_source_blending = self.dual_source_blending;
         Ok(options)
     }
@@ -69,33 +69,19 @@ impl TranslateArgs {
 
 /// The binding map of `--bindings`, if given.
 pub fn load_binding_map(path: Option<&Path>) -> Result<Option<BindingMap>> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    let map = BindingMap::from_json(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(Some(map))
+    load_json(path, BindingMap::from_json)
 }
 
-/// The interface map of `--interface`, if given.
-fn load_interface(path: Option<&Path>) -> Result<Option<InterfaceMap>> {
+/// The file at `path`, if given, read by a `from_json` of the library; errors name the file.
+fn load_json<T>(
+    path: Option<&Path>,
+    from_json: fn(&str) -> dxbc2spirv::Result<T>,
+) -> Result<Option<T>> {
     let Some(path) = path else {
         return Ok(None);
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("{}: cannot read", path.display()))?;
-    let map = InterfaceMap::from_json(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(Some(map))
-}
-
-/// The stream-output layout of `--stream-output`, if given.
-fn load_stream_output(path: Option<&Path>) -> Result<Option<StreamOutput>> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read", path.display()))?;
-    let layout = StreamOutput::from_json(&text).with_context(|| format!("{}", path.display()))?;
-    Ok(Some(layout))
+    let value = from_json(&text).with_context(|| format!("{}", path.display()))?;
+    Ok(Some(value))
 }
