@@ -75,6 +75,8 @@ pub struct Emitter<'a> {
     pub link: super::linkage::LinkageState,
     /// Temps as SSA values (see [`super::ssa`]).
     pub ssa: super::ssa::Ssa,
+    /// How values were taken apart, put together and bitcast (see [`super::value_facts`]).
+    pub facts: super::value_facts::ValueFacts,
 }
 
 /// The emitter's tables, kept from one translation to the next by a [`crate::Translator`]
@@ -87,6 +89,7 @@ pub(crate) struct Kept {
     known: super::block_values::BlockValues,
     globals: Vec<(Word, StorageClass)>,
     io: super::io::IoTables,
+    facts: super::value_facts::ValueFacts,
 }
 
 impl Kept {
@@ -96,6 +99,7 @@ impl Kept {
             + self.known.held_bytes()
             + crate::fast_hash::vec_bytes(&self.globals)
             + self.io.held_bytes()
+            + self.facts.held_bytes()
     }
 }
 
@@ -130,6 +134,7 @@ impl<'a> Emitter<'a> {
         kept.temps.clear();
         kept.temps.reserve(declared_temp_components(program));
         kept.known.forget();
+        kept.facts.forget();
         kept.globals.clear();
         kept.globals.reserve(16);
         let mut e = Emitter {
@@ -153,6 +158,7 @@ impl<'a> Emitter<'a> {
             fma64: None,
             link: Default::default(),
             ssa: super::ssa::Ssa::for_program(program),
+            facts: std::mem::take(&mut kept.facts),
         };
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
@@ -175,6 +181,7 @@ impl<'a> Emitter<'a> {
             known,
             globals,
             mut io,
+            facts,
             ..
         } = e;
         *kept = Kept {
@@ -183,6 +190,7 @@ impl<'a> Emitter<'a> {
             known,
             globals,
             io: io.take_tables(),
+            facts,
         };
         drop(io);
         let held = kept.held_bytes();

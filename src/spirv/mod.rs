@@ -72,6 +72,7 @@ pub mod text;
 mod textures;
 #[cfg(test)]
 mod textures_tests;
+mod value_facts;
 
 pub use fault::Fault;
 pub use module::Scalar;

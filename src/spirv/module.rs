@@ -62,7 +62,8 @@ pub struct Module {
     /// count - 2 (the next most frequent look-up).
     vectors: [[Option<Word>; 3]; 5],
     constants: HashMap<(Word, u64), Word>,
-    composites: HashMap<(Word, Vec<Word>), Word>,
+    /// Constant vectors by (type, components; unused slots 0).
+    composites: HashMap<(Word, [Word; 4]), Word>,
     capabilities: BTreeSet<u32>,
     extensions: BTreeSet<String>,
     glsl: Option<Word>,
@@ -374,25 +375,26 @@ impl Module {
 
     /// A constant vector (or scalar when there is one part) of 32-bit bit patterns.
     pub fn constant_vector(&mut self, scalar: Scalar, bits: &[u32]) -> Word {
-        let parts: Vec<Word> = bits
-            .iter()
-            .map(|&b| self.constant_bits(scalar, b))
-            .collect();
-        self.constant_composite_of(scalar, parts)
+        let mut parts = [0; 4];
+        for (part, &b) in parts.iter_mut().zip(bits) {
+            *part = self.constant_bits(scalar, b);
+        }
+        self.constant_composite_of(scalar, &parts[..bits.len().min(4)])
     }
 
     /// A constant vector whose parts are constant ids (a scalar when there is one part).
-    pub fn constant_composite_of(&mut self, scalar: Scalar, parts: Vec<Word>) -> Word {
+    pub fn constant_composite_of(&mut self, scalar: Scalar, parts: &[Word]) -> Word {
         if parts.len() == 1 {
             return parts[0];
         }
         let ty = self.vector(scalar, parts.len() as u32);
-        let key = (ty, parts.clone());
-        if let Some(&id) = self.composites.get(&key) {
+        let mut key = [0; 4];
+        key[..parts.len()].copy_from_slice(parts);
+        if let Some(&id) = self.composites.get(&(ty, key)) {
             return id;
         }
-        let id = self.b.constant_composite(ty, parts);
-        self.composites.insert(key, id);
+        let id = self.b.constant_composite(ty, parts.iter().copied());
+        self.composites.insert((ty, key), id);
         id
     }
 

@@ -5,6 +5,7 @@ use spirv::{StorageClass, Word};
 
 use super::emitter::{Emitter, IndexableTemp, Val};
 use super::module::{built, Scalar};
+use super::value_facts::Fact;
 use crate::error::Result;
 use crate::ir::{ComponentCount, Index, Modifier, Operand, RegisterKind, Selection};
 use crate::passes::temp_types::TempType;
@@ -73,6 +74,16 @@ impl Emitter<'_> {
         if value.scalar == to {
             return Ok(value);
         }
+        // A bitcast back to the type the value was bitcast from is that value.
+        if let Fact::Bitcast { source, from } = self.facts.get(value.id) {
+            if from == to {
+                return Ok(Val {
+                    id: source,
+                    scalar: to,
+                    count: value.count,
+                });
+            }
+        }
         let ty = self.m.vector(to, value.count);
         let id = match (value.scalar, to) {
             (Scalar::Bool, _) => {
@@ -94,7 +105,17 @@ impl Emitter<'_> {
                      of uint halves)",
                 ))
             }
-            _ => built(self.m.bitcast(ty, value.id))?,
+            _ => {
+                let id = built(self.m.bitcast(ty, value.id))?;
+                self.facts.set(
+                    id,
+                    Fact::Bitcast {
+                        source: value.id,
+                        from: value.scalar,
+                    },
+                );
+                id
+            }
         };
         Ok(Val {
             id,
@@ -106,8 +127,22 @@ impl Emitter<'_> {
     /// A constant with every component set to the same bits.
     pub fn splat_bits(&mut self, scalar: Scalar, bits: u32, count: u32) -> Word {
         let parts = [bits; 4];
-        self.m
-            .constant_vector(scalar, &parts[..(count as usize).min(4)])
+        self.constant_vector(scalar, &parts[..(count as usize).min(4)])
+    }
+
+    /// A constant vector (or scalar) of `bits`, whose components [`Emitter::extract`]
+    /// takes as the constants themselves.
+    pub fn constant_vector(&mut self, scalar: Scalar, bits: &[u32]) -> Word {
+        let mut parts = [0; 4];
+        for (part, &b) in parts.iter_mut().zip(bits) {
+            *part = self.m.constant_bits(scalar, b);
+        }
+        let count = bits.len().min(4);
+        let id = self.m.constant_composite_of(scalar, &parts[..count]);
+        if count > 1 {
+            self.facts.set(id, Fact::Construct(parts));
+        }
+        id
     }
 
     /// Builds a vector from scalars of one type (or returns the scalar).
@@ -120,8 +155,28 @@ impl Emitter<'_> {
                 count,
             });
         }
+        // The components of one vector in order are that vector; bitcasts of them, one
+        // bitcast of it.
+        if let Some(id) = self.facts.whole_vector(scalar, parts) {
+            return Ok(Val { id, scalar, count });
+        }
+        if let Some((id, from)) = self.facts.whole_bitcast_vector(parts) {
+            return self.cast(
+                Val {
+                    id,
+                    scalar: from,
+                    count,
+                },
+                scalar,
+            );
+        }
         let ty = self.m.vector(scalar, count);
         let id = built(self.m.composite_construct(ty, parts))?;
+        if count <= 4 {
+            let mut words = [0; 4];
+            words[..parts.len()].copy_from_slice(parts);
+            self.facts.set(id, Fact::Construct(words));
+        }
         Ok(Val { id, scalar, count })
     }
 
@@ -130,8 +185,29 @@ impl Emitter<'_> {
         if value.count == 1 {
             return Ok(value);
         }
+        // A component of a vector put together from scalars is that scalar.
+        if let Fact::Construct(parts) = self.facts.get(value.id) {
+            if i < value.count && i < 4 {
+                return Ok(Val {
+                    id: parts[i as usize],
+                    scalar: value.scalar,
+                    count: 1,
+                });
+            }
+        }
         let ty = self.m.scalar(value.scalar);
         let id = built(self.m.composite_extract(ty, value.id, &[i]))?;
+        if i < value.count && value.count <= 4 {
+            self.facts.set(
+                id,
+                Fact::Extract {
+                    source: value.id,
+                    index: i as u8,
+                    count: value.count as u8,
+                    scalar: value.scalar,
+                },
+            );
+        }
         Ok(Val {
             id,
             scalar: value.scalar,
@@ -160,6 +236,23 @@ impl Emitter<'_> {
         }
         // At most four components: an array, not a Vec (this runs for every source read).
         let (components, count) = Self::read_components(operand, mask);
+        // Immediates become constants of the type they are read as: no bitcast.
+        if operand.kind == RegisterKind::Immediate32 && scalar != Scalar::Bool && count > 1 {
+            let mut bits = [0; 4];
+            for (b, &from) in bits.iter_mut().zip(&components[..count]) {
+                *b = match operand.components {
+                    ComponentCount::One => operand.values[0],
+                    _ => operand.values[from as usize & 3],
+                };
+            }
+            let id = self.constant_vector(scalar, &bits[..count]);
+            let value = Val {
+                id,
+                scalar,
+                count: count as u32,
+            };
+            return self.modify(value, operand.modifier);
+        }
         let mut parts: [Word; 4] = [0; 4];
         for (part, &from) in parts.iter_mut().zip(&components[..count]) {
             // Immediates become constants of the type they are read as: no bitcast.
