@@ -23,6 +23,7 @@
 //! 9. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
 //!
+//! `widen` runs only when the code has access chains to scalars of read-only memory;
 //! `forward` and `dead_stores` run only when the code has function-scope variables or loads
 //! or stores private ones, and `merge_stores` only when it has access chains into outputs
 //! (the emitter holds temp and output stores to the end of their block, so straight-line
@@ -93,7 +94,8 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     } = &mut *kept;
     inline::run(module);
     info.refill(module);
-    if split::run(module, info) {
+    let split = split::run(module, info);
+    if split {
         info.note_variable_memory();
     }
     // Without variable memory (straight-line code keeps its temps in values), the passes
@@ -101,7 +103,10 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     let plain = info
         .has_variable_memory()
         .then(|| info::plain_variables(module, info));
-    widen::run(module, info, widen_tables);
+    // Without a chain to a component of read-only memory, no load is one to widen.
+    if split || info.has_read_only_component_chains() {
+        widen::run(module, info, widen_tables);
+    }
     if let Some(plain) = &plain {
         forward::run(module, info, plain);
     }
