@@ -417,3 +417,46 @@ udiv r0.x, r0.y, r0.y, r0.x"));
     // to r0.x first, the remainder would divide by it.
     assert_eq!(sources_of(Op::UDiv), sources_of(Op::UMod), "{code:#?}");
 }
+
+/// The emitter itself (the module is the one written without the optimiser) makes no
+/// round trips through components: a vector written to a temp and read back whole, or read
+/// back as another type, is the vector (or one bitcast of it), and an immediate vector is a
+/// constant vector (see `value_facts`).
+#[test]
+fn vectors_through_temps_are_not_taken_apart_and_put_back() {
+    let m = module(&ps("mov r0.xyzw, v0.xyzw\nmov o0.xyzw, r0.xyzw"));
+    assert_eq!(
+        count_op(&m, Op::CompositeExtract),
+        4,
+        "r0's four components are written"
+    );
+    assert_eq!(
+        count_op(&m, Op::CompositeConstruct),
+        0,
+        "o0 is stored as v0 itself"
+    );
+    let m = module(&ps(
+        "mov r0.xyzw, v0.xyzw\niadd o0.xyzw, r0.xyzw, l(1, 2, 3, 4)",
+    ));
+    assert_eq!(count_op(&m, Op::CompositeConstruct), 0, "{:?}", body(&m));
+    assert_eq!(
+        count_op(&m, Op::Bitcast),
+        2,
+        "one bitcast of v0 to int and one of the sum back to float: {:?}",
+        body(&m)
+    );
+    let sum = body(&m)
+        .into_iter()
+        .find(|i| i.class.opcode == Op::IAdd)
+        .expect("the iadd");
+    let constant = match sum.operands[1] {
+        Operand::IdRef(id) => id,
+        ref o => panic!("iadd's second operand {o:?}"),
+    };
+    let declared = m
+        .types_global_values
+        .iter()
+        .find(|i| i.result_id == Some(constant))
+        .expect("the immediate is declared");
+    assert_eq!(declared.class.opcode, Op::ConstantComposite);
+}

@@ -1575,8 +1575,14 @@ impl Emitter<'_> {
         else {
             return Ok(false);
         };
+        let composed = matches!(
+            self.facts.get(value.id),
+            super::value_facts::Fact::Construct(_)
+        );
         let value = if value.scalar == slot.scalar {
             value
+        } else if !composed {
+            self.cast(value, slot.scalar)?
         } else {
             // Cast component by component, as the component stores would: the parts of a
             // composed value then cast without a round trip through the composed vector.
