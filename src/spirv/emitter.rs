@@ -199,7 +199,12 @@ impl<'a> Emitter<'a> {
         if !options.no_optimize {
             super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep);
         }
-        Ok(module.assemble())
+        let words = module.assemble();
+        // The module's memory serves the next translation (when the tables are kept).
+        if let Some(kept) = tables.emitter.as_mut() {
+            kept.module.recycled.keep(module);
+        }
+        Ok(words)
     }
 
     /// An error at the current instruction.

@@ -1,7 +1,7 @@
 //! The SPIR-V module under construction: the builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
-use super::dr::{BuildError, Builder, Instruction, Operand as SpvOperand, Operands};
+use super::dr::{BuildError, Builder, Instruction, Operand as SpvOperand, Operands, Recycled};
 use crate::fast_hash::HashMap;
 use smallvec::smallvec;
 use spirv::{Capability, StorageClass, Word};
@@ -42,12 +42,16 @@ enum TypeKey {
 pub struct ModuleTables {
     types: HashMap<TypeKey, Word>,
     constants: HashMap<(Word, u64), Word>,
+    /// The memory of the last module (see [`Recycled`]).
+    pub recycled: Recycled,
 }
 
 impl ModuleTables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        crate::fast_hash::map_bytes(&self.types) + crate::fast_hash::map_bytes(&self.constants)
+        crate::fast_hash::map_bytes(&self.types)
+            + crate::fast_hash::map_bytes(&self.constants)
+            + self.recycled.held_bytes()
     }
 }
 
@@ -103,6 +107,7 @@ impl Module {
         let ModuleTables {
             mut types,
             mut constants,
+            recycled,
         } = tables;
         types.clear();
         constants.clear();
@@ -111,7 +116,7 @@ impl Module {
         types.reserve(16);
         constants.reserve(32);
         Module {
-            b: Builder::new(),
+            b: Builder::with_recycled(recycled),
             types,
             scalars: [None; 5],
             vectors: [[None; 3]; 5],
@@ -131,6 +136,7 @@ impl Module {
         ModuleTables {
             types: std::mem::take(&mut self.types),
             constants: std::mem::take(&mut self.constants),
+            recycled: self.b.take_recycled(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! argument orders, so that the emitter reads as SPIR-V's own instruction names).
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
-use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands};
+use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands, Recycled};
 use smallvec::{smallvec, SmallVec};
 use spirv::{Op, Word};
 use std::fmt;
@@ -50,7 +50,7 @@ impl std::error::Error for BuildError {}
 pub type BuildResult<T> = Result<T, BuildError>;
 
 /// A module under construction and the place where instructions go.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Builder {
     module: Module,
     next_id: Word,
@@ -64,23 +64,34 @@ pub struct Builder {
     /// The predecessors of each block by label, in the order their branches were added
     /// (a block branching twice to one target counts once).
     predecessors: crate::fast_hash::HashMap<Word, SmallVec<[Word; 2]>>,
+    /// Instruction lists of an earlier module, for the blocks.
+    recycled: Recycled,
+}
+
+impl Default for Builder {
+    /// An empty module; ids start at 1.
+    fn default() -> Self {
+        Builder::with_recycled(Recycled::default())
+    }
 }
 
 impl Builder {
-    /// An empty module; ids start at 1.
-    pub fn new() -> Builder {
+    /// An empty module (ids start at 1) built in the memory of an earlier one.
+    pub fn with_recycled(mut recycled: Recycled) -> Builder {
+        let mut module = recycled.take_module();
         // Room for a typical shader's declarations.
-        let [capabilities, entry_points, execution_modes, annotations, types_global_values] =
-            [4, 1, 2, 16, 64].map(Vec::with_capacity);
+        for (section, room) in [
+            (&mut module.capabilities, 4),
+            (&mut module.entry_points, 1),
+            (&mut module.execution_modes, 2),
+            (&mut module.annotations, 16),
+            (&mut module.types_global_values, 64),
+        ] {
+            section.reserve(room);
+        }
         Builder {
-            module: Module {
-                capabilities,
-                entry_points,
-                execution_modes,
-                annotations,
-                types_global_values,
-                ..Module::default()
-            },
+            module,
+            recycled,
             next_id: 1,
             selected_function: None,
             selected_block: None,
@@ -95,6 +106,11 @@ impl Builder {
         let id = self.next_id;
         self.next_id += 1;
         id
+    }
+
+    /// The memory kept from an earlier module and not used (see [`Recycled`]).
+    pub fn take_recycled(&mut self) -> Recycled {
+        std::mem::take(&mut self.recycled)
     }
 
     /// The finished module, its header's bound set.
@@ -389,7 +405,7 @@ impl Builder {
         blocks.push(Block {
             label: Some(Instruction::new(Op::Label, None, Some(id), Operands::new())),
             // Room for a typical block, so that its list does not grow from empty.
-            instructions: Vec::with_capacity(32),
+            instructions: self.recycled.list(32),
         });
         self.selected_block = Some(blocks.len() - 1);
         Ok(id)

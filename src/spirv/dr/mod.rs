@@ -12,11 +12,13 @@ mod assemble;
 mod build;
 pub mod deferred;
 pub mod operand;
+mod recycle;
 #[cfg(test)]
 mod tests;
 
 pub use build::{BuildError, Builder};
 pub use operand::Operand;
+pub use recycle::Recycled;
 
 use spirv::{Op, Word};
 

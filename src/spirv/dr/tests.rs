@@ -9,7 +9,7 @@ type Parts = (Op, Option<u32>, Option<u32>, Vec<u32>);
 
 /// A builder with a function and its first block open.
 fn open_block() -> Builder {
-    let mut b = Builder::new();
+    let mut b = Builder::default();
     let void = b.type_void();
     let fn_type = b.type_function(void, []);
     b.begin_function(void, None, spirv::FunctionControl::NONE, fn_type)
@@ -20,7 +20,7 @@ fn open_block() -> Builder {
 
 #[test]
 fn identical_types_are_declared_once_unless_an_id_is_given() {
-    let mut b = Builder::new();
+    let mut b = Builder::default();
     let float = b.type_float(32);
     assert_eq!(b.type_float(32), float);
     let uint = b.type_int(32, 0);
@@ -34,7 +34,7 @@ fn identical_types_are_declared_once_unless_an_id_is_given() {
 
 #[test]
 fn instructions_outside_a_block_are_refused() {
-    let mut b = Builder::new();
+    let mut b = Builder::default();
     let float = b.type_float(32);
     assert_eq!(
         b.f_add(float, None, 1, 2),

@@ -1,0 +1,177 @@
+//! The memory of a finished module, kept by a [`crate::Translator`] for the next module to be
+//! built in: the sections' lists and the blocks' instruction lists, emptied, so that a
+//! translation does not allocate (and free) them again.
+
+use super::{Instruction, Module};
+
+/// The most block lists kept.
+const MAX_LISTS: usize = 64;
+
+/// The largest block list kept, in instructions.
+const MAX_LIST_CAPACITY: usize = 1024;
+
+/// The most memory of block lists kept, in bytes.
+const MAX_LIST_BYTES: usize = 64 * 1024;
+
+/// The largest section list kept, in instructions.
+const MAX_SECTION_CAPACITY: usize = 4096;
+
+/// An emptied module and emptied block lists.
+#[derive(Debug, Default)]
+pub struct Recycled {
+    /// A module whose sections are empty (with their memory).
+    module: Module,
+    /// Empty instruction lists.
+    block_lists: Vec<Vec<Instruction>>,
+    /// The bytes of memory of the block lists.
+    list_bytes: usize,
+}
+
+impl Recycled {
+    /// Keeps a finished module's memory.
+    pub fn keep(&mut self, mut module: Module) {
+        for function in module.functions.drain(..) {
+            for block in function.blocks {
+                self.keep_list(block.instructions);
+            }
+        }
+        module.header = None;
+        module.memory_model = None;
+        for section in [
+            &mut module.capabilities,
+            &mut module.extensions,
+            &mut module.ext_inst_imports,
+            &mut module.entry_points,
+            &mut module.execution_modes,
+            &mut module.debug_names,
+            &mut module.annotations,
+            &mut module.types_global_values,
+        ] {
+            section.clear();
+            if section.capacity() > MAX_SECTION_CAPACITY {
+                *section = Vec::new();
+            }
+        }
+        self.module = module;
+    }
+
+    /// Keeps an instruction list (emptied), unless enough are kept or it is large.
+    pub fn keep_list(&mut self, mut list: Vec<Instruction>) {
+        let bytes = crate::fast_hash::vec_bytes(&list);
+        if self.block_lists.len() < MAX_LISTS
+            && list.capacity() <= MAX_LIST_CAPACITY
+            && self.list_bytes + bytes <= MAX_LIST_BYTES
+        {
+            list.clear();
+            self.list_bytes += bytes;
+            self.block_lists.push(list);
+        }
+    }
+
+    /// The emptied module, leaving an empty one.
+    pub fn take_module(&mut self) -> Module {
+        std::mem::take(&mut self.module)
+    }
+
+    /// An empty instruction list: a kept one, or a new one with room for `capacity`.
+    pub fn list(&mut self, capacity: usize) -> Vec<Instruction> {
+        match self.block_lists.pop() {
+            Some(list) => {
+                self.list_bytes -= crate::fast_hash::vec_bytes(&list);
+                list
+            }
+            None => Vec::with_capacity(capacity),
+        }
+    }
+
+    /// The bytes of memory held.
+    pub fn held_bytes(&self) -> usize {
+        use crate::fast_hash::vec_bytes;
+        let m = &self.module;
+        let sections: usize = [
+            &m.capabilities,
+            &m.extensions,
+            &m.ext_inst_imports,
+            &m.entry_points,
+            &m.execution_modes,
+            &m.debug_names,
+            &m.annotations,
+            &m.types_global_values,
+        ]
+        .iter()
+        .map(|l| vec_bytes(l))
+        .sum();
+        sections + vec_bytes(&m.functions) + vec_bytes(&self.block_lists) + self.list_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::dr::{Block, Function, Operands};
+    use spirv::Op;
+
+    fn nop() -> Instruction {
+        Instruction::new(Op::Nop, None, None, Operands::new())
+    }
+
+    #[test]
+    fn a_kept_module_comes_back_empty_with_its_lists() {
+        let mut module = Module::new();
+        module.types_global_values.extend([nop(), nop()]);
+        module.functions.push(Function {
+            blocks: vec![
+                Block {
+                    label: None,
+                    instructions: Vec::with_capacity(40),
+                },
+                Block {
+                    label: None,
+                    instructions: vec![nop(); 3],
+                },
+            ],
+            ..Function::default()
+        });
+        let mut r = Recycled::default();
+        r.keep(module);
+        let m = r.take_module();
+        assert!(m.all_inst_iter().next().is_none(), "every section is empty");
+        assert!(m.functions.is_empty());
+        assert!(
+            m.types_global_values.capacity() >= 2,
+            "the section keeps its memory"
+        );
+        let a = r.list(8);
+        let b = r.list(8);
+        assert!(a.is_empty() && b.is_empty());
+        assert_eq!(
+            [
+                a.capacity().max(b.capacity()) >= 40,
+                r.list(8).capacity() == 8
+            ],
+            [true, true],
+            "the two block lists come back, then new ones"
+        );
+    }
+
+    #[test]
+    fn large_lists_and_too_many_are_not_kept() {
+        let mut r = Recycled::default();
+        r.keep_list(Vec::with_capacity(MAX_LIST_CAPACITY + 1));
+        assert_eq!(r.list(1).capacity(), 1, "a large list is dropped");
+        for _ in 0..MAX_LISTS + 5 {
+            r.keep_list(Vec::with_capacity(2));
+        }
+        assert_eq!(r.block_lists.len(), MAX_LISTS);
+        assert!(r.held_bytes() > 0);
+        let mut r = Recycled::default();
+        for _ in 0..MAX_LISTS {
+            r.keep_list(Vec::with_capacity(MAX_LIST_CAPACITY));
+        }
+        assert!(
+            r.list_bytes <= MAX_LIST_BYTES,
+            "{} bytes of lists kept",
+            r.list_bytes
+        );
+    }
+}
