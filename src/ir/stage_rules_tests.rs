@@ -234,3 +234,30 @@ fn each_geometry_shader_stream_declares_its_own_outputs() {
         "v0.x is declared twice",
     );
 }
+
+#[test]
+fn stage_registers_outside_their_stages_are_refused_as_destinations_too() {
+    refused(
+        "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_output o0.xyzw\nmov o0.x, l(1)\nret\n",
+        "o does not exist in a cs shader",
+    );
+    refused(
+        "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_temps 1\ndcl_input v0.x\nmov r0.x, v0.x\nret\n",
+        "does not exist in a cs shader",
+    );
+    refused(
+        "vs_5_0\ndcl_output oDepth\nmov oDepth, l(1.0)\nret\n",
+        "does not exist in a vs shader",
+    );
+    refused(
+        "ps_5_0\ndcl_tgsm_raw g0, 4\nstore_raw g0.x, l(0), l(1)\nret\n",
+        "does not exist in a ps shader",
+    );
+    assert_eq!(
+        first_error(
+            "cs_5_0\ndcl_thread_group 1, 1, 1\ndcl_tgsm_raw g0, 4\ndcl_input vThreadID.x\n\
+             store_raw g0.x, l(0), vThreadID.x\nret\n"
+        ),
+        None
+    );
+}

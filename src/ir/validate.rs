@@ -59,7 +59,7 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
                 instruction.opcode.name()
             )));
         }
-        for operand in program.srcs(instruction) {
+        for operand in program.operands_of(instruction) {
             check_register_stage(program.model.stage, operand.kind).map_err(fail)?;
         }
         if let Some(declaration) = &instruction.declaration {
@@ -184,6 +184,15 @@ fn check_register_stage(stage: Stage, kind: RegisterKind) -> std::result::Result
         }
         InputControlPoint | InputPatchConstant => &[Hull, Domain],
         InputPrimitiveId => &[Hull, Domain, Geometry, Pixel],
+        // A compute shader has no stage inputs or outputs, only its thread ids; and only it
+        // has thread-group shared memory.
+        Input | Output => &[Vertex, Hull, Domain, Geometry, Pixel],
+        OutputDepth
+        | OutputDepthGreaterEqual
+        | OutputDepthLessEqual
+        | OutputCoverageMask
+        | OutputStencilRef => &[Pixel],
+        ThreadGroupSharedMemory => &[Compute],
         _ => return Ok(()),
     };
     if stages.contains(&stage) {
