@@ -13,8 +13,8 @@ const MAX_LIST_CAPACITY: usize = 1024;
 /// The most memory of block lists kept, in bytes.
 const MAX_LIST_BYTES: usize = 64 * 1024;
 
-/// The largest section list kept, in instructions.
-const MAX_SECTION_CAPACITY: usize = 4096;
+/// The largest section list kept, in instructions (eight sections of at most 16 KiB each).
+const MAX_SECTION_CAPACITY: usize = 256;
 
 /// An emptied module and emptied block lists.
 #[derive(Debug, Default)]
@@ -152,6 +152,18 @@ mod tests {
             [true, true],
             "the two block lists come back, then new ones"
         );
+    }
+
+    #[test]
+    fn a_large_section_is_not_kept() {
+        let mut module = Module::new();
+        module.types_global_values = Vec::with_capacity(MAX_SECTION_CAPACITY + 1);
+        module.annotations = Vec::with_capacity(MAX_SECTION_CAPACITY);
+        let mut r = Recycled::default();
+        r.keep(module);
+        let m = r.take_module();
+        assert_eq!(m.types_global_values.capacity(), 0);
+        assert_eq!(m.annotations.capacity(), MAX_SECTION_CAPACITY);
     }
 
     #[test]
