@@ -109,6 +109,15 @@ fn locations(words: &[u32]) -> Vec<(u32, u32, StorageClass, u32)> {
     list
 }
 
+/// The (location, component) of each variable of `class`, in order.
+fn placed(words: &[u32], class: StorageClass) -> Vec<(u32, u32)> {
+    locations(words)
+        .into_iter()
+        .filter(|l| l.2 == class)
+        .map(|(l, c, _, _)| (l, c))
+        .collect()
+}
+
 fn vs_map() -> InterfaceMap {
     InterfaceMap::from_json(
         r#"{ "outputs": [
@@ -225,11 +234,7 @@ fn a_vertex_and_a_pixel_shader_link_by_semantic() {
         ..Default::default()
     };
     let vs = translate(&format!("{VS_SIGNATURE}{VS}"), &vs_options);
-    let out: Vec<_> = locations(&vs.words)
-        .into_iter()
-        .filter(|l| l.2 == StorageClass::Output)
-        .map(|(l, c, _, _)| (l, c))
-        .collect();
+    let out = placed(&vs.words, StorageClass::Output);
     // TEXCOORD0 at 4.xy, TEXCOORD1 at 4.zw (its component kept), COLOR0 at 7.
     assert_eq!(
         out,
@@ -251,11 +256,7 @@ fn a_vertex_and_a_pixel_shader_link_by_semantic() {
         ..Default::default()
     };
     let ps = translate(PS, &ps_options);
-    let inputs: Vec<_> = locations(&ps.words)
-        .into_iter()
-        .filter(|l| l.2 == StorageClass::Input)
-        .map(|(l, c, _, _)| (l, c))
-        .collect();
+    let inputs = placed(&ps.words, StorageClass::Input);
     assert_eq!(
         inputs,
         vec![(4, 0), (4, 2), (7, 0)],
@@ -279,11 +280,7 @@ fn inputs_from_a_shader_without_a_map() {
         ..Default::default()
     };
     let ps = translate(PS, &ps_options);
-    let inputs: Vec<_> = locations(&ps.words)
-        .into_iter()
-        .filter(|l| l.2 == StorageClass::Input)
-        .map(|(l, c, _, _)| (l, c))
-        .collect();
+    let inputs = placed(&ps.words, StorageClass::Input);
     assert_eq!(inputs, vec![(1, 0), (2, 0)], "{}", disassemble(&ps.words));
 }
 
@@ -377,11 +374,7 @@ fn a_register_key_moves_the_whole_register() {
         ..Default::default()
     };
     let vs = translate(&format!("{VS_SIGNATURE}{VS}"), &options);
-    let out: Vec<_> = locations(&vs.words)
-        .into_iter()
-        .filter(|l| l.2 == StorageClass::Output)
-        .map(|(l, c, _, _)| (l, c))
-        .collect();
+    let out = placed(&vs.words, StorageClass::Output);
     assert_eq!(out, vec![(3, 0), (9, 0)], "{}", disassemble(&vs.words));
 }
 
@@ -604,11 +597,7 @@ ret
             ..Default::default()
         },
     );
-    let inputs: Vec<_> = locations(&gs.words)
-        .into_iter()
-        .filter(|l| l.2 == StorageClass::Input)
-        .map(|(l, c, _, _)| (l, c))
-        .collect();
+    let inputs = placed(&gs.words, StorageClass::Input);
     assert_eq!(inputs, vec![(2, 0), (3, 0)], "{}", disassemble(&gs.words));
 }
 

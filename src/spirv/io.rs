@@ -1575,24 +1575,7 @@ impl Emitter<'_> {
         else {
             return Ok(false);
         };
-        let composed = matches!(
-            self.facts.get(value.id),
-            super::value_facts::Fact::Construct(_)
-        );
-        let value = if value.scalar == slot.scalar {
-            value
-        } else if !composed {
-            self.cast(value, slot.scalar)?
-        } else {
-            // Cast component by component, as the component stores would: the parts of a
-            // composed value then cast without a round trip through the composed vector.
-            let mut parts = [0; 4];
-            for (i, part) in parts.iter_mut().enumerate().take(count as usize) {
-                let component = self.extract(value, i as u32)?;
-                *part = self.cast(component, slot.scalar)?.id;
-            }
-            self.compose(slot.scalar, &parts[..count as usize])?
-        };
+        let value = self.cast(value, slot.scalar)?;
         if self.outputs_held(slot) {
             built(self.m.b.defer_output_store(slot.var, value.id))?;
         } else {

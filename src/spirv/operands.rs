@@ -74,15 +74,36 @@ impl Emitter<'_> {
         if value.scalar == to {
             return Ok(value);
         }
-        // A bitcast back to the type the value was bitcast from is that value.
-        if let Fact::Bitcast { source, from } = self.facts.get(value.id) {
-            if from == to {
+        match self.facts.get(value.id) {
+            // A bitcast back to the type the value was bitcast from is that value.
+            Fact::Bitcast { source, from } if from == to => {
                 return Ok(Val {
                     id: source,
                     scalar: to,
                     count: value.count,
                 });
             }
+            // A vector put together from parts: the parts cast one by one (and put together
+            // again), so that a part that was bitcast is not bitcast back and forth.
+            Fact::Construct(parts)
+                if value.count > 1
+                    && value.count <= 4
+                    && ![value.scalar, to]
+                        .iter()
+                        .any(|s| matches!(s, Scalar::Bool | Scalar::F64)) =>
+            {
+                let mut cast = [0; 4];
+                for (to_part, &part) in cast.iter_mut().zip(&parts[..value.count as usize]) {
+                    let part = Val {
+                        id: part,
+                        scalar: value.scalar,
+                        count: 1,
+                    };
+                    *to_part = self.cast(part, to)?.id;
+                }
+                return self.compose(to, &cast[..value.count as usize]);
+            }
+            _ => {}
         }
         let ty = self.m.vector(to, value.count);
         let id = match (value.scalar, to) {

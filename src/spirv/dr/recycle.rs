@@ -25,6 +25,8 @@ pub struct Recycled {
     block_lists: Vec<Vec<Instruction>>,
     /// The bytes of memory of the block lists.
     list_bytes: usize,
+    /// The bytes of memory of the module's sections.
+    section_bytes: usize,
 }
 
 impl Recycled {
@@ -37,6 +39,7 @@ impl Recycled {
         }
         module.header = None;
         module.memory_model = None;
+        let mut section_bytes = 0;
         for section in [
             &mut module.capabilities,
             &mut module.extensions,
@@ -51,7 +54,9 @@ impl Recycled {
             if section.capacity() > MAX_SECTION_CAPACITY {
                 *section = Vec::new();
             }
+            section_bytes += crate::fast_hash::vec_bytes(section);
         }
+        self.section_bytes = section_bytes + crate::fast_hash::vec_bytes(&module.functions);
         self.module = module;
     }
 
@@ -70,6 +75,7 @@ impl Recycled {
 
     /// The emptied module, leaving an empty one.
     pub fn take_module(&mut self) -> Module {
+        self.section_bytes = 0;
         std::mem::take(&mut self.module)
     }
 
@@ -86,22 +92,7 @@ impl Recycled {
 
     /// The bytes of memory held.
     pub fn held_bytes(&self) -> usize {
-        use crate::fast_hash::vec_bytes;
-        let m = &self.module;
-        let sections: usize = [
-            &m.capabilities,
-            &m.extensions,
-            &m.ext_inst_imports,
-            &m.entry_points,
-            &m.execution_modes,
-            &m.debug_names,
-            &m.annotations,
-            &m.types_global_values,
-        ]
-        .iter()
-        .map(|l| vec_bytes(l))
-        .sum();
-        sections + vec_bytes(&m.functions) + vec_bytes(&self.block_lists) + self.list_bytes
+        self.section_bytes + crate::fast_hash::vec_bytes(&self.block_lists) + self.list_bytes
     }
 }
 
