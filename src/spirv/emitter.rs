@@ -103,8 +103,10 @@ impl Kept {
     }
 }
 
-/// The most memory of tables kept, in bytes.
-const KEPT_BYTES: usize = 128 * 1024;
+/// The most memory of tables kept, in bytes: the tables (up to 128 KiB) and the recycled
+/// memory of the last module (up to 64 KiB of block lists, 96 KiB of sections and 256 KiB
+/// of operand lists; see [`super::dr::Recycled`]).
+const KEPT_BYTES: usize = 544 * 1024;
 
 /// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
 /// sized once instead of growing and rehashing as the temps are first used.
@@ -199,7 +201,7 @@ impl<'a> Emitter<'a> {
         if !options.no_optimize {
             super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep);
         }
-        let words = module.assemble();
+        let words = super::dr::assemble(&module);
         // The module's memory serves the next translation (when the tables are kept).
         if let Some(kept) = tables.emitter.as_mut() {
             kept.module.recycled.keep(module);

@@ -1,9 +1,9 @@
 //! The SPIR-V module under construction: the builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
-use super::dr::{BuildError, Builder, Instruction, Operand as SpvOperand, Operands, Recycled};
+use super::dr::{BuildError, Builder, Operand as SpvOperand, Operands, Recycled};
 use crate::fast_hash::HashMap;
-use smallvec::smallvec;
+
 use spirv::{Capability, StorageClass, Word};
 use std::collections::BTreeSet;
 
@@ -293,10 +293,11 @@ impl Module {
 
     /// `OpDecorate` of `id` with literal parameters.
     pub fn decorate(&mut self, id: Word, decoration: spirv::Decoration, literals: &[u32]) {
-        let mut operands: Operands =
-            smallvec![SpvOperand::IdRef(id), SpvOperand::Decoration(decoration)];
+        let mut operands = self
+            .b
+            .ops([SpvOperand::IdRef(id), SpvOperand::Decoration(decoration)]);
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = Instruction::new(spirv::Op::Decorate, None, None, operands);
+        let inst = crate::spirv::dr::inst(spirv::Op::Decorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -308,13 +309,13 @@ impl Module {
         decoration: spirv::Decoration,
         literals: &[u32],
     ) {
-        let mut operands: Operands = smallvec![
+        let mut operands: Operands = vec![
             SpvOperand::IdRef(id),
             SpvOperand::LiteralBit32(member),
-            SpvOperand::Decoration(decoration)
+            SpvOperand::Decoration(decoration),
         ];
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = Instruction::new(spirv::Op::MemberDecorate, None, None, operands);
+        let inst = crate::spirv::dr::inst(spirv::Op::MemberDecorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -448,11 +449,11 @@ impl Module {
         merge: Word,
         control: spirv::SelectionControl,
     ) -> std::result::Result<(), BuildError> {
-        let operands = smallvec![
+        let operands = self.b.ops([
             SpvOperand::IdRef(merge),
-            SpvOperand::SelectionControl(control)
-        ];
-        self.b.append(Instruction::new(
+            SpvOperand::SelectionControl(control),
+        ]);
+        self.b.append(crate::spirv::dr::inst(
             spirv::Op::SelectionMerge,
             None,
             None,
@@ -543,9 +544,9 @@ impl Module {
     ) -> Word {
         let pointer = self.pointer(class, pointee);
         let id = self.b.id();
-        let mut operands: Operands = smallvec![SpvOperand::StorageClass(class)];
+        let mut operands = self.b.ops([SpvOperand::StorageClass(class)]);
         operands.extend(init.map(SpvOperand::IdRef));
-        let inst = Instruction::new(spirv::Op::Variable, Some(pointer), Some(id), operands);
+        let inst = crate::spirv::dr::inst(spirv::Op::Variable, Some(pointer), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }

@@ -260,7 +260,7 @@ impl Emitter<'_> {
             by_block
                 .entry(phi.block)
                 .or_default()
-                .push(Instruction::new(
+                .push(crate::spirv::dr::inst(
                     spirv::Op::Phi,
                     Some(ty),
                     Some(phi.id),

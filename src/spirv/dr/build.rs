@@ -1,10 +1,11 @@
-//! Appending instructions to a module: which function and block are selected, fresh ids,
-//! and one method per instruction the translator makes (rspirv's builder names and
-//! argument orders, so that the emitter reads as SPIR-V's own instruction names).
+//! Appending instructions to a module: rspirv's builder, with one method per instruction the
+//! translator makes (rspirv's builder names and argument orders) whose instructions take
+//! their grammar entry from [`super::class_of`], and the stores held until a block ends.
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
-use super::{Block, Function, Instruction, Module, ModuleHeader, Operand, Operands, Recycled};
-use smallvec::{smallvec, SmallVec};
+use super::{inst, Block, Instruction, Module, ModuleHeader, Operand, Operands, Recycled};
+use rspirv::dr::InsertPoint;
+use smallvec::SmallVec;
 use spirv::{Op, Word};
 use std::fmt;
 
@@ -49,13 +50,11 @@ impl std::error::Error for BuildError {}
 /// The result of a builder method.
 pub type BuildResult<T> = Result<T, BuildError>;
 
-/// A module under construction and the place where instructions go.
-#[derive(Debug)]
+/// A module under construction and the place where instructions go: rspirv's builder
+/// (the module, fresh ids, the selected function and block) with stores held until their
+/// block ends, each block's predecessors, and the memory of an earlier module.
 pub struct Builder {
-    module: Module,
-    next_id: Word,
-    selected_function: Option<usize>,
-    selected_block: Option<usize>,
+    inner: rspirv::dr::Builder,
     /// Stores held back until their block ends, by (function, block) (see
     /// [`super::deferred`]).
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
@@ -68,11 +67,85 @@ pub struct Builder {
     recycled: Recycled,
 }
 
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("module", self.inner.module_ref())
+            .field("selected_function", &self.inner.selected_function())
+            .field("selected_block", &self.inner.selected_block())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for Builder {
     /// An empty module; ids start at 1.
     fn default() -> Self {
         Builder::with_recycled(Recycled::default())
     }
+}
+
+impl From<rspirv::dr::Error> for BuildError {
+    fn from(error: rspirv::dr::Error) -> BuildError {
+        use rspirv::dr::Error as E;
+        match error {
+            E::DetachedBlock => BuildError::DetachedBlock,
+            E::NestedBlock => BuildError::NestedBlock,
+            E::NestedFunction => BuildError::NestedFunction,
+            E::MismatchedFunctionEnd => BuildError::MismatchedFunctionEnd,
+            E::MismatchedTerminator => BuildError::MismatchedTerminator,
+            E::DetachedFunctionParameter => BuildError::DetachedFunctionParameter,
+            E::BlockNotFound | E::FunctionNotFound => BuildError::BlockNotFound,
+            _ => BuildError::DetachedInstruction,
+        }
+    }
+}
+
+/// Methods of rspirv's builder the translator's builder passes on unchanged, `name(args) ->
+/// result`.
+macro_rules! passed_on {
+    ($($name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
+        impl Builder {
+            $(
+                #[doc = concat!("rspirv's `Builder::", stringify!($name), "`.")]
+                #[allow(clippy::too_many_arguments)]
+                pub fn $name(&mut self, $($arg: $ty),*) $(-> $ret)? {
+                    self.inner.$name($($arg),*)
+                }
+            )*
+        }
+    };
+}
+
+passed_on! {
+    id() -> Word;
+    set_version(major: u8, minor: u8);
+    capability(capability: spirv::Capability);
+    memory_model(addressing: spirv::AddressingModel, memory: spirv::MemoryModel);
+    type_void() -> Word;
+    type_bool() -> Word;
+    type_int(width: u32, signedness: u32) -> Word;
+    type_vector_id(result_id: Option<Word>, component: Word, count: u32) -> Word;
+    type_vector(component: Word, count: u32) -> Word;
+    type_pointer(result_id: Option<Word>, class: spirv::StorageClass, pointee: Word) -> Word;
+    type_array_id(result_id: Option<Word>, element: Word, length: Word) -> Word;
+    type_runtime_array(element: Word) -> Word;
+    type_sampler() -> Word;
+    type_sampled_image(image: Word) -> Word;
+    type_image(
+        sampled_type: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled: u32,
+        format: spirv::ImageFormat,
+        access: Option<spirv::AccessQualifier>
+    ) -> Word;
+    constant_bit32(ty: Word, value: u32) -> Word;
+    constant_bit64(ty: Word, value: u64) -> Word;
+    spec_constant_bit32(ty: Word, value: u32) -> Word;
+    constant_true(ty: Word) -> Word;
+    constant_false(ty: Word) -> Word;
 }
 
 impl Builder {
@@ -89,23 +162,14 @@ impl Builder {
         ] {
             section.reserve(room);
         }
+        module.header = Some(ModuleHeader::new(1));
         Builder {
-            module,
+            inner: rspirv::dr::Builder::new_from_module(module),
             recycled,
-            next_id: 1,
-            selected_function: None,
-            selected_block: None,
             deferred: SmallVec::new(),
             entry_function: None,
             predecessors: Default::default(),
         }
-    }
-
-    /// A fresh id.
-    pub fn id(&mut self) -> Word {
-        let id = self.next_id;
-        self.next_id += 1;
-        id
     }
 
     /// The memory kept from an earlier module and not used (see [`Recycled`]).
@@ -115,45 +179,41 @@ impl Builder {
 
     /// The finished module, its header's bound set.
     pub fn module(self) -> Module {
-        let mut module = self.module;
-        let header = module.header.get_or_insert(ModuleHeader::new(0));
-        header.bound = self.next_id;
-        module
+        self.inner.module()
     }
 
     /// The module so far.
     pub fn module_ref(&self) -> &Module {
-        &self.module
+        self.inner.module_ref()
     }
 
     /// The module so far, to change.
     pub fn module_mut(&mut self) -> &mut Module {
-        &mut self.module
-    }
-
-    /// Sets the SPIR-V version of the header.
-    pub fn set_version(&mut self, major: u8, minor: u8) {
-        self.module
-            .header
-            .get_or_insert(ModuleHeader::new(0))
-            .set_version(major, minor);
+        self.inner.module_mut()
     }
 
     /// The index of the selected function.
     pub fn selected_function(&self) -> Option<usize> {
-        self.selected_function
+        self.inner.selected_function()
     }
 
     /// The index of the selected block in the selected function.
     pub fn selected_block(&self) -> Option<usize> {
-        self.selected_block
+        self.inner.selected_block()
+    }
+
+    /// The selected function and block.
+    fn selected(&self) -> Option<(usize, usize)> {
+        Some((
+            self.inner.selected_function()?,
+            self.inner.selected_block()?,
+        ))
     }
 
     /// The label of the selected block.
     pub fn selected_label(&self) -> Option<Word> {
-        let block = self.selected_block?;
-        let function = &self.module.functions[self.selected_function?];
-        function.blocks[block].label.as_ref()?.result_id
+        let (f, b) = self.selected()?;
+        self.module_ref().functions[f].blocks[b].label_id()
     }
 
     /// The blocks that branch to the block labelled `label`, so far.
@@ -163,23 +223,20 @@ impl Builder {
 
     /// Selects a block of the selected function (or none).
     pub fn select_block(&mut self, index: Option<usize>) -> BuildResult<()> {
-        if let Some(index) = index {
-            let f = self.selected_function.ok_or(BuildError::DetachedBlock)?;
-            if index >= self.module.functions[f].blocks.len() {
-                return Err(BuildError::BlockNotFound);
-            }
-        }
-        self.selected_block = index;
-        Ok(())
+        Ok(self.inner.select_block(index)?)
+    }
+
+    /// An operand list of `first` and room for more: the memory of an earlier
+    /// instruction's list when there is one (see [`Recycled::operands`]).
+    pub fn ops<const N: usize>(&mut self, first: [Operand; N]) -> Operands {
+        let mut operands = self.recycled.operands();
+        operands.extend(first);
+        operands
     }
 
     /// Appends an instruction to the selected block.
     pub fn append(&mut self, inst: Instruction) -> BuildResult<()> {
-        let (Some(f), Some(b)) = (self.selected_function, self.selected_block) else {
-            return Err(BuildError::DetachedInstruction);
-        };
-        self.module.functions[f].blocks[b].instructions.push(inst);
-        Ok(())
+        Ok(self.inner.insert_into_block(InsertPoint::End, inst)?)
     }
 
     /// Appends an instruction with a result of type `ty` (id `result_id` or a fresh one)
@@ -191,11 +248,11 @@ impl Builder {
         result_id: Option<Word>,
         operands: Operands,
     ) -> BuildResult<Word> {
-        if self.selected_block.is_none() {
+        if self.selected().is_none() {
             return Err(BuildError::DetachedInstruction);
         }
         let id = result_id.unwrap_or_else(|| self.id());
-        self.append(Instruction::new(op, Some(ty), Some(id), operands))?;
+        self.append(inst(op, Some(ty), Some(id), operands))?;
         Ok(id)
     }
 
@@ -213,41 +270,39 @@ impl Builder {
             // What the held stores write must be in place for the vertex or the barrier.
             self.flush_deferred(false)?;
         }
-        self.append(Instruction::new(op, None, None, operands))
+        self.append(inst(op, None, None, operands))
     }
 
     /// Appends a block terminator and deselects the block. The block's deferred stores go
     /// before the terminator, or, when it returns from the entry function, nowhere: nothing
     /// can read them once the invocation ends.
-    fn terminate(&mut self, inst: Instruction) -> BuildResult<()> {
-        if self.selected_block.is_none() {
+    fn terminate(&mut self, terminator: Instruction) -> BuildResult<()> {
+        if self.selected().is_none() {
             return Err(BuildError::MismatchedTerminator);
         }
-        let op = inst.class.opcode;
+        let op = terminator.class.opcode;
         let ends_invocation = matches!(op, Op::Return | Op::ReturnValue)
             && self.entry_function.is_some()
-            && self.selected_function == self.entry_function;
+            && self.selected_function() == self.entry_function;
         self.flush_deferred(ends_invocation)?;
         if let Some(from) = self.selected_label() {
-            let id = |o: &Operand| match o {
-                Operand::IdRef(id) => Some(*id),
-                _ => None,
-            };
-            let targets: SmallVec<[Word; 4]> = match op {
-                Op::Branch => inst.operands.iter().take(1).filter_map(id).collect(),
-                Op::BranchConditional => inst.operands[1..3].iter().filter_map(id).collect(),
-                Op::Switch => inst.operands[1..].iter().filter_map(id).collect(),
-                _ => SmallVec::new(),
+            let targets: &[Operand] = match op {
+                Op::Branch => &terminator.operands[..1],
+                Op::BranchConditional => &terminator.operands[1..3],
+                Op::Switch => &terminator.operands[1..],
+                _ => &[],
             };
             for target in targets {
-                let preds = self.predecessors.entry(target).or_default();
-                if !preds.contains(&from) {
-                    preds.push(from);
+                if let Operand::IdRef(target) = *target {
+                    let preds = self.predecessors.entry(target).or_default();
+                    if !preds.contains(&from) {
+                        preds.push(from);
+                    }
                 }
             }
         }
-        self.append(inst)?;
-        self.selected_block = None;
+        self.append(terminator)?;
+        self.inner.select_block(None)?;
         Ok(())
     }
 
@@ -292,10 +347,7 @@ impl Builder {
     }
 
     fn hold(&mut self, store: Held) -> BuildResult<()> {
-        let (Some(function), Some(block)) = (self.selected_function, self.selected_block) else {
-            return Err(BuildError::DetachedInstruction);
-        };
-        let here = (function, block);
+        let here = self.selected().ok_or(BuildError::DetachedInstruction)?;
         match self.deferred.iter_mut().find(|(at, _)| *at == here) {
             Some((_, list)) => deferred::hold(list, store),
             None => {
@@ -317,15 +369,13 @@ impl Builder {
     /// `ending_invocation`), before a merge instruction that ends the block (which must
     /// directly precede the terminator).
     fn flush_deferred(&mut self, ending_invocation: bool) -> BuildResult<()> {
-        let (Some(f), Some(b)) = (self.selected_function, self.selected_block) else {
-            return Err(BuildError::DetachedInstruction);
-        };
+        let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
         let Some(at) = self.deferred.iter().position(|(at, _)| *at == (f, b)) else {
             return Ok(());
         };
         let (_, held) = self.deferred.swap_remove(at);
-        let stores = deferred::carry_out(&held, ending_invocation, || self.id());
-        let block = &mut self.module.functions[f].blocks[b].instructions;
+        let stores = deferred::carry_out(&held, ending_invocation, || self.inner.id());
+        let block = &mut self.inner.module_mut().functions[f].blocks[b].instructions;
         let merge = block
             .last()
             .is_some_and(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
@@ -342,118 +392,56 @@ impl Builder {
         control: spirv::FunctionControl,
         function_type: Word,
     ) -> BuildResult<Word> {
-        if self.selected_function.is_some() {
-            return Err(BuildError::NestedFunction);
-        }
-        let id = function_id.unwrap_or_else(|| self.id());
-        self.module.functions.push(Function {
-            def: Some(Instruction::new(
-                Op::Function,
-                Some(return_type),
-                Some(id),
-                smallvec![
-                    Operand::FunctionControl(control),
-                    Operand::IdRef(function_type)
-                ],
-            )),
-            ..Function::default()
-        });
-        self.selected_function = Some(self.module.functions.len() - 1);
-        Ok(id)
+        Ok(self
+            .inner
+            .begin_function(return_type, function_id, control, function_type)?)
     }
 
-    /// Ends the selected function and deselects it.
+    /// Ends the selected function and deselects it (and any block).
     pub fn end_function(&mut self) -> BuildResult<()> {
-        let f = self
-            .selected_function
-            .ok_or(BuildError::MismatchedFunctionEnd)?;
-        self.module.functions[f].end = Some(Instruction::new(
-            Op::FunctionEnd,
-            None,
-            None,
-            Operands::new(),
-        ));
-        self.selected_function = None;
-        self.selected_block = None;
+        self.inner.end_function()?;
+        self.inner.select_block(None)?;
         Ok(())
     }
 
     /// Declares a parameter of the selected function.
     pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
-        let f = self
-            .selected_function
-            .ok_or(BuildError::DetachedFunctionParameter)?;
-        let id = self.id();
-        self.module.functions[f].parameters.push(Instruction::new(
-            Op::FunctionParameter,
-            Some(ty),
-            Some(id),
-            Operands::new(),
-        ));
-        Ok(id)
+        Ok(self.inner.function_parameter(ty)?)
     }
 
     /// Begins a block labelled `label` (a fresh id without one) in the selected function
-    /// and selects it.
+    /// and selects it. The block is made here, with its label's grammar entry from
+    /// [`super::class_of`] and a recycled instruction list, and selected through rspirv's
+    /// builder.
     pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
-        let f = self.selected_function.ok_or(BuildError::DetachedBlock)?;
-        if self.selected_block.is_some() {
+        let f = self
+            .inner
+            .selected_function()
+            .ok_or(BuildError::DetachedBlock)?;
+        if self.inner.selected_block().is_some() {
             return Err(BuildError::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
-        let blocks = &mut self.module.functions[f].blocks;
+        // Room for a typical block, so that its list does not grow from empty.
+        let instructions = self.recycled.list(32);
+        let blocks = &mut self.inner.module_mut().functions[f].blocks;
         blocks.push(Block {
-            label: Some(Instruction::new(Op::Label, None, Some(id), Operands::new())),
-            // Room for a typical block, so that its list does not grow from empty.
-            instructions: self.recycled.list(32),
+            label: Some(inst(Op::Label, None, Some(id), Operands::new())),
+            instructions,
         });
-        self.selected_block = Some(blocks.len() - 1);
+        let index = blocks.len() - 1;
+        self.inner.select_block(Some(index))?;
         Ok(id)
     }
 
-    /// Declares a capability.
-    pub fn capability(&mut self, capability: spirv::Capability) {
-        self.module.capabilities.push(Instruction::new(
-            Op::Capability,
-            None,
-            None,
-            smallvec![Operand::Capability(capability)],
-        ));
-    }
-
     /// Declares an extension.
-    pub fn extension(&mut self, name: impl AsRef<str>) {
-        self.module.extensions.push(Instruction::new(
-            Op::Extension,
-            None,
-            None,
-            super::operand::string_operands(name.as_ref()).collect::<Operands>(),
-        ));
+    pub fn extension(&mut self, name: impl Into<String>) {
+        self.inner.extension(name)
     }
 
     /// Imports an extended instruction set.
-    pub fn ext_inst_import(&mut self, name: impl AsRef<str>) -> Word {
-        let id = self.id();
-        self.module.ext_inst_imports.push(Instruction::new(
-            Op::ExtInstImport,
-            None,
-            Some(id),
-            super::operand::string_operands(name.as_ref()).collect::<Operands>(),
-        ));
-        id
-    }
-
-    /// Sets the memory model.
-    pub fn memory_model(&mut self, addressing: spirv::AddressingModel, memory: spirv::MemoryModel) {
-        self.module.memory_model = Some(Instruction::new(
-            Op::MemoryModel,
-            None,
-            None,
-            smallvec![
-                Operand::AddressingModel(addressing),
-                Operand::MemoryModel(memory)
-            ],
-        ));
+    pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
+        self.inner.ext_inst_import(name)
     }
 
     /// Declares an entry point.
@@ -461,18 +449,10 @@ impl Builder {
         &mut self,
         model: spirv::ExecutionModel,
         function: Word,
-        name: impl AsRef<str>,
+        name: impl Into<String>,
         interface: impl AsRef<[Word]>,
     ) {
-        let interface = interface.as_ref();
-        let mut operands = Operands::with_capacity(3 + interface.len());
-        operands.push(Operand::ExecutionModel(model));
-        operands.push(Operand::IdRef(function));
-        operands.extend(super::operand::string_operands(name.as_ref()));
-        operands.extend(interface.iter().map(|&v| Operand::IdRef(v)));
-        self.module
-            .entry_points
-            .push(Instruction::new(Op::EntryPoint, None, None, operands));
+        self.inner.entry_point(model, function, name, interface)
     }
 
     /// Declares an execution mode with literal parameters.
@@ -482,126 +462,22 @@ impl Builder {
         mode: spirv::ExecutionMode,
         params: impl AsRef<[u32]>,
     ) {
-        let mut operands: Operands =
-            smallvec![Operand::IdRef(function), Operand::ExecutionMode(mode)];
-        operands.extend(params.as_ref().iter().map(|&v| Operand::LiteralBit32(v)));
-        self.module
-            .execution_modes
-            .push(Instruction::new(Op::ExecutionMode, None, None, operands));
+        self.inner.execution_mode(function, mode, params)
     }
 
     /// Names an id (debug information).
-    pub fn name(&mut self, target: Word, name: impl AsRef<str>) {
-        self.module.debug_names.push(Instruction::new(
-            Op::Name,
-            None,
-            None,
-            [Operand::IdRef(target)]
-                .into_iter()
-                .chain(super::operand::string_operands(name.as_ref()))
-                .collect::<Operands>(),
-        ));
-    }
-
-    /// A type declaration: with `result_id`, declared under that id; without, the id of an
-    /// identical declaration already made, or a new one.
-    fn type_decl(&mut self, op: Op, result_id: Option<Word>, operands: Operands) -> Word {
-        let mut inst = Instruction::new(op, None, result_id, operands);
-        if let Some(id) = result_id {
-            self.module.types_global_values.push(inst);
-            return id;
-        }
-        let existing = self
-            .module
-            .types_global_values
-            .iter()
-            .find(|t| t.is_type_identical(&inst))
-            .and_then(|t| t.result_id);
-        if let Some(id) = existing {
-            return id;
-        }
-        let id = self.id();
-        inst.result_id = Some(id);
-        self.module.types_global_values.push(inst);
-        id
-    }
-
-    /// A global value of type `ty` (constants), always new.
-    fn global_value(&mut self, op: Op, ty: Word, operands: Operands) -> Word {
-        let id = self.id();
-        self.module
-            .types_global_values
-            .push(Instruction::new(op, Some(ty), Some(id), operands));
-        id
-    }
-
-    /// `OpTypeVoid`.
-    pub fn type_void(&mut self) -> Word {
-        self.type_decl(Op::TypeVoid, None, Operands::new())
-    }
-
-    /// `OpTypeBool`.
-    pub fn type_bool(&mut self) -> Word {
-        self.type_decl(Op::TypeBool, None, Operands::new())
-    }
-
-    /// `OpTypeInt`.
-    pub fn type_int(&mut self, width: u32, signedness: u32) -> Word {
-        let operands = smallvec![
-            Operand::LiteralBit32(width),
-            Operand::LiteralBit32(signedness)
-        ];
-        self.type_decl(Op::TypeInt, None, operands)
+    pub fn name(&mut self, target: Word, name: impl Into<String>) {
+        self.inner.name(target, name)
     }
 
     /// `OpTypeFloat` (no encoding).
     pub fn type_float(&mut self, width: u32) -> Word {
-        self.type_decl(Op::TypeFloat, None, smallvec![Operand::LiteralBit32(width)])
-    }
-
-    /// `OpTypeVector`.
-    pub fn type_vector_id(&mut self, result_id: Option<Word>, component: Word, count: u32) -> Word {
-        let operands = smallvec![Operand::IdRef(component), Operand::LiteralBit32(count)];
-        self.type_decl(Op::TypeVector, result_id, operands)
-    }
-
-    /// `OpTypeVector`, shared with an identical declaration.
-    pub fn type_vector(&mut self, component: Word, count: u32) -> Word {
-        self.type_vector_id(None, component, count)
-    }
-
-    /// `OpTypePointer`.
-    pub fn type_pointer(
-        &mut self,
-        result_id: Option<Word>,
-        class: spirv::StorageClass,
-        pointee: Word,
-    ) -> Word {
-        let operands = smallvec![Operand::StorageClass(class), Operand::IdRef(pointee)];
-        self.type_decl(Op::TypePointer, result_id, operands)
+        self.inner.type_float(width, None)
     }
 
     /// `OpTypeFunction`.
     pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
-        let mut operands: Operands = smallvec![Operand::IdRef(ret)];
-        operands.extend(params.into_iter().map(Operand::IdRef));
-        self.type_decl(Op::TypeFunction, None, operands)
-    }
-
-    /// `OpTypeArray` of `length` (a constant id) elements under `result_id`, or shared with an
-    /// identical declaration when `result_id` is `None`.
-    pub fn type_array_id(&mut self, result_id: Option<Word>, element: Word, length: Word) -> Word {
-        let operands = smallvec![Operand::IdRef(element), Operand::IdRef(length)];
-        self.type_decl(Op::TypeArray, result_id, operands)
-    }
-
-    /// `OpTypeRuntimeArray`.
-    pub fn type_runtime_array(&mut self, element: Word) -> Word {
-        self.type_decl(
-            Op::TypeRuntimeArray,
-            None,
-            smallvec![Operand::IdRef(element)],
-        )
+        self.inner.type_function(ret, params)
     }
 
     /// `OpTypeStruct` under `result_id`, or shared with an identical declaration.
@@ -610,88 +486,17 @@ impl Builder {
         result_id: Option<Word>,
         members: impl IntoIterator<Item = Word>,
     ) -> Word {
-        let operands = members.into_iter().map(Operand::IdRef).collect();
-        self.type_decl(Op::TypeStruct, result_id, operands)
+        self.inner.type_struct_id(result_id, members)
     }
 
     /// `OpTypeStruct`, shared with an identical declaration.
     pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
-        self.type_struct_id(None, members)
-    }
-
-    /// `OpTypeImage`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn type_image(
-        &mut self,
-        sampled_type: Word,
-        dim: spirv::Dim,
-        depth: u32,
-        arrayed: u32,
-        ms: u32,
-        sampled: u32,
-        format: spirv::ImageFormat,
-        access: Option<spirv::AccessQualifier>,
-    ) -> Word {
-        let mut operands: Operands = smallvec![
-            Operand::IdRef(sampled_type),
-            Operand::Dim(dim),
-            Operand::LiteralBit32(depth),
-            Operand::LiteralBit32(arrayed),
-            Operand::LiteralBit32(ms),
-            Operand::LiteralBit32(sampled),
-            Operand::ImageFormat(format),
-        ];
-        operands.extend(access.map(Operand::AccessQualifier));
-        self.type_decl(Op::TypeImage, None, operands)
-    }
-
-    /// `OpTypeSampler`.
-    pub fn type_sampler(&mut self) -> Word {
-        self.type_decl(Op::TypeSampler, None, Operands::new())
-    }
-
-    /// `OpTypeSampledImage`.
-    pub fn type_sampled_image(&mut self, image: Word) -> Word {
-        self.type_decl(Op::TypeSampledImage, None, smallvec![Operand::IdRef(image)])
-    }
-
-    /// `OpConstant` of a 32-bit value.
-    pub fn constant_bit32(&mut self, ty: Word, value: u32) -> Word {
-        self.global_value(Op::Constant, ty, smallvec![Operand::LiteralBit32(value)])
-    }
-
-    /// `OpConstant` of a 64-bit value.
-    pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
-        let operands = smallvec![
-            Operand::LiteralBit32(value as u32),
-            Operand::LiteralBit32((value >> 32) as u32)
-        ];
-        self.global_value(Op::Constant, ty, operands)
-    }
-
-    /// `OpSpecConstant` of a 32-bit default value.
-    pub fn spec_constant_bit32(&mut self, ty: Word, value: u32) -> Word {
-        self.global_value(
-            Op::SpecConstant,
-            ty,
-            smallvec![Operand::LiteralBit32(value)],
-        )
-    }
-
-    /// `OpConstantTrue`.
-    pub fn constant_true(&mut self, ty: Word) -> Word {
-        self.global_value(Op::ConstantTrue, ty, Operands::new())
-    }
-
-    /// `OpConstantFalse`.
-    pub fn constant_false(&mut self, ty: Word) -> Word {
-        self.global_value(Op::ConstantFalse, ty, Operands::new())
+        self.inner.type_struct(members)
     }
 
     /// `OpConstantComposite`.
     pub fn constant_composite(&mut self, ty: Word, parts: impl IntoIterator<Item = Word>) -> Word {
-        let operands = parts.into_iter().map(Operand::IdRef).collect();
-        self.global_value(Op::ConstantComposite, ty, operands)
+        self.inner.constant_composite(ty, parts)
     }
 
     /// `OpAccessChain`.
@@ -702,7 +507,7 @@ impl Builder {
         base: Word,
         indexes: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let mut operands: Operands = smallvec![Operand::IdRef(base)];
+        let mut operands: Operands = self.ops([Operand::IdRef(base)]);
         operands.extend(indexes.into_iter().map(Operand::IdRef));
         self.result(Op::AccessChain, ty, result_id, operands)
     }
@@ -714,7 +519,8 @@ impl Builder {
         result_id: Option<Word>,
         parts: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let operands = parts.into_iter().map(Operand::IdRef).collect();
+        let mut operands = self.ops([]);
+        operands.extend(parts.into_iter().map(Operand::IdRef));
         self.result(Op::CompositeConstruct, ty, result_id, operands)
     }
 
@@ -726,7 +532,7 @@ impl Builder {
         composite: Word,
         indexes: impl IntoIterator<Item = u32>,
     ) -> BuildResult<Word> {
-        let mut operands: Operands = smallvec![Operand::IdRef(composite)];
+        let mut operands: Operands = self.ops([Operand::IdRef(composite)]);
         operands.extend(indexes.into_iter().map(Operand::LiteralBit32));
         self.result(Op::CompositeExtract, ty, result_id, operands)
     }
@@ -740,10 +546,10 @@ impl Builder {
         instruction: u32,
         operands: impl IntoIterator<Item = Operand>,
     ) -> BuildResult<Word> {
-        let mut all: Operands = smallvec![
+        let mut all: Operands = self.ops([
             Operand::IdRef(set),
-            Operand::LiteralExtInstInteger(instruction)
-        ];
+            Operand::LiteralExtInstInteger(instruction),
+        ]);
         all.extend(operands);
         self.result(Op::ExtInst, ty, result_id, all)
     }
@@ -755,7 +561,7 @@ impl Builder {
         result_id: Option<Word>,
         incoming: impl IntoIterator<Item = (Word, Word)>,
     ) -> BuildResult<Word> {
-        let mut operands = Operands::new();
+        let mut operands = self.ops([]);
         for (value, parent) in incoming {
             operands.push(Operand::IdRef(value));
             operands.push(Operand::IdRef(parent));
@@ -771,7 +577,7 @@ impl Builder {
         function: Word,
         arguments: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let mut operands: Operands = smallvec![Operand::IdRef(function)];
+        let mut operands: Operands = self.ops([Operand::IdRef(function)]);
         operands.extend(arguments.into_iter().map(Operand::IdRef));
         // The callee may read what the block's held stores write.
         self.flush_deferred(false)?;
@@ -786,7 +592,7 @@ impl Builder {
         structure: Word,
         member: u32,
     ) -> BuildResult<Word> {
-        let operands = smallvec![Operand::IdRef(structure), Operand::LiteralBit32(member)];
+        let operands = self.ops([Operand::IdRef(structure), Operand::LiteralBit32(member)]);
         self.result(Op::ArrayLength, ty, result_id, operands)
     }
 
@@ -798,23 +604,19 @@ impl Builder {
         control: spirv::LoopControl,
         params: impl IntoIterator<Item = Operand>,
     ) -> BuildResult<()> {
-        let mut operands: Operands = smallvec![
+        let mut operands: Operands = self.ops([
             Operand::IdRef(merge),
             Operand::IdRef(continue_target),
-            Operand::LoopControl(control)
-        ];
+            Operand::LoopControl(control),
+        ]);
         operands.extend(params);
         self.no_result(Op::LoopMerge, operands)
     }
 
     /// `OpBranch`, ending the block.
     pub fn branch(&mut self, target: Word) -> BuildResult<()> {
-        self.terminate(Instruction::new(
-            Op::Branch,
-            None,
-            None,
-            smallvec![Operand::IdRef(target)],
-        ))
+        let operands = self.ops([Operand::IdRef(target)]);
+        self.terminate(inst(Op::Branch, None, None, operands))
     }
 
     /// `OpBranchConditional`, ending the block.
@@ -825,18 +627,13 @@ impl Builder {
         false_label: Word,
         weights: impl IntoIterator<Item = u32>,
     ) -> BuildResult<()> {
-        let mut operands: Operands = smallvec![
+        let mut operands: Operands = self.ops([
             Operand::IdRef(condition),
             Operand::IdRef(true_label),
-            Operand::IdRef(false_label)
-        ];
+            Operand::IdRef(false_label),
+        ]);
         operands.extend(weights.into_iter().map(Operand::LiteralBit32));
-        self.terminate(Instruction::new(
-            Op::BranchConditional,
-            None,
-            None,
-            operands,
-        ))
+        self.terminate(inst(Op::BranchConditional, None, None, operands))
     }
 
     /// `OpSwitch` on `selector` with (literal, label) targets, ending the block.
@@ -846,27 +643,23 @@ impl Builder {
         default: Word,
         targets: impl IntoIterator<Item = (Operand, Word)>,
     ) -> BuildResult<()> {
-        let mut operands: Operands = smallvec![Operand::IdRef(selector), Operand::IdRef(default)];
+        let mut operands: Operands = self.ops([Operand::IdRef(selector), Operand::IdRef(default)]);
         for (literal, label) in targets {
             operands.push(literal);
             operands.push(Operand::IdRef(label));
         }
-        self.terminate(Instruction::new(Op::Switch, None, None, operands))
+        self.terminate(inst(Op::Switch, None, None, operands))
     }
 
     /// `OpReturn`, ending the block.
     pub fn ret(&mut self) -> BuildResult<()> {
-        self.terminate(Instruction::new(Op::Return, None, None, Operands::new()))
+        self.terminate(inst(Op::Return, None, None, Operands::new()))
     }
 
     /// `OpReturnValue`, ending the block.
     pub fn ret_value(&mut self, value: Word) -> BuildResult<()> {
-        self.terminate(Instruction::new(
-            Op::ReturnValue,
-            None,
-            None,
-            smallvec![Operand::IdRef(value)],
-        ))
+        let operands = self.ops([Operand::IdRef(value)]);
+        self.terminate(inst(Op::ReturnValue, None, None, operands))
     }
 }
 
@@ -884,7 +677,8 @@ macro_rules! value_instructions {
                     result_id: Option<Word>,
                     $($arg: Word),*
                 ) -> BuildResult<Word> {
-                    self.result(Op::$op, ty, result_id, smallvec![$(Operand::IdRef($arg)),*])
+                    let operands = self.ops([$(Operand::IdRef($arg)),*]);
+                    self.result(Op::$op, ty, result_id, operands)
                 }
             )*
         }
@@ -898,7 +692,8 @@ macro_rules! effect_instructions {
             $(
                 #[doc = concat!("`Op", stringify!($op), "`.")]
                 pub fn $name(&mut self, $($arg: Word),*) -> BuildResult<()> {
-                    self.no_result(Op::$op, smallvec![$(Operand::IdRef($arg)),*])
+                    let operands = self.ops([$(Operand::IdRef($arg)),*]);
+                    self.no_result(Op::$op, operands)
                 }
             )*
         }

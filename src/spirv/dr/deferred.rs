@@ -7,7 +7,7 @@
 //! Held stores go before the block's terminator (and its merge instruction), or before a
 //! function call, vertex emission or control barrier, whichever comes first.
 
-use super::{Instruction, Operands};
+use super::{inst, of_ids, Instruction, Operands};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 
@@ -105,12 +105,9 @@ pub fn carry_out(
     for (at, store) in held.iter().enumerate() {
         match *store {
             Held::Whole { temp: true, .. } if drop_temps => {}
-            Held::Whole { pointer, value, .. } => out.push(Instruction::of_ids(
-                Op::Store,
-                None,
-                None,
-                &[pointer, value],
-            )),
+            Held::Whole { pointer, value, .. } => {
+                out.push(of_ids(Op::Store, None, None, &[pointer, value]))
+            }
             Held::Component {
                 var, value, target, ..
             } => {
@@ -125,29 +122,24 @@ pub fn carry_out(
                             .iter()
                             .map(|&p| super::Operand::IdRef(p))
                             .collect();
-                        out.push(Instruction::new(
+                        out.push(inst(
                             Op::CompositeConstruct,
                             Some(target.vector_type),
                             Some(vector),
                             operands,
                         ));
-                        out.push(Instruction::of_ids(Op::Store, None, None, &[var, vector]));
+                        out.push(of_ids(Op::Store, None, None, &[var, vector]));
                     }
                     Some(_) => {}
                     None => {
                         let pointer = fresh();
-                        out.push(Instruction::of_ids(
+                        out.push(of_ids(
                             Op::AccessChain,
                             Some(target.pointer_type),
                             Some(pointer),
                             &[var, target.index],
                         ));
-                        out.push(Instruction::of_ids(
-                            Op::Store,
-                            None,
-                            None,
-                            &[pointer, value],
-                        ));
+                        out.push(of_ids(Op::Store, None, None, &[pointer, value]));
                     }
                 }
             }

@@ -1,8 +1,8 @@
 //! The memory of a finished module, kept by a [`crate::Translator`] for the next module to be
-//! built in: the sections' lists and the blocks' instruction lists, emptied, so that a
-//! translation does not allocate (and free) them again.
+//! built in: the sections' lists, the blocks' instruction lists and the instructions' operand
+//! lists, emptied, so that a translation does not allocate (and free) them again.
 
-use super::{Instruction, Module};
+use super::{Instruction, Module, Operands};
 
 /// The most block lists kept.
 const MAX_LISTS: usize = 64;
@@ -13,8 +13,17 @@ const MAX_LIST_CAPACITY: usize = 1024;
 /// The most memory of block lists kept, in bytes.
 const MAX_LIST_BYTES: usize = 64 * 1024;
 
-/// The largest section list kept, in instructions (eight sections of at most 16 KiB each).
+/// The largest section list kept, in instructions (eight sections of at most 12 KiB each).
 const MAX_SECTION_CAPACITY: usize = 256;
+
+/// The most memory of operand lists kept, in bytes.
+const MAX_OPERAND_BYTES: usize = 256 * 1024;
+
+/// The room of the operand lists made, in operands: most instructions have four or fewer.
+const OPERAND_CAPACITY: usize = 4;
+
+/// The largest operand list kept, in operands.
+const MAX_OPERAND_CAPACITY: usize = 8;
 
 /// An emptied module and emptied block lists.
 #[derive(Debug, Default)]
@@ -27,13 +36,18 @@ pub struct Recycled {
     list_bytes: usize,
     /// The bytes of memory of the module's sections.
     section_bytes: usize,
+    /// Empty operand lists.
+    operand_lists: Vec<Operands>,
+    /// The bytes of memory of the operand lists.
+    operand_bytes: usize,
 }
 
 impl Recycled {
     /// Keeps a finished module's memory.
     pub fn keep(&mut self, mut module: Module) {
         for function in module.functions.drain(..) {
-            for block in function.blocks {
+            for mut block in function.blocks {
+                self.keep_operands(&mut block.instructions);
                 self.keep_list(block.instructions);
             }
         }
@@ -50,6 +64,7 @@ impl Recycled {
             &mut module.annotations,
             &mut module.types_global_values,
         ] {
+            self.keep_operands(section);
             section.clear();
             if section.capacity() > MAX_SECTION_CAPACITY {
                 *section = Vec::new();
@@ -73,6 +88,34 @@ impl Recycled {
         }
     }
 
+    /// Keeps the operand lists of `instructions` (emptied), as many as there is room for.
+    fn keep_operands(&mut self, instructions: &mut [Instruction]) {
+        for inst in instructions {
+            let capacity = inst.operands.capacity();
+            if (OPERAND_CAPACITY..=MAX_OPERAND_CAPACITY).contains(&capacity) {
+                let bytes = capacity * std::mem::size_of::<super::Operand>();
+                if self.operand_bytes + bytes > MAX_OPERAND_BYTES {
+                    return;
+                }
+                let mut list = std::mem::take(&mut inst.operands);
+                list.clear();
+                self.operand_bytes += bytes;
+                self.operand_lists.push(list);
+            }
+        }
+    }
+
+    /// An empty operand list: a kept one, or a new one with room for a typical instruction's.
+    pub fn operands(&mut self) -> Operands {
+        match self.operand_lists.pop() {
+            Some(list) => {
+                self.operand_bytes -= list.capacity() * std::mem::size_of::<super::Operand>();
+                list
+            }
+            None => Operands::with_capacity(OPERAND_CAPACITY),
+        }
+    }
+
     /// The emptied module, leaving an empty one.
     pub fn take_module(&mut self) -> Module {
         self.section_bytes = 0;
@@ -92,7 +135,11 @@ impl Recycled {
 
     /// The bytes of memory held.
     pub fn held_bytes(&self) -> usize {
-        self.section_bytes + crate::fast_hash::vec_bytes(&self.block_lists) + self.list_bytes
+        self.section_bytes
+            + crate::fast_hash::vec_bytes(&self.block_lists)
+            + self.list_bytes
+            + crate::fast_hash::vec_bytes(&self.operand_lists)
+            + self.operand_bytes
     }
 }
 
@@ -103,7 +150,7 @@ mod tests {
     use spirv::Op;
 
     fn nop() -> Instruction {
-        Instruction::new(Op::Nop, None, None, Operands::new())
+        crate::spirv::dr::inst(Op::Nop, None, None, Operands::new())
     }
 
     #[test]

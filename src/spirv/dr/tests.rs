@@ -4,9 +4,6 @@
 use super::{BuildError, Builder, Instruction, Operand};
 use spirv::{Op, StorageClass};
 
-/// An instruction's opcode, result type and id, and words.
-type Parts = (Op, Option<u32>, Option<u32>, Vec<u32>);
-
 /// A builder with a function and its first block open.
 fn open_block() -> Builder {
     let mut b = Builder::default();
@@ -52,13 +49,19 @@ fn instructions_outside_a_block_are_refused() {
 }
 
 #[test]
-fn short_operand_lists_stay_inline_and_long_ones_are_kept() {
-    let inst = Instruction::of_ids(Op::CompositeConstruct, Some(1), Some(2), &[3, 4, 5, 6]);
-    assert!(!inst.operands.spilled());
-    let long = Instruction::of_ids(Op::CompositeConstruct, Some(1), Some(2), &[3, 4, 5, 6, 7]);
-    assert!(long.operands.spilled());
-    assert_eq!(long.operands.len(), 5);
-    assert_eq!(long.operands[4], Operand::IdRef(7));
+fn the_class_table_gives_rspirvs_grammar_entry_for_every_opcode() {
+    for class in rspirv::grammar::INSTRUCTION_TABLE.iter() {
+        let ours = super::class_of(class.opcode);
+        assert!(
+            std::ptr::eq(ours, class),
+            "{:?}: the table gives {:?}",
+            class.opcode,
+            ours.opname
+        );
+    }
+    let inst = super::of_ids(Op::CompositeConstruct, Some(1), Some(2), &[3, 4, 5, 6, 7]);
+    assert_eq!(inst.class.opname, "CompositeConstruct");
+    assert_eq!(inst.operands[4], Operand::IdRef(7));
 }
 
 #[test]
@@ -75,7 +78,7 @@ fn assembled_words_read_back_as_the_same_module() {
     let one = b.constant_bit32(float, 1.0f32.to_bits());
     let big = b.constant_bit64(double, 0x4000_0000_0000_0001);
     let var = b.id();
-    b.module_mut().types_global_values.push(Instruction::new(
+    b.module_mut().types_global_values.push(super::inst(
         Op::Variable,
         Some(pointer),
         Some(var),
@@ -83,7 +86,7 @@ fn assembled_words_read_back_as_the_same_module() {
             .as_slice()
             .to_vec(),
     ));
-    b.module_mut().annotations.push(Instruction::new(
+    b.module_mut().annotations.push(super::inst(
         Op::Decorate,
         None,
         None,
@@ -104,28 +107,17 @@ fn assembled_words_read_back_as_the_same_module() {
     b.entry_point(spirv::ExecutionModel::Fragment, function, "main", [var]);
     b.execution_mode(function, spirv::ExecutionMode::OriginUpperLeft, []);
     let module = b.module();
-    let words = module.assemble();
+    let words = super::assemble(&module);
     assert_eq!(words[1], 0x0001_0300, "version word");
-    assert_eq!(words[3], module.header.expect("header").bound, "bound");
+    assert_eq!(
+        words[3],
+        module.header.as_ref().expect("header").bound,
+        "bound"
+    );
     let read = rspirv::dr::load_words(&words).expect("rspirv reads the words");
-    let ours: Vec<Parts> = module
-        .all_inst_iter()
-        .map(|i| {
-            let mut words = Vec::new();
-            i.assemble_into(&mut words);
-            (i.class.opcode, i.result_type, i.result_id, words)
-        })
-        .collect();
-    let theirs: Vec<Parts> = read
-        .all_inst_iter()
-        .map(|i| {
-            use rspirv::binary::Assemble as _;
-            let mut words = Vec::new();
-            i.assemble_into(&mut words);
-            (i.class.opcode, i.result_type, i.result_id, words)
-        })
-        .collect();
-    assert_eq!(ours, theirs);
+    let ours: Vec<&Instruction> = module.all_inst_iter().collect();
+    let theirs: Vec<&Instruction> = read.all_inst_iter().collect();
+    assert_eq!(ours, theirs, "the module read back from the words");
     use rspirv::dr::Operand as Read;
     assert!(read
         .all_inst_iter()
@@ -158,7 +150,7 @@ fn deferred_stores_go_before_the_merge_and_terminator_once_per_pointer() {
     let merge = b.id();
     b.module_mut().functions[0].blocks[0]
         .instructions
-        .push(Instruction::new(
+        .push(super::inst(
             Op::SelectionMerge,
             None,
             None,

@@ -119,7 +119,7 @@ fn drop_phi_entries(block: &mut Block, parent: Word) {
             .flatten()
             .cloned()
             .collect();
-        inst.operands = pairs.into();
+        inst.operands = pairs;
     }
 }
 
@@ -214,7 +214,7 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
         }
         let insts = &mut function.blocks[i].instructions;
         insts.truncate(n - 2);
-        insts.push(Instruction::of_ids(Op::Branch, None, None, &[taken]));
+        insts.push(crate::spirv::dr::of_ids(Op::Branch, None, None, &[taken]));
         folded = true;
     }
     drop_marked(&mut function.blocks, &gone);

@@ -34,7 +34,7 @@ fn a_load_after_a_store_in_the_block_takes_the_stored_value() {
     run_pass(&mut module, |m, _, p| dead_stores::run(m, p));
     dce::run(&mut module, &mut Default::default());
     assert_eq!(count(&module, Op::Store), 1, "{}", text(&module));
-    let words = module.assemble();
+    let words = crate::spirv::dr::assemble(&module);
     let read = rspirv::dr::load_words(&words).expect("rspirv reads the module");
     let privates = crate::spirv::test_support::global_variables(&read, StorageClass::Private);
     assert_eq!(privates, 0, "{}", text(&module));

@@ -3,7 +3,7 @@
 
 use crate::fast_hash::HashMap;
 use crate::spirv::dr::{Instruction, Module, Operand, Operands};
-use smallvec::smallvec;
+
 use spirv::{Decoration, Op, StorageClass, Word};
 
 /// A type of the module, as far as the passes look into it.
@@ -345,7 +345,7 @@ impl Info {
         };
         self.push_global(
             module,
-            Instruction::new(op, Some(ty), Some(id), smallvec![]),
+            crate::spirv::dr::inst(op, Some(ty), Some(id), vec![]),
         );
         id
     }
@@ -422,10 +422,10 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands = smallvec![Operand::LiteralBit32(bits)];
+        let operands = vec![Operand::LiteralBit32(bits)];
         self.push_global(
             module,
-            Instruction::new(Op::Constant, Some(ty), Some(id), operands),
+            crate::spirv::dr::inst(Op::Constant, Some(ty), Some(id), operands),
         );
         id
     }
@@ -438,7 +438,7 @@ impl Info {
         }
         let id = self.fresh(module, Some(ty));
         let operands: Operands = parts.iter().map(|&p| Operand::IdRef(p)).collect();
-        let inst = Instruction::new(Op::ConstantComposite, Some(ty), Some(id), operands);
+        let inst = crate::spirv::dr::inst(Op::ConstantComposite, Some(ty), Some(id), operands);
         self.push_global(module, inst);
         id
     }
@@ -454,11 +454,11 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, None);
-        let inst = Instruction::new(
+        let inst = crate::spirv::dr::inst(
             Op::TypePointer,
             None,
             Some(id),
-            smallvec![Operand::StorageClass(class), Operand::IdRef(pointee)],
+            vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
         );
         // A new pointer type must precede its users; the pointee is already declared, so
         // it goes right after the last type declaration.

@@ -4,8 +4,8 @@
 //! vector (where the last component store was). [`super::simplify`] then reduces the
 //! construct (to the vector itself, a shuffle or a constant) where it can.
 
-use crate::spirv::dr::{Instruction, Module, Operand, Operands};
-use smallvec::smallvec;
+use crate::spirv::dr::{Module, Operand, Operands};
+
 use spirv::{Op, StorageClass, Word};
 
 use super::info::{IdMap, Info};
@@ -160,17 +160,17 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     .iter()
                     .map(|&v| Operand::IdRef(v))
                     .collect();
-                block.instructions.push(Instruction::new(
+                block.instructions.push(crate::spirv::dr::inst(
                     Op::CompositeConstruct,
                     Some(ty),
                     Some(vector),
                     parts,
                 ));
-                block.instructions.push(Instruction::new(
+                block.instructions.push(crate::spirv::dr::inst(
                     Op::Store,
                     None,
                     None,
-                    smallvec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
+                    vec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
                 ));
             }
         }

@@ -15,7 +15,7 @@
 
 use crate::fast_hash::HashMap;
 use crate::spirv::dr::{Instruction, Module, Operand};
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 use spirv::{Op, Word};
 
 use super::info::{is_pure, IdMap, Info, Subst};
@@ -365,7 +365,7 @@ impl Simplifier<'_> {
                     (second, c - first_count)
                 };
                 // Rewritten into an extract from the shuffle's source.
-                inst.operands = smallvec![Operand::IdRef(from), Operand::LiteralBit32(at)];
+                inst.operands = vec![Operand::IdRef(from), Operand::LiteralBit32(at)];
                 self.fold_extract(inst)
             }
             _ => None,
@@ -413,11 +413,11 @@ impl Simplifier<'_> {
                 && self.info.is_scalar32(source_component)
                 && self.info.is_scalar32(component)
             {
-                *inst = Instruction::new(
+                *inst = crate::spirv::dr::inst(
                     Op::Bitcast,
                     Some(ty),
                     inst.result_id,
-                    smallvec![Operand::IdRef(source)],
+                    vec![Operand::IdRef(source)],
                 );
                 return self.fold_bitcast(module, inst, ty);
             }
@@ -453,9 +453,9 @@ impl Simplifier<'_> {
         }
         let first = sources[0].0;
         let second = sources.get(1).map_or(first, |s| s.0);
-        let mut operands = smallvec![Operand::IdRef(first), Operand::IdRef(second)];
+        let mut operands = vec![Operand::IdRef(first), Operand::IdRef(second)];
         operands.extend(components.into_iter().map(Operand::LiteralBit32));
-        *inst = Instruction::new(Op::VectorShuffle, Some(ty), inst.result_id, operands);
+        *inst = crate::spirv::dr::inst(Op::VectorShuffle, Some(ty), inst.result_id, operands);
         None
     }
 
@@ -470,7 +470,7 @@ impl Simplifier<'_> {
         };
         if let Some(Def::Bitcast(inner)) = self.def(source) {
             source = inner;
-            inst.operands = smallvec![Operand::IdRef(source)];
+            inst.operands = vec![Operand::IdRef(source)];
         }
         // A component of a bitcast vector, cast back: the component of the original.
         if let Some(Def::Extract {
@@ -481,11 +481,11 @@ impl Simplifier<'_> {
             if let Some(Def::Bitcast(original)) = self.def(vector) {
                 let component = self.type_of(original).and_then(|t| self.info.vector(t));
                 if component.is_some_and(|(c, _)| c == ty) {
-                    *inst = Instruction::new(
+                    *inst = crate::spirv::dr::inst(
                         Op::CompositeExtract,
                         Some(ty),
                         inst.result_id,
-                        smallvec![Operand::IdRef(original), Operand::LiteralBit32(index)],
+                        vec![Operand::IdRef(original), Operand::LiteralBit32(index)],
                     );
                     return self.fold_extract(inst);
                 }

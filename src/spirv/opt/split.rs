@@ -9,8 +9,8 @@
 //! A variable with an initializer, a decoration, or any use other than the base of such an
 //! access chain stays whole.
 
-use crate::spirv::dr::{Instruction, Module, Operand};
-use smallvec::smallvec;
+use crate::spirv::dr::{Module, Operand};
+
 use spirv::{Op, StorageClass, Word};
 
 use super::info::{ids, IdMap, Info, Subst, Type};
@@ -184,11 +184,11 @@ fn make_element_variable(module: &mut Module, info: &mut Info, var: Word) -> Wor
         .unwrap_or(0);
     let pointer = info.make_pointer(module, StorageClass::Private, element);
     let id = info.fresh(module, Some(pointer));
-    let inst = Instruction::new(
+    let inst = crate::spirv::dr::inst(
         Op::Variable,
         Some(pointer),
         Some(id),
-        smallvec![Operand::StorageClass(StorageClass::Private)],
+        vec![Operand::StorageClass(StorageClass::Private)],
     );
     info.record_global(&inst);
     module.types_global_values.push(inst);

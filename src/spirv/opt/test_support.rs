@@ -138,12 +138,12 @@ pub fn count(module: &SpvModule, op: Op) -> usize {
 
 /// Panics unless spirv-val accepts the module (with its disassembly in the message).
 pub fn assert_valid(module: &SpvModule) {
-    crate::spirv::test_support::validate(&module.assemble());
+    crate::spirv::test_support::validate(&crate::spirv::dr::assemble(module));
 }
 
 /// The module's disassembly, for failure messages.
 pub fn text(module: &SpvModule) -> String {
-    crate::spirv::test_support::disassemble(&module.assemble())
+    crate::spirv::test_support::disassemble(&crate::spirv::dr::assemble(module))
 }
 
 /// Runs one pass with the module's information (as [`super::optimize`] gathers it).

@@ -5,7 +5,7 @@
 //! register read whole comes out as the vector itself.
 
 use crate::spirv::dr::{Instruction, Module, Operand};
-use smallvec::{smallvec, SmallVec};
+use smallvec::SmallVec;
 use spirv::{Op, Word};
 
 use super::info::{IdMap, Info, Type};
@@ -145,9 +145,9 @@ fn widened(
     } else {
         let pointer_type = info.make_pointer(module, class, pointee);
         let id = info.fresh(module, Some(pointer_type));
-        let mut operands = smallvec![Operand::IdRef(chain.base)];
+        let mut operands = vec![Operand::IdRef(chain.base)];
         operands.extend(prefix.iter().map(|&i| Operand::IdRef(i)));
-        replacement.push(Instruction::new(
+        replacement.push(crate::spirv::dr::inst(
             Op::AccessChain,
             Some(pointer_type),
             Some(id),
@@ -156,17 +156,17 @@ fn widened(
         id
     };
     let vector = info.fresh(module, Some(pointee));
-    replacement.push(Instruction::new(
+    replacement.push(crate::spirv::dr::inst(
         Op::Load,
         Some(pointee),
         Some(vector),
-        smallvec![Operand::IdRef(vector_pointer)],
+        vec![Operand::IdRef(vector_pointer)],
     ));
-    replacement.push(Instruction::new(
+    replacement.push(crate::spirv::dr::inst(
         Op::CompositeExtract,
         Some(ty),
         Some(result),
-        smallvec![Operand::IdRef(vector), Operand::LiteralBit32(component)],
+        vec![Operand::IdRef(vector), Operand::LiteralBit32(component)],
     ));
     Some(replacement)
 }
