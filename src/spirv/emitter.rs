@@ -199,7 +199,12 @@ impl<'a> Emitter<'a> {
         super::keep_tables(&mut tables.emitter, tables.keep, kept, held, KEPT_BYTES);
         let mut module = m.b.module();
         if !options.no_optimize {
-            super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep);
+            let mut unkept = super::dr::Recycled::default();
+            let spare = match tables.emitter.as_mut() {
+                Some(kept) => &mut kept.module.recycled,
+                None => &mut unkept,
+            };
+            super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep, spare);
         }
         let words = super::dr::assemble(&module);
         // The module's memory serves the next translation (when the tables are kept).

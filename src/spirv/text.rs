@@ -28,6 +28,10 @@ mod tests {
         let words = module(&[
             (2 << 16) | Op::Capability as u32,
             spirv::Capability::Shader as u32,
+            (4 << 16) | Op::Name as u32,
+            2,
+            0x6e69_616d,
+            0,
             (4 << 16) | Op::TypeInt as u32,
             1,
             32,
@@ -36,15 +40,11 @@ mod tests {
             1,
             2,
             (-5i32) as u32,
-            (4 << 16) | Op::Name as u32,
-            2,
-            0x6e69_616d,
-            0,
         ]);
         assert_eq!(
             disassemble(&words).expect("prints"),
             "; SPIR-V\n; Version: 1.6\n; Generator: rspirv\n; Bound: 10\nOpCapability Shader\n\
-             %1 = OpTypeInt 32 1\n%2 = OpConstant  %1  -5\nOpName %2 \"main\""
+             OpName %2 \"main\"\n%1 = OpTypeInt 32 1\n%2 = OpConstant  %1  -5"
         );
     }
 

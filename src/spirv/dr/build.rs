@@ -4,7 +4,6 @@
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
 use super::{inst, Block, Instruction, Module, ModuleHeader, Operand, Operands, Recycled};
-use rspirv::dr::InsertPoint;
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 use std::fmt;
@@ -121,31 +120,6 @@ passed_on! {
     set_version(major: u8, minor: u8);
     capability(capability: spirv::Capability);
     memory_model(addressing: spirv::AddressingModel, memory: spirv::MemoryModel);
-    type_void() -> Word;
-    type_bool() -> Word;
-    type_int(width: u32, signedness: u32) -> Word;
-    type_vector_id(result_id: Option<Word>, component: Word, count: u32) -> Word;
-    type_vector(component: Word, count: u32) -> Word;
-    type_pointer(result_id: Option<Word>, class: spirv::StorageClass, pointee: Word) -> Word;
-    type_array_id(result_id: Option<Word>, element: Word, length: Word) -> Word;
-    type_runtime_array(element: Word) -> Word;
-    type_sampler() -> Word;
-    type_sampled_image(image: Word) -> Word;
-    type_image(
-        sampled_type: Word,
-        dim: spirv::Dim,
-        depth: u32,
-        arrayed: u32,
-        ms: u32,
-        sampled: u32,
-        format: spirv::ImageFormat,
-        access: Option<spirv::AccessQualifier>
-    ) -> Word;
-    constant_bit32(ty: Word, value: u32) -> Word;
-    constant_bit64(ty: Word, value: u64) -> Word;
-    spec_constant_bit32(ty: Word, value: u32) -> Word;
-    constant_true(ty: Word) -> Word;
-    constant_false(ty: Word) -> Word;
 }
 
 impl Builder {
@@ -234,9 +208,15 @@ impl Builder {
         operands
     }
 
-    /// Appends an instruction to the selected block.
+    /// Appends an instruction to the selected block (rspirv's `insert_into_block` at the end,
+    /// without its insertion point and its error that carries the instruction back).
+    #[inline]
     pub fn append(&mut self, inst: Instruction) -> BuildResult<()> {
-        Ok(self.inner.insert_into_block(InsertPoint::End, inst)?)
+        let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
+        self.inner.module_mut().functions[f].blocks[b]
+            .instructions
+            .push(inst);
+        Ok(())
     }
 
     /// Appends an instruction with a result of type `ty` (id `result_id` or a fresh one)
@@ -248,11 +228,11 @@ impl Builder {
         result_id: Option<Word>,
         operands: Operands,
     ) -> BuildResult<Word> {
-        if self.selected().is_none() {
-            return Err(BuildError::DetachedInstruction);
-        }
+        let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
         let id = result_id.unwrap_or_else(|| self.id());
-        self.append(inst(op, Some(ty), Some(id), operands))?;
+        self.inner.module_mut().functions[f].blocks[b]
+            .instructions
+            .push(inst(op, Some(ty), Some(id), operands));
         Ok(id)
     }
 
@@ -470,14 +450,96 @@ impl Builder {
         self.inner.name(target, name)
     }
 
-    /// `OpTypeFloat` (no encoding).
-    pub fn type_float(&mut self, width: u32) -> Word {
-        self.inner.type_float(width, None)
+    /// A type declaration: with `result_id`, declared under that id; without, the id of an
+    /// identical declaration already made, or a new one. (rspirv's type methods do the same
+    /// with lists of exactly the operands' size; these take recycled ones.)
+    fn type_decl(&mut self, op: Op, result_id: Option<Word>, operands: Operands) -> Word {
+        let mut decl = inst(op, None, result_id, operands);
+        if let Some(id) = result_id {
+            self.module_mut().types_global_values.push(decl);
+            return id;
+        }
+        let existing = self
+            .module_ref()
+            .types_global_values
+            .iter()
+            .find(|t| t.is_type_identical(&decl))
+            .and_then(|t| t.result_id);
+        if let Some(id) = existing {
+            self.recycled.reuse(decl.operands);
+            return id;
+        }
+        let id = self.id();
+        decl.result_id = Some(id);
+        self.module_mut().types_global_values.push(decl);
+        id
     }
 
-    /// `OpTypeFunction`.
+    /// `OpTypeVoid`.
+    pub fn type_void(&mut self) -> Word {
+        self.type_decl(Op::TypeVoid, None, Operands::new())
+    }
+
+    /// `OpTypeBool`.
+    pub fn type_bool(&mut self) -> Word {
+        self.type_decl(Op::TypeBool, None, Operands::new())
+    }
+
+    /// `OpTypeInt`.
+    pub fn type_int(&mut self, width: u32, signedness: u32) -> Word {
+        let operands = self.ops([
+            Operand::LiteralBit32(width),
+            Operand::LiteralBit32(signedness),
+        ]);
+        self.type_decl(Op::TypeInt, None, operands)
+    }
+
+    /// `OpTypeFloat` (no encoding).
+    pub fn type_float(&mut self, width: u32) -> Word {
+        let operands = self.ops([Operand::LiteralBit32(width)]);
+        self.type_decl(Op::TypeFloat, None, operands)
+    }
+
+    /// `OpTypeVector` under `result_id`, or shared with an identical declaration.
+    pub fn type_vector_id(&mut self, result_id: Option<Word>, component: Word, count: u32) -> Word {
+        let operands = self.ops([Operand::IdRef(component), Operand::LiteralBit32(count)]);
+        self.type_decl(Op::TypeVector, result_id, operands)
+    }
+
+    /// `OpTypeVector`, shared with an identical declaration.
+    pub fn type_vector(&mut self, component: Word, count: u32) -> Word {
+        self.type_vector_id(None, component, count)
+    }
+
+    /// `OpTypePointer` under `result_id`, or shared with an identical declaration.
+    pub fn type_pointer(
+        &mut self,
+        result_id: Option<Word>,
+        class: spirv::StorageClass,
+        pointee: Word,
+    ) -> Word {
+        let operands = self.ops([Operand::StorageClass(class), Operand::IdRef(pointee)]);
+        self.type_decl(Op::TypePointer, result_id, operands)
+    }
+
+    /// `OpTypeFunction`, shared with an identical declaration.
     pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
-        self.inner.type_function(ret, params)
+        let mut operands = self.ops([Operand::IdRef(ret)]);
+        operands.extend(params.into_iter().map(Operand::IdRef));
+        self.type_decl(Op::TypeFunction, None, operands)
+    }
+
+    /// `OpTypeArray` of `length` (a constant id) elements under `result_id`, or shared with an
+    /// identical declaration.
+    pub fn type_array_id(&mut self, result_id: Option<Word>, element: Word, length: Word) -> Word {
+        let operands = self.ops([Operand::IdRef(element), Operand::IdRef(length)]);
+        self.type_decl(Op::TypeArray, result_id, operands)
+    }
+
+    /// `OpTypeRuntimeArray`, shared with an identical declaration.
+    pub fn type_runtime_array(&mut self, element: Word) -> Word {
+        let operands = self.ops([Operand::IdRef(element)]);
+        self.type_decl(Op::TypeRuntimeArray, None, operands)
     }
 
     /// `OpTypeStruct` under `result_id`, or shared with an identical declaration.
@@ -486,17 +548,95 @@ impl Builder {
         result_id: Option<Word>,
         members: impl IntoIterator<Item = Word>,
     ) -> Word {
-        self.inner.type_struct_id(result_id, members)
+        let mut operands = self.ops([]);
+        operands.extend(members.into_iter().map(Operand::IdRef));
+        self.type_decl(Op::TypeStruct, result_id, operands)
     }
 
     /// `OpTypeStruct`, shared with an identical declaration.
     pub fn type_struct(&mut self, members: impl IntoIterator<Item = Word>) -> Word {
-        self.inner.type_struct(members)
+        self.type_struct_id(None, members)
+    }
+
+    /// `OpTypeImage`, shared with an identical declaration.
+    #[allow(clippy::too_many_arguments)]
+    pub fn type_image(
+        &mut self,
+        sampled_type: Word,
+        dim: spirv::Dim,
+        depth: u32,
+        arrayed: u32,
+        ms: u32,
+        sampled: u32,
+        format: spirv::ImageFormat,
+        access: Option<spirv::AccessQualifier>,
+    ) -> Word {
+        let mut operands = self.ops([
+            Operand::IdRef(sampled_type),
+            Operand::Dim(dim),
+            Operand::LiteralBit32(depth),
+            Operand::LiteralBit32(arrayed),
+            Operand::LiteralBit32(ms),
+            Operand::LiteralBit32(sampled),
+            Operand::ImageFormat(format),
+        ]);
+        operands.extend(access.map(Operand::AccessQualifier));
+        self.type_decl(Op::TypeImage, None, operands)
+    }
+
+    /// `OpTypeSampler`, shared with an identical declaration.
+    pub fn type_sampler(&mut self) -> Word {
+        self.type_decl(Op::TypeSampler, None, Operands::new())
+    }
+
+    /// `OpTypeSampledImage`, shared with an identical declaration.
+    pub fn type_sampled_image(&mut self, image: Word) -> Word {
+        let operands = self.ops([Operand::IdRef(image)]);
+        self.type_decl(Op::TypeSampledImage, None, operands)
+    }
+
+    /// A global value of type `ty` (a constant), always new, its operand list recycled.
+    fn global_value(&mut self, op: Op, ty: Word, operands: Operands) -> Word {
+        let id = self.id();
+        self.module_mut()
+            .types_global_values
+            .push(inst(op, Some(ty), Some(id), operands));
+        id
+    }
+
+    /// `OpConstant` of a 32-bit value.
+    pub fn constant_bit32(&mut self, ty: Word, value: u32) -> Word {
+        let operands = self.ops([Operand::LiteralBit32(value)]);
+        self.global_value(Op::Constant, ty, operands)
+    }
+
+    /// `OpConstant` of a 64-bit value.
+    pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
+        let operands = self.ops([Operand::LiteralBit64(value)]);
+        self.global_value(Op::Constant, ty, operands)
+    }
+
+    /// `OpSpecConstant` of a 32-bit default value.
+    pub fn spec_constant_bit32(&mut self, ty: Word, value: u32) -> Word {
+        let operands = self.ops([Operand::LiteralBit32(value)]);
+        self.global_value(Op::SpecConstant, ty, operands)
+    }
+
+    /// `OpConstantTrue`.
+    pub fn constant_true(&mut self, ty: Word) -> Word {
+        self.global_value(Op::ConstantTrue, ty, Operands::new())
+    }
+
+    /// `OpConstantFalse`.
+    pub fn constant_false(&mut self, ty: Word) -> Word {
+        self.global_value(Op::ConstantFalse, ty, Operands::new())
     }
 
     /// `OpConstantComposite`.
     pub fn constant_composite(&mut self, ty: Word, parts: impl IntoIterator<Item = Word>) -> Word {
-        self.inner.constant_composite(ty, parts)
+        let mut operands = self.ops([]);
+        operands.extend(parts.into_iter().map(Operand::IdRef));
+        self.global_value(Op::ConstantComposite, ty, operands)
     }
 
     /// `OpAccessChain`.

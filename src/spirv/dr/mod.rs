@@ -67,6 +67,25 @@ pub fn inst(
     }
 }
 
+/// Makes `inst` an instruction of opcode `op` and result type `result_type` (its result id
+/// unchanged) with the operands `operands`, in the memory of its own operand list.
+pub fn rewrite<const N: usize>(
+    inst: &mut Instruction,
+    op: Op,
+    result_type: Option<Word>,
+    operands: [Operand; N],
+) {
+    inst.class = class_of(op);
+    inst.result_type = result_type;
+    set_operands(inst, operands);
+}
+
+/// Replaces `inst`'s operands with `operands`, in the memory of its operand list.
+pub fn set_operands<const N: usize>(inst: &mut Instruction, operands: [Operand; N]) {
+    inst.operands.clear();
+    inst.operands.extend(operands);
+}
+
 /// An instruction whose operands are all ids.
 pub fn of_ids(
     op: Op,

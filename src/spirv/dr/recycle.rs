@@ -25,6 +25,9 @@ const OPERAND_CAPACITY: usize = 4;
 /// The largest operand list kept, in operands.
 const MAX_OPERAND_CAPACITY: usize = 8;
 
+/// The bytes of one operand.
+const OPERAND_BYTES: usize = std::mem::size_of::<super::Operand>();
+
 /// An emptied module and emptied block lists.
 #[derive(Debug, Default)]
 pub struct Recycled {
@@ -91,17 +94,24 @@ impl Recycled {
     /// Keeps the operand lists of `instructions` (emptied), as many as there is room for.
     fn keep_operands(&mut self, instructions: &mut [Instruction]) {
         for inst in instructions {
-            let capacity = inst.operands.capacity();
-            if (OPERAND_CAPACITY..=MAX_OPERAND_CAPACITY).contains(&capacity) {
-                let bytes = capacity * std::mem::size_of::<super::Operand>();
-                if self.operand_bytes + bytes > MAX_OPERAND_BYTES {
-                    return;
-                }
-                let mut list = std::mem::take(&mut inst.operands);
-                list.clear();
-                self.operand_bytes += bytes;
-                self.operand_lists.push(list);
+            if self.operand_bytes + MAX_OPERAND_CAPACITY * OPERAND_BYTES > MAX_OPERAND_BYTES {
+                return;
             }
+            self.reuse(std::mem::take(&mut inst.operands));
+        }
+    }
+
+    /// Keeps an operand list (emptied) for a later instruction when there is room for it and
+    /// it is of the size new lists are made with, or a little larger.
+    pub fn reuse(&mut self, mut list: Operands) {
+        let capacity = list.capacity();
+        let bytes = capacity * OPERAND_BYTES;
+        if (OPERAND_CAPACITY..=MAX_OPERAND_CAPACITY).contains(&capacity)
+            && self.operand_bytes + bytes <= MAX_OPERAND_BYTES
+        {
+            list.clear();
+            self.operand_bytes += bytes;
+            self.operand_lists.push(list);
         }
     }
 
@@ -109,7 +119,7 @@ impl Recycled {
     pub fn operands(&mut self) -> Operands {
         match self.operand_lists.pop() {
             Some(list) => {
-                self.operand_bytes -= list.capacity() * std::mem::size_of::<super::Operand>();
+                self.operand_bytes -= list.capacity() * OPERAND_BYTES;
                 list
             }
             None => Operands::with_capacity(OPERAND_CAPACITY),

@@ -3,7 +3,7 @@
 //! (with their names, decorations and entry-point interface entries), then unused
 //! extended-instruction imports.
 
-use crate::spirv::dr::{Instruction, Module, Operand};
+use crate::spirv::dr::{Instruction, Module, Operand, Recycled};
 use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{ids, is_removable, uses, IdMap};
@@ -52,7 +52,7 @@ impl Uses {
 
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module, tables: &mut Tables) {
+pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
     let bound = module.header.as_ref().map_or(0, |h| h.bound);
     let mut counts = std::mem::take(&mut tables.counts);
     let mut removed = std::mem::take(&mut tables.removed);
@@ -87,7 +87,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
                     dead[at] = true;
                 }
             }
-            drop_marked(&mut block.instructions, &dead);
+            drop_marked_instructions(&mut block.instructions, &dead, spare);
         }
     }
     dead.clear();
@@ -99,7 +99,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
             dead[at] = true;
         }
     }
-    drop_marked(&mut module.types_global_values, &dead);
+    drop_marked_instructions(&mut module.types_global_values, &dead, spare);
     module.ext_inst_imports.retain(|inst| {
         let unused = inst.result_id.is_some_and(|id| u.count(id) == 0);
         if unused {
@@ -134,6 +134,21 @@ pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool]) {
     let mut index = 0;
     items.retain(|_| {
         index += 1;
+        !dead[index - 1]
+    });
+}
+
+/// Removes the instructions marked dead, their operand lists going to `spare`.
+pub fn drop_marked_instructions(items: &mut Vec<Instruction>, dead: &[bool], spare: &mut Recycled) {
+    if !dead.contains(&true) {
+        return;
+    }
+    let mut index = 0;
+    items.retain_mut(|inst| {
+        index += 1;
+        if dead[index - 1] {
+            spare.reuse(std::mem::take(&mut inst.operands));
+        }
         !dead[index - 1]
     });
 }

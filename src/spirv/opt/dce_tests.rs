@@ -19,7 +19,11 @@ fn unused_code_variables_constants_types_and_their_decorations_go() {
     s.m.b.f_add(float, None, dead, x).unwrap();
     s.m.store(s.output, v).unwrap();
     let mut module = s.finish();
-    dce::run(&mut module, &mut Default::default());
+    dce::run(
+        &mut module,
+        &mut Default::default(),
+        &mut Default::default(),
+    );
     super::test_support::assert_code(&module, &[Op::Load, Op::Store, Op::Return]);
     let left = |op: Op| {
         module
@@ -50,7 +54,11 @@ fn a_capability_for_a_type_that_went_goes_too() {
     let v = s.m.load(vec4, s.input).unwrap();
     s.m.store(s.output, v).unwrap();
     let mut module = s.finish();
-    dce::run(&mut module, &mut Default::default());
+    dce::run(
+        &mut module,
+        &mut Default::default(),
+        &mut Default::default(),
+    );
     let float64 = module.capabilities.iter().any(|i| {
         i.operands.first()
             == Some(&crate::spirv::dr::Operand::Capability(

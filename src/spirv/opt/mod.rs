@@ -51,7 +51,7 @@ mod split;
 mod test_support;
 mod widen;
 
-use crate::spirv::dr::Module;
+use crate::spirv::dr::{Module, Recycled};
 use crate::spirv::{keep_tables, take_tables};
 
 /// The tables the passes fill, kept from one run to the next by a [`crate::Translator`] so
@@ -79,12 +79,18 @@ impl Kept {
 
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
-    optimize_with(module, &mut None, false);
+    optimize_with(module, &mut None, false, &mut Recycled::default());
 }
 
 /// [`optimize`] with the tables of an earlier run (see [`crate::spirv::Tables`]), kept for
-/// the next when `keep` is set.
-pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, keep: bool) {
+/// the next when `keep` is set; the operand lists of the instructions it removes go to
+/// `spare`, for the next module.
+pub(crate) fn optimize_with(
+    module: &mut Module,
+    slot: &mut Option<Box<Kept>>,
+    keep: bool,
+    spare: &mut Recycled,
+) {
     let mut kept = take_tables(slot);
     let Kept {
         info,
@@ -113,7 +119,7 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     if info.has_output_chains() {
         merge_stores::run(module, info);
     }
-    simplify::run(module, info, simplify_tables);
+    simplify::run(module, info, simplify_tables, spare);
     if branches::run(module, info) {
         // Joined blocks let loads see stores that were in another block.
         if let Some(plain) = &plain {
@@ -123,7 +129,7 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
     }
-    dce::run(module, dce_tables);
+    dce::run(module, dce_tables, spare);
     let held = kept.held_bytes();
     keep_tables(slot, keep, kept, held, KEPT_BYTES);
 }

@@ -14,7 +14,7 @@
 //! Ids with decorations (`NonUniform`, `RelaxedPrecision`, …) are never merged.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::dr::{Instruction, Module, Operand};
+use crate::spirv::dr::{rewrite, set_operands, Instruction, Module, Operand, Recycled};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 
@@ -96,7 +96,7 @@ impl Tables {
 
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
+pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables, spare: &mut Recycled) {
     let bound = info.bound();
     let Tables {
         subst,
@@ -132,7 +132,11 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
             let first = index == 0;
             block.instructions.retain_mut(|inst| {
                 s.subst.apply(inst);
-                s.visit(module, inst, first)
+                let keep = s.visit(module, inst, first);
+                if !keep {
+                    spare.reuse(std::mem::take(&mut inst.operands));
+                }
+                keep
             });
             if first {
                 std::mem::swap(&mut s.entry, &mut s.block);
@@ -365,7 +369,7 @@ impl Simplifier<'_> {
                     (second, c - first_count)
                 };
                 // Rewritten into an extract from the shuffle's source.
-                inst.operands = vec![Operand::IdRef(from), Operand::LiteralBit32(at)];
+                set_operands(inst, [Operand::IdRef(from), Operand::LiteralBit32(at)]);
                 self.fold_extract(inst)
             }
             _ => None,
@@ -413,12 +417,7 @@ impl Simplifier<'_> {
                 && self.info.is_scalar32(source_component)
                 && self.info.is_scalar32(component)
             {
-                *inst = crate::spirv::dr::inst(
-                    Op::Bitcast,
-                    Some(ty),
-                    inst.result_id,
-                    vec![Operand::IdRef(source)],
-                );
+                rewrite(inst, Op::Bitcast, Some(ty), [Operand::IdRef(source)]);
                 return self.fold_bitcast(module, inst, ty);
             }
             return None;
@@ -453,9 +452,14 @@ impl Simplifier<'_> {
         }
         let first = sources[0].0;
         let second = sources.get(1).map_or(first, |s| s.0);
-        let mut operands = vec![Operand::IdRef(first), Operand::IdRef(second)];
-        operands.extend(components.into_iter().map(Operand::LiteralBit32));
-        *inst = crate::spirv::dr::inst(Op::VectorShuffle, Some(ty), inst.result_id, operands);
+        rewrite(
+            inst,
+            Op::VectorShuffle,
+            Some(ty),
+            [Operand::IdRef(first), Operand::IdRef(second)],
+        );
+        inst.operands
+            .extend(components.into_iter().map(Operand::LiteralBit32));
         None
     }
 
@@ -470,7 +474,7 @@ impl Simplifier<'_> {
         };
         if let Some(Def::Bitcast(inner)) = self.def(source) {
             source = inner;
-            inst.operands = vec![Operand::IdRef(source)];
+            set_operands(inst, [Operand::IdRef(source)]);
         }
         // A component of a bitcast vector, cast back: the component of the original.
         if let Some(Def::Extract {
@@ -481,11 +485,11 @@ impl Simplifier<'_> {
             if let Some(Def::Bitcast(original)) = self.def(vector) {
                 let component = self.type_of(original).and_then(|t| self.info.vector(t));
                 if component.is_some_and(|(c, _)| c == ty) {
-                    *inst = crate::spirv::dr::inst(
+                    rewrite(
+                        inst,
                         Op::CompositeExtract,
                         Some(ty),
-                        inst.result_id,
-                        vec![Operand::IdRef(original), Operand::LiteralBit32(index)],
+                        [Operand::IdRef(original), Operand::LiteralBit32(index)],
                     );
                     return self.fold_extract(inst);
                 }
