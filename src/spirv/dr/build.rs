@@ -118,7 +118,6 @@ macro_rules! passed_on {
 passed_on! {
     id() -> Word;
     set_version(major: u8, minor: u8);
-    capability(capability: spirv::Capability);
     memory_model(addressing: spirv::AddressingModel, memory: spirv::MemoryModel);
 }
 
@@ -447,7 +446,18 @@ impl Builder {
 
     /// Names an id (debug information).
     pub fn name(&mut self, target: Word, name: impl Into<String>) {
-        self.inner.name(target, name)
+        let operands = self.ops([Operand::IdRef(target), Operand::LiteralString(name.into())]);
+        self.module_mut()
+            .debug_names
+            .push(inst(Op::Name, None, None, operands));
+    }
+
+    /// Declares a capability.
+    pub fn capability(&mut self, capability: spirv::Capability) {
+        let operands = self.ops([Operand::Capability(capability)]);
+        self.module_mut()
+            .capabilities
+            .push(inst(Op::Capability, None, None, operands));
     }
 
     /// A type declaration: with `result_id`, declared under that id; without, the id of an

@@ -86,19 +86,17 @@ pub fn set_operands<const N: usize>(inst: &mut Instruction, operands: [Operand; 
     inst.operands.extend(operands);
 }
 
-/// An instruction whose operands are all ids.
+/// An instruction whose operands are all ids (its list with room for at least four, the
+/// size [`Recycled`] keeps lists of).
 pub fn of_ids(
     op: Op,
     result_type: Option<Word>,
     result_id: Option<Word>,
     ids: &[Word],
 ) -> Instruction {
-    inst(
-        op,
-        result_type,
-        result_id,
-        ids.iter().map(|&id| Operand::IdRef(id)).collect(),
-    )
+    let mut operands = Operands::with_capacity(ids.len().max(4));
+    operands.extend(ids.iter().map(|&id| Operand::IdRef(id)));
+    inst(op, result_type, result_id, operands)
 }
 
 /// The sections before the first function, in layout order.
