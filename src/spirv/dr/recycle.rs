@@ -53,6 +53,7 @@ impl Recycled {
                 self.keep_operands(&mut block.instructions);
                 self.keep_list(block.instructions);
             }
+            self.keep_operands_of(function.def.into_iter().chain(function.parameters));
         }
         module.header = None;
         module.memory_model = None;
@@ -68,7 +69,6 @@ impl Recycled {
             &mut module.types_global_values,
         ] {
             self.keep_operands(section);
-            section.clear();
             if section.capacity() > MAX_SECTION_CAPACITY {
                 *section = Vec::new();
             }
@@ -91,13 +91,18 @@ impl Recycled {
         }
     }
 
-    /// Keeps the operand lists of `instructions` (emptied), as many as there is room for.
-    fn keep_operands(&mut self, instructions: &mut [Instruction]) {
+    /// Keeps the operand lists of `instructions`, as many as there is room for.
+    fn keep_operands_of(&mut self, instructions: impl Iterator<Item = Instruction>) {
         for inst in instructions {
-            if self.operand_bytes + MAX_OPERAND_CAPACITY * OPERAND_BYTES > MAX_OPERAND_BYTES {
-                return;
-            }
-            self.reuse(std::mem::take(&mut inst.operands));
+            self.reuse(inst.operands);
+        }
+    }
+
+    /// Empties `instructions`, keeping their operand lists (emptied), as many as there is
+    /// room for.
+    fn keep_operands(&mut self, instructions: &mut Vec<Instruction>) {
+        for inst in instructions.drain(..) {
+            self.reuse(inst.operands);
         }
     }
 
