@@ -24,7 +24,7 @@ fn reader_options() -> ReadOptions {
 fn translated(result: crate::Result<Vec<u32>>) -> Result<Option<Vec<u32>>, Finding> {
     match result {
         // Every module the translator makes must print (`translate --text`).
-        Ok(words) => match crate::spirv::text::disassemble(&words) {
+        Ok(words) => match crate::spirv::disassemble(&words) {
             Ok(_) => Ok(Some(words)),
             Err(e) => Err(format!("the module does not print: {e}")),
         },

@@ -189,7 +189,8 @@ pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderRefl
 }
 
 /// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
-/// optimiser's tables, bounded to about 0.5 MB) from one translation for the next, so that
+/// optimiser's tables and the last module's lists, bounded to about 1 MB) from one
+/// translation for the next, so that
 /// translating many shaders does not allocate, grow and free the same tables every time.
 /// It is `Send`: keep one per thread (for example with rayon's `map_init`). The result of a
 /// translation does not depend on what the translator translated before.

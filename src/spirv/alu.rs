@@ -14,7 +14,7 @@
 //! rounding of that conversion is the implementation's (Vulkan drivers round to nearest
 //! even in practice, which is what D3D asks for, but SPIR-V does not promise it).
 
-use super::dr::Operand::IdRef;
+use super::builder::Operand::IdRef;
 use spirv::Word;
 
 use super::emitter::{Emitter, Val};

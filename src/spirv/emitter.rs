@@ -105,7 +105,7 @@ impl Kept {
 
 /// The most memory of tables kept, in bytes: the tables (up to 128 KiB) and the recycled
 /// memory of the last module (up to 64 KiB of block lists, 96 KiB of sections and 256 KiB
-/// of operand lists; see [`super::dr::Recycled`]).
+/// of operand lists; see [`super::builder::Recycled`]).
 const KEPT_BYTES: usize = 544 * 1024;
 
 /// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
@@ -199,14 +199,14 @@ impl<'a> Emitter<'a> {
         super::keep_tables(&mut tables.emitter, tables.keep, kept, held, KEPT_BYTES);
         let mut module = m.b.module();
         if !options.no_optimize {
-            let mut unkept = super::dr::Recycled::default();
+            let mut unkept = super::builder::Recycled::default();
             let spare = match tables.emitter.as_mut() {
                 Some(kept) => &mut kept.module.recycled,
                 None => &mut unkept,
             };
             super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep, spare);
         }
-        let words = super::dr::assemble(&module);
+        let words = super::builder::assemble(&module);
         // The module's memory serves the next translation (when the tables are kept).
         if let Some(kept) = tables.emitter.as_mut() {
             kept.module.recycled.keep(module);

@@ -2,7 +2,7 @@
 //! switch constructs; conditional `break`/`continue`/`ret`/`discard` as small selections;
 //! subroutine calls; discard as demote-to-helper.
 
-use super::dr::{Operand as SpvOperand, Operands};
+use super::builder::{Operand as SpvOperand, Operands};
 use spirv::{SelectionControl, Word};
 
 use super::emitter::Emitter;
@@ -354,7 +354,7 @@ impl Emitter<'_> {
         self.m
             .capability(spirv::Capability::DemoteToHelperInvocation);
         // Not a block terminator: the block stays open.
-        let inst = crate::spirv::dr::inst(
+        let inst = crate::spirv::builder::inst(
             spirv::Op::DemoteToHelperInvocation,
             None,
             None,

@@ -60,7 +60,7 @@
 //!    that carries out of the significand then raises the exponent, reaching the smallest
 //!    normal or infinity exactly as IEEE says. E ≥ 2047 before rounding is ±inf.
 
-use super::dr::Operand::IdRef;
+use super::builder::Operand::IdRef;
 use spirv::Word;
 
 use super::emitter::Emitter;

@@ -34,8 +34,8 @@
 //! - Relative addressing of `v#`, `o#` and a domain shader's `vpc#` needs a
 //!   `dcl_indexrange`; the registers then live in a private array (reads outside it give 0).
 
-use super::dr::deferred::ComponentTarget;
-use super::dr::Operand as SpvOperand;
+use super::builder::deferred::ComponentTarget;
+use super::builder::Operand as SpvOperand;
 use crate::fast_hash::HashMap;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
 

@@ -278,9 +278,9 @@ impl Emitter<'_> {
             self.m.b.switch(
                 selector,
                 merge,
-                targets
-                    .iter()
-                    .map(|&(table, label, _)| (super::dr::Operand::LiteralBit32(table), label)),
+                targets.iter().map(|&(table, label, _)| {
+                    (super::builder::Operand::LiteralBit32(table), label)
+                }),
             ),
         )?;
         let void = self.m.void();

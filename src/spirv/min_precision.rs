@@ -192,7 +192,10 @@ impl Emitter<'_> {
                     None,
                     glsl,
                     which,
-                    [super::dr::Operand::IdRef(a), super::dr::Operand::IdRef(b)],
+                    [
+                        super::builder::Operand::IdRef(a),
+                        super::builder::Operand::IdRef(b),
+                    ],
                 ))?
             }
         };

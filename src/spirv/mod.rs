@@ -22,13 +22,13 @@ mod alu;
 #[cfg(test)]
 mod alu_tests;
 mod block_values;
+pub(crate) mod builder;
 mod descriptors;
 #[cfg(test)]
 mod descriptors_tests;
 mod doubles;
 #[cfg(test)]
 mod doubles_tests;
-pub(crate) mod dr;
 mod emitter;
 pub mod fault;
 #[cfg(test)]
@@ -68,12 +68,13 @@ mod stream_output_tests;
 mod tessellation;
 #[cfg(test)]
 pub(crate) mod test_support;
-pub mod text;
+
 mod textures;
 #[cfg(test)]
 mod textures_tests;
 mod value_facts;
 
+pub use builder::disassemble;
 pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};

@@ -1,7 +1,7 @@
 //! The SPIR-V module under construction: the builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
-use super::dr::{BuildError, Builder, Operand as SpvOperand, Operands, Recycled};
+use super::builder::{BuildError, Builder, Operand as SpvOperand, Operands, Recycled};
 use crate::fast_hash::HashMap;
 
 use spirv::{Capability, StorageClass, Word};
@@ -297,7 +297,7 @@ impl Module {
             .b
             .ops([SpvOperand::IdRef(id), SpvOperand::Decoration(decoration)]);
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = crate::spirv::dr::inst(spirv::Op::Decorate, None, None, operands);
+        let inst = crate::spirv::builder::inst(spirv::Op::Decorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -315,7 +315,7 @@ impl Module {
             SpvOperand::Decoration(decoration),
         ];
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
-        let inst = crate::spirv::dr::inst(spirv::Op::MemberDecorate, None, None, operands);
+        let inst = crate::spirv::builder::inst(spirv::Op::MemberDecorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);
     }
 
@@ -453,7 +453,7 @@ impl Module {
             SpvOperand::IdRef(merge),
             SpvOperand::SelectionControl(control),
         ]);
-        self.b.append(crate::spirv::dr::inst(
+        self.b.append(crate::spirv::builder::inst(
             spirv::Op::SelectionMerge,
             None,
             None,
@@ -546,7 +546,8 @@ impl Module {
         let id = self.b.id();
         let mut operands = self.b.ops([SpvOperand::StorageClass(class)]);
         operands.extend(init.map(SpvOperand::IdRef));
-        let inst = crate::spirv::dr::inst(spirv::Op::Variable, Some(pointer), Some(id), operands);
+        let inst =
+            crate::spirv::builder::inst(spirv::Op::Variable, Some(pointer), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }

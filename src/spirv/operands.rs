@@ -354,7 +354,7 @@ impl Emitter<'_> {
                         None,
                         glsl,
                         glsl::FABS,
-                        [super::dr::Operand::IdRef(id)],
+                        [super::builder::Operand::IdRef(id)],
                     ))?;
                 }
                 if neg {
@@ -368,7 +368,7 @@ impl Emitter<'_> {
                         None,
                         glsl,
                         glsl::SABS,
-                        [super::dr::Operand::IdRef(id)],
+                        [super::builder::Operand::IdRef(id)],
                     ))?;
                 }
                 if neg {
@@ -471,7 +471,7 @@ impl Emitter<'_> {
         let zero = self.splat_bits(Scalar::F32, 0, value.count);
         let one = self.splat_bits(Scalar::F32, 1.0f32.to_bits(), value.count);
         let glsl = self.m.glsl();
-        use super::dr::Operand::IdRef;
+        use super::builder::Operand::IdRef;
         let low =
             built(
                 self.m

@@ -493,7 +493,7 @@ impl Emitter<'_> {
                 labels
                     .iter()
                     .zip(0..)
-                    .map(|(&label, id)| (super::dr::Operand::LiteralBit32(id), label)),
+                    .map(|(&label, id)| (super::builder::Operand::LiteralBit32(id), label)),
             ),
         )?;
         let mut incoming = Vec::with_capacity(labels.len() + 1);

@@ -21,7 +21,7 @@
 
 use spirv::{Capability, StorageClass, Word};
 
-use super::dr::Operand as SpvOperand;
+use super::builder::Operand as SpvOperand;
 use super::emitter::Emitter;
 use super::io::Slot;
 use super::module::{built, Scalar};

@@ -20,7 +20,7 @@
 //! The clamp of a `_cl` form is the `MinLod` image operand (capability `MinLod`, feature
 //! `shaderResourceMinLod`); an immediate 0 means no clamp, as D3D defines, and needs nothing.
 
-use super::dr::Operand as SpvOperand;
+use super::builder::Operand as SpvOperand;
 use spirv::{Capability, Op, Word};
 
 use super::emitter::{Emitter, Val};

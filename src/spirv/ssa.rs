@@ -21,7 +21,7 @@
 use smallvec::SmallVec;
 use spirv::Word;
 
-use super::dr::{Instruction, Operand, Operands};
+use super::builder::{Instruction, Operand, Operands};
 use super::emitter::Emitter;
 use super::module::Scalar;
 use crate::error::Result;
@@ -260,7 +260,7 @@ impl Emitter<'_> {
             by_block
                 .entry(phi.block)
                 .or_default()
-                .push(crate::spirv::dr::inst(
+                .push(crate::spirv::builder::inst(
                     spirv::Op::Phi,
                     Some(ty),
                     Some(phi.id),

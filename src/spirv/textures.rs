@@ -16,7 +16,7 @@
 //! `sampleinfo`/`samplepos` on `rasterizer` read the rasterizer's sample count from a
 //! specialization constant ([`RASTERIZER_SAMPLE_COUNT_SPEC_ID`]) that the pipeline sets.
 
-use super::dr::Operand as SpvOperand;
+use super::builder::Operand as SpvOperand;
 use spirv::{Capability, Decoration, Dim, ImageFormat, ImageOperands, Op, StorageClass, Word};
 
 use super::descriptors::{Descriptor, DescriptorType};
@@ -219,7 +219,7 @@ impl Emitter<'_> {
     /// Emits an instruction with a result into the selected block.
     pub(super) fn raw_op(&mut self, op: Op, ty: Word, operands: Vec<SpvOperand>) -> Result<Word> {
         let id = self.m.b.id();
-        let inst = crate::spirv::dr::inst(op, Some(ty), Some(id), operands);
+        let inst = crate::spirv::builder::inst(op, Some(ty), Some(id), operands);
         built(self.m.b.append(inst))?;
         Ok(id)
     }
@@ -1104,7 +1104,7 @@ impl Emitter<'_> {
         let coordinate = self.uav_coords(&coord, &shape)?;
         let texel = self.load(&value, image.scalar, 0b1111)?;
         let image_value = self.load_image(&image)?;
-        let inst = crate::spirv::dr::of_ids(
+        let inst = crate::spirv::builder::of_ids(
             Op::ImageWrite,
             None,
             None,

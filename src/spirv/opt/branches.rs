@@ -9,7 +9,7 @@
 //! names it as merge or continue target.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::dr::{Block, Function, Instruction, Module, Operand};
+use crate::spirv::builder::{Block, Function, Instruction, Module, Operand};
 use spirv::{Op, Word};
 
 use super::dce::drop_marked;
@@ -214,7 +214,12 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
         }
         let insts = &mut function.blocks[i].instructions;
         insts.truncate(n - 2);
-        insts.push(crate::spirv::dr::of_ids(Op::Branch, None, None, &[taken]));
+        insts.push(crate::spirv::builder::of_ids(
+            Op::Branch,
+            None,
+            None,
+            &[taken],
+        ));
         folded = true;
     }
     drop_marked(&mut function.blocks, &gone);
@@ -333,7 +338,7 @@ mod tests {
 
     /// `if (c) { output = input }` with `c` a constant; the output is written in the
     /// guarded block, and a phi at the merge takes the input's `.x` or 0.
-    fn guarded(condition: bool) -> crate::spirv::dr::Module {
+    fn guarded(condition: bool) -> crate::spirv::builder::Module {
         let mut s = Shell::new();
         let boolean = s.m.scalar(crate::spirv::module::Scalar::Bool);
         let c = if condition {

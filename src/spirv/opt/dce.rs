@@ -3,7 +3,7 @@
 //! (with their names, decorations and entry-point interface entries), then unused
 //! extended-instruction imports.
 
-use crate::spirv::dr::{Instruction, Module, Operand, Recycled};
+use crate::spirv::builder::{Instruction, Module, Operand, Recycled};
 use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{ids, is_removable, uses, IdMap};

@@ -3,7 +3,7 @@
 //! variable that is never loaded (the variable goes too).
 
 use super::info::IdMap;
-use crate::spirv::dr::{Module, Operand};
+use crate::spirv::builder::{Module, Operand};
 use spirv::Op;
 
 /// Runs the pass.

@@ -3,7 +3,7 @@
 //! flows as an SSA id instead of through memory. A function call forgets what is known of
 //! module-scope variables (the callee may write them); a new block starts knowing nothing.
 
-use crate::spirv::dr::{Module, Operand};
+use crate::spirv::builder::{Module, Operand};
 use spirv::{Op, Word};
 
 use super::info::{IdMap, Info, Subst};
@@ -35,7 +35,7 @@ pub fn run(module: &mut Module, info: &Info, plain: &IdMap<bool>) {
 
 /// Tracks one instruction; false when it is a load whose value is already known.
 fn forward_one(
-    inst: &crate::spirv::dr::Instruction,
+    inst: &crate::spirv::builder::Instruction,
     plain: &IdMap<bool>,
     info: &Info,
     known: &mut IdMap<Word>,

@@ -7,7 +7,7 @@ use super::{dce, dead_stores, forward};
 
 /// `t = input.x; output = (t, t, t, t)` with two loads of `t`, optionally across a block
 /// boundary.
-fn temp_round_trip(split: bool) -> crate::spirv::dr::Module {
+fn temp_round_trip(split: bool) -> crate::spirv::builder::Module {
     let mut s = Shell::new();
     let t = s.private(s.float);
     let v = s.m.load(s.vec4, s.input).unwrap();
@@ -38,7 +38,7 @@ fn a_load_after_a_store_in_the_block_takes_the_stored_value() {
         &mut Default::default(),
     );
     assert_eq!(count(&module, Op::Store), 1, "{}", text(&module));
-    let words = crate::spirv::dr::assemble(&module);
+    let words = crate::spirv::builder::assemble(&module);
     let read = rspirv::dr::load_words(&words).expect("rspirv reads the module");
     let privates = crate::spirv::test_support::global_variables(&read, StorageClass::Private);
     assert_eq!(privates, 0, "{}", text(&module));
@@ -98,7 +98,7 @@ fn a_decorated_load_keeps_its_result_and_decoration() {
     super::optimize(&mut module);
     let kept = super::test_support::code(&module).contains(&Op::Load)
         && module.annotations.iter().any(
-            |a| matches!(a.operands.first(), Some(crate::spirv::dr::Operand::IdRef(id)) if *id == decorated),
+            |a| matches!(a.operands.first(), Some(crate::spirv::builder::Operand::IdRef(id)) if *id == decorated),
         );
     assert!(kept, "{}", text(&module));
     assert_valid(&module);

@@ -2,7 +2,7 @@
 //! instructions are free of side effects, id substitution, and fresh ids.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::dr::{Instruction, Module, Operand, Operands};
+use crate::spirv::builder::{Instruction, Module, Operand, Operands};
 
 use spirv::{Decoration, Op, StorageClass, Word};
 
@@ -345,7 +345,7 @@ impl Info {
         };
         self.push_global(
             module,
-            crate::spirv::dr::inst(op, Some(ty), Some(id), vec![]),
+            crate::spirv::builder::inst(op, Some(ty), Some(id), vec![]),
         );
         id
     }
@@ -403,7 +403,7 @@ impl Info {
     pub fn fresh(&mut self, module: &mut Module, ty: Option<Word>) -> Word {
         let header = module
             .header
-            .get_or_insert_with(|| crate::spirv::dr::ModuleHeader::new(1));
+            .get_or_insert_with(|| crate::spirv::builder::ModuleHeader::new(1));
         let id = header.bound;
         header.bound += 1;
         self.slot_mut(id).ty = ty.unwrap_or(0);
@@ -425,7 +425,7 @@ impl Info {
         let operands = vec![Operand::LiteralBit32(bits)];
         self.push_global(
             module,
-            crate::spirv::dr::inst(Op::Constant, Some(ty), Some(id), operands),
+            crate::spirv::builder::inst(Op::Constant, Some(ty), Some(id), operands),
         );
         id
     }
@@ -438,7 +438,7 @@ impl Info {
         }
         let id = self.fresh(module, Some(ty));
         let operands: Operands = parts.iter().map(|&p| Operand::IdRef(p)).collect();
-        let inst = crate::spirv::dr::inst(Op::ConstantComposite, Some(ty), Some(id), operands);
+        let inst = crate::spirv::builder::inst(Op::ConstantComposite, Some(ty), Some(id), operands);
         self.push_global(module, inst);
         id
     }
@@ -454,7 +454,7 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, None);
-        let inst = crate::spirv::dr::inst(
+        let inst = crate::spirv::builder::inst(
             Op::TypePointer,
             None,
             Some(id),
@@ -702,7 +702,7 @@ impl Subst {
     /// in block order rewrites each instruction before it reaches the definitions that come
     /// later in the order; only a phi uses such a value (a loop header's phi takes the value
     /// of its back edge), so it is rewritten again once the walk is done.
-    pub fn apply_to_phis(&self, function: &mut crate::spirv::dr::Function) {
+    pub fn apply_to_phis(&self, function: &mut crate::spirv::builder::Function) {
         if self.is_empty() {
             return;
         }

@@ -9,7 +9,7 @@
 //! ids that disappear (the function, its label, the call's result) go with them.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::dr::{Function, Instruction, Module, Operand};
+use crate::spirv::builder::{Function, Instruction, Module, Operand};
 use spirv::{Op, Word};
 
 /// Runs the pass; returns whether any function was inlined.
@@ -134,7 +134,7 @@ mod tests {
 
     /// A module whose entry function calls `callee` (one block writing the output) `calls`
     /// times; with `branchy`, the callee has two blocks.
-    fn calling(calls: usize, branchy: bool) -> crate::spirv::dr::Module {
+    fn calling(calls: usize, branchy: bool) -> crate::spirv::builder::Module {
         let mut s = Shell::new();
         let callee = s.m.b.id();
         let void = s.m.void();

@@ -4,7 +4,7 @@
 //! vector (where the last component store was). [`super::simplify`] then reduces the
 //! construct (to the vector itself, a shuffle or a constant) where it can.
 
-use crate::spirv::dr::{Module, Operand, Operands};
+use crate::spirv::builder::{Module, Operand, Operands};
 
 use spirv::{Op, StorageClass, Word};
 
@@ -160,13 +160,13 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     .iter()
                     .map(|&v| Operand::IdRef(v))
                     .collect();
-                block.instructions.push(crate::spirv::dr::inst(
+                block.instructions.push(crate::spirv::builder::inst(
                     Op::CompositeConstruct,
                     Some(ty),
                     Some(vector),
                     parts,
                 ));
-                block.instructions.push(crate::spirv::dr::inst(
+                block.instructions.push(crate::spirv::builder::inst(
                     Op::Store,
                     None,
                     None,

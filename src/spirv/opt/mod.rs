@@ -1,4 +1,4 @@
-//! The optimiser: passes over the emitted module (`super::dr::Module`, before it is
+//! The optimiser: passes over the emitted module (`super::builder::Module`, before it is
 //! assembled) that make it smaller without changing what it computes.
 //!
 //! The emitter keeps temps as SSA values where it can (variables in programs with
@@ -51,7 +51,7 @@ mod split;
 mod test_support;
 mod widen;
 
-use crate::spirv::dr::{Module, Recycled};
+use crate::spirv::builder::{Module, Recycled};
 use crate::spirv::{keep_tables, take_tables};
 
 /// The tables the passes fill, kept from one run to the next by a [`crate::Translator`] so

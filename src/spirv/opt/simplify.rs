@@ -14,7 +14,7 @@
 //! Ids with decorations (`NonUniform`, `RelaxedPrecision`, …) are never merged.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::dr::{rewrite, set_operands, Instruction, Module, Operand, Recycled};
+use crate::spirv::builder::{rewrite, set_operands, Instruction, Module, Operand, Recycled};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 

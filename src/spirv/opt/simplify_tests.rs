@@ -1,6 +1,6 @@
 //! Tests of the peepholes, common-subexpression elimination, store merging and vector reads.
 
-use crate::spirv::dr::Operand;
+use crate::spirv::builder::Operand;
 use spirv::{Decoration, Op, StorageClass};
 
 use super::test_support::{assert_valid, count, run_pass, text, Shell};

@@ -9,7 +9,7 @@
 //! A variable with an initializer, a decoration, or any use other than the base of such an
 //! access chain stays whole.
 
-use crate::spirv::dr::{Module, Operand};
+use crate::spirv::builder::{Module, Operand};
 
 use spirv::{Op, StorageClass, Word};
 
@@ -184,7 +184,7 @@ fn make_element_variable(module: &mut Module, info: &mut Info, var: Word) -> Wor
         .unwrap_or(0);
     let pointer = info.make_pointer(module, StorageClass::Private, element);
     let id = info.fresh(module, Some(pointer));
-    let inst = crate::spirv::dr::inst(
+    let inst = crate::spirv::builder::inst(
         Op::Variable,
         Some(pointer),
         Some(id),
@@ -204,7 +204,7 @@ mod tests {
 
     /// `a[1].y = input.x; output.x = a[1].y` through a private `uvec4[3]`-like array of
     /// vectors; with `dynamic`, the read takes a non-constant element index.
-    fn array_of_vectors(dynamic: bool) -> crate::spirv::dr::Module {
+    fn array_of_vectors(dynamic: bool) -> crate::spirv::builder::Module {
         let mut s = Shell::new();
         let three = s.uint_const(3);
         let array = s.m.b.type_array_id(None, s.vec4, three);

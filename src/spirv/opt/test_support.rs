@@ -1,7 +1,7 @@
 //! Helpers of the optimiser's tests: a fragment-shader module to write code into, and
 //! checks of what a pass left.
 
-use crate::spirv::dr::Module as SpvModule;
+use crate::spirv::builder::Module as SpvModule;
 use spirv::{
     AddressingModel, Capability, Decoration, ExecutionMode, ExecutionModel, FunctionControl,
     MemoryModel, Op, StorageClass, Word,
@@ -138,12 +138,12 @@ pub fn count(module: &SpvModule, op: Op) -> usize {
 
 /// Panics unless spirv-val accepts the module (with its disassembly in the message).
 pub fn assert_valid(module: &SpvModule) {
-    crate::spirv::test_support::validate(&crate::spirv::dr::assemble(module));
+    crate::spirv::test_support::validate(&crate::spirv::builder::assemble(module));
 }
 
 /// The module's disassembly, for failure messages.
 pub fn text(module: &SpvModule) -> String {
-    crate::spirv::test_support::disassemble(&crate::spirv::dr::assemble(module))
+    crate::spirv::test_support::disassemble(&crate::spirv::builder::assemble(module))
 }
 
 /// Runs one pass with the module's information (as [`super::optimize`] gathers it).

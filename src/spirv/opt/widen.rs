@@ -4,7 +4,7 @@
 //! The vector loads of one block are then one load (see [`super::simplify`]), and a
 //! register read whole comes out as the vector itself.
 
-use crate::spirv::dr::{Instruction, Module, Operand};
+use crate::spirv::builder::{Instruction, Module, Operand};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 
@@ -147,7 +147,7 @@ fn widened(
         let id = info.fresh(module, Some(pointer_type));
         let mut operands = vec![Operand::IdRef(chain.base)];
         operands.extend(prefix.iter().map(|&i| Operand::IdRef(i)));
-        replacement.push(crate::spirv::dr::inst(
+        replacement.push(crate::spirv::builder::inst(
             Op::AccessChain,
             Some(pointer_type),
             Some(id),
@@ -156,13 +156,13 @@ fn widened(
         id
     };
     let vector = info.fresh(module, Some(pointee));
-    replacement.push(crate::spirv::dr::inst(
+    replacement.push(crate::spirv::builder::inst(
         Op::Load,
         Some(pointee),
         Some(vector),
         vec![Operand::IdRef(vector_pointer)],
     ));
-    replacement.push(crate::spirv::dr::inst(
+    replacement.push(crate::spirv::builder::inst(
         Op::CompositeExtract,
         Some(ty),
         Some(result),

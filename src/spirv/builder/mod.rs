@@ -7,7 +7,9 @@
 //! - [`Builder`](build::Builder) is rspirv's builder with the translator's additions: stores
 //!   held until their block ends ([`deferred`]), each block's predecessors, and the memory of
 //!   the previous module ([`Recycled`]);
-//! - [`assemble`] writes the binary with rspirv's assembler into one buffer sized up front.
+//! - [`assemble`] writes the binary (the header and multi-word operands with rspirv's
+//!   assembler) into one buffer sized up front, and [`disassemble`] prints a module with
+//!   rspirv's disassembler (`translate --text`).
 
 mod build;
 pub mod deferred;
@@ -19,7 +21,7 @@ pub use build::{BuildError, Builder};
 pub use recycle::Recycled;
 pub use rspirv::dr::{Block, Function, Instruction, Module, ModuleHeader, Operand};
 
-use rspirv::binary::Assemble as _;
+use rspirv::binary::{Assemble as _, Disassemble as _};
 use spirv::{Op, Word};
 use std::sync::OnceLock;
 
@@ -171,4 +173,16 @@ pub fn assemble(module: &Module) -> Vec<u32> {
         assemble_instruction(inst, &mut words);
     }
     words
+}
+
+/// The module's text (`translate --text`): the module rspirv reads from the words, printed by
+/// rspirv's disassembler; words rspirv cannot read are an error saying why.
+pub fn disassemble(words: &[u32]) -> crate::error::Result<String> {
+    let module = rspirv::dr::load_words(words).map_err(|e| {
+        crate::error::Error::new(
+            crate::error::Location::None,
+            format!("printing SPIR-V: {e}"),
+        )
+    })?;
+    Ok(module.disassemble())
 }

@@ -161,11 +161,11 @@ impl Recycled {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spirv::dr::{Block, Function, Operands};
+    use crate::spirv::builder::{Block, Function, Operands};
     use spirv::Op;
 
     fn nop() -> Instruction {
-        crate::spirv::dr::inst(Op::Nop, None, None, Operands::new())
+        crate::spirv::builder::inst(Op::Nop, None, None, Operands::new())
     }
 
     #[test]
@@ -237,6 +237,56 @@ mod tests {
             r.list_bytes <= MAX_LIST_BYTES,
             "{} bytes of lists kept",
             r.list_bytes
+        );
+    }
+
+    #[test]
+    fn operand_lists_of_a_kept_module_come_back_empty_up_to_the_bound() {
+        use crate::spirv::builder::Operand;
+        let with_capacity = |capacity: usize| {
+            let mut operands = Operands::with_capacity(capacity);
+            operands.push(Operand::LiteralString("a string to drop".into()));
+            crate::spirv::builder::inst(Op::Name, None, None, operands)
+        };
+        let mut module = Module::new();
+        module
+            .debug_names
+            .extend([with_capacity(4), with_capacity(2), with_capacity(9)]);
+        module.functions.push(Function {
+            def: Some(with_capacity(8)),
+            blocks: vec![Block {
+                label: None,
+                instructions: vec![with_capacity(4)],
+            }],
+            ..Function::default()
+        });
+        let mut r = Recycled::default();
+        r.keep(module);
+        // The lists of four to eight operands come back, emptied; the others were freed.
+        let mut capacities: Vec<usize> = (0..3)
+            .map(|_| {
+                let list = r.operands();
+                assert!(list.is_empty(), "a kept list comes back empty: {list:?}");
+                list.capacity()
+            })
+            .collect();
+        capacities.sort_unstable();
+        assert_eq!(capacities, [4, 4, 8]);
+        assert_eq!(r.operand_bytes, 0);
+        assert_eq!(r.operands().capacity(), OPERAND_CAPACITY, "then new lists");
+        // The kept lists are bounded in bytes.
+        let mut r = Recycled::default();
+        for _ in 0..MAX_OPERAND_BYTES / (OPERAND_CAPACITY * OPERAND_BYTES) + 10 {
+            r.reuse(Operands::with_capacity(OPERAND_CAPACITY));
+        }
+        assert!(
+            r.operand_bytes <= MAX_OPERAND_BYTES,
+            "{} bytes of operand lists kept",
+            r.operand_bytes
+        );
+        assert_eq!(
+            r.operand_bytes,
+            r.operand_lists.len() * OPERAND_CAPACITY * OPERAND_BYTES
         );
     }
 }
