@@ -333,7 +333,7 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
                 })?;
             }
             if text {
-                let text = dxbc2spirv::spirv::text::disassemble(&words)
+                let text = dxbc2spirv::spirv::disassemble(&words)
                     .with_context(|| format!("{}", input.display()))?;
                 write_output(output.as_deref(), text.as_bytes())?;
             } else {
