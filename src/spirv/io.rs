@@ -110,6 +110,9 @@ pub struct IoState {
     pub(super) sample_rate: super::sample_rate::SampleRate,
     /// The placements of an interface map or of dual-source blending ([`super::placed_io`]).
     pub(super) placed: Option<Box<super::placed_io::PlacedState>>,
+    /// The depth outputs a pixel shader declares: `oDepth` (bit 0), `oDepthGE` (bit 1),
+    /// `oDepthLE` (bit 2).
+    depth_outputs: u8,
 }
 
 /// `vCycleCounter` after its `dcl_input`: the latest clock read, by the instruction and
@@ -903,9 +906,20 @@ impl Emitter<'_> {
             {
                 let var = self.builtin(output, BuiltIn::FragDepth, Scalar::F32, 1, None);
                 self.add_mode(ExecutionMode::DepthReplacing);
-                match kind {
-                    K::OutputDepthGreaterEqual => self.add_mode(ExecutionMode::DepthGreater),
-                    K::OutputDepthLessEqual => self.add_mode(ExecutionMode::DepthLess),
+                self.io.depth_outputs |= match kind {
+                    K::OutputDepthGreaterEqual => 2,
+                    K::OutputDepthLessEqual => 4,
+                    _ => 1,
+                };
+                // A conservative-depth mode promises something of every depth the shader
+                // writes: it holds only when all the depth outputs declared are of its kind
+                // (`oDepthGE` with `oDepthLE` or `oDepth` writes depths either way).
+                self.modes.retain(|(m, _)| {
+                    !matches!(m, ExecutionMode::DepthGreater | ExecutionMode::DepthLess)
+                });
+                match self.io.depth_outputs {
+                    2 => self.add_mode(ExecutionMode::DepthGreater),
+                    4 => self.add_mode(ExecutionMode::DepthLess),
                     _ => {}
                 }
                 self.set_scalar_slot(kind, 0, 0, var, output, Scalar::F32);

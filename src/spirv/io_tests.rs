@@ -368,6 +368,43 @@ ret
 }
 
 #[test]
+fn a_conservative_depth_mode_only_when_every_depth_output_is_of_its_kind() {
+    let modes = |outputs: &[&str]| {
+        let mut text = String::from("ps_5_0\ndcl_input_ps linear v0.xyzw\n");
+        for output in outputs {
+            text += &format!("dcl_output {output}\n");
+        }
+        for output in outputs {
+            text += &format!("mov {output}, v0.z\n");
+        }
+        text += "ret\n";
+        let module = compile(&text);
+        [
+            ExecutionMode::DepthReplacing,
+            ExecutionMode::DepthGreater,
+            ExecutionMode::DepthLess,
+        ]
+        .map(|mode| has_mode(&module, mode))
+    };
+    for (outputs, expected) in [
+        (&["oDepthGE"][..], [true, true, false]),
+        (&["oDepthLE"][..], [true, false, true]),
+        (&["oDepth"][..], [true, false, false]),
+        // Depths written both ways: no promise holds of every one.
+        (&["oDepthGE", "oDepthLE"][..], [true, false, false]),
+        (&["oDepthLE", "oDepthGE"][..], [true, false, false]),
+        (&["oDepth", "oDepthGE"][..], [true, false, false]),
+        (&["oDepthLE", "oDepth"][..], [true, false, false]),
+    ] {
+        assert_eq!(
+            modes(outputs),
+            expected,
+            "{outputs:?}: DepthReplacing, DepthGreater, DepthLess"
+        );
+    }
+}
+
+#[test]
 fn inner_coverage_is_fully_covered() {
     let module = compile(
         "ps_5_0
