@@ -1,9 +1,8 @@
 //! The SPIR-V module under construction: the builder plus caches of types and constants,
 //! and the capabilities and extensions the module turns out to use.
 
-use super::builder::{BuildError, Builder, Operand as SpvOperand, Operands, Recycled};
+use super::builder::{BuildError, Builder, Operand as SpvOperand, Recycled};
 use crate::fast_hash::HashMap;
-
 use spirv::{Capability, StorageClass, Word};
 use std::collections::BTreeSet;
 
@@ -309,11 +308,11 @@ impl Module {
         decoration: spirv::Decoration,
         literals: &[u32],
     ) {
-        let mut operands: Operands = vec![
+        let mut operands = self.b.ops([
             SpvOperand::IdRef(id),
             SpvOperand::LiteralBit32(member),
             SpvOperand::Decoration(decoration),
-        ];
+        ]);
         operands.extend(literals.iter().map(|&v| SpvOperand::LiteralBit32(v)));
         let inst = crate::spirv::builder::inst(spirv::Op::MemberDecorate, None, None, operands);
         self.b.module_mut().annotations.push(inst);

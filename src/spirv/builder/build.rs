@@ -99,28 +99,6 @@ impl From<rspirv::dr::Error> for BuildError {
     }
 }
 
-/// Methods of rspirv's builder the translator's builder passes on unchanged, `name(args) ->
-/// result`.
-macro_rules! passed_on {
-    ($($name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
-        impl Builder {
-            $(
-                #[doc = concat!("rspirv's `Builder::", stringify!($name), "`.")]
-                #[allow(clippy::too_many_arguments)]
-                pub fn $name(&mut self, $($arg: $ty),*) $(-> $ret)? {
-                    self.inner.$name($($arg),*)
-                }
-            )*
-        }
-    };
-}
-
-passed_on! {
-    id() -> Word;
-    set_version(major: u8, minor: u8);
-    memory_model(addressing: spirv::AddressingModel, memory: spirv::MemoryModel);
-}
-
 impl Builder {
     /// An empty module (ids start at 1) built in the memory of an earlier one.
     pub fn with_recycled(mut recycled: Recycled) -> Builder {
@@ -143,6 +121,21 @@ impl Builder {
             entry_function: None,
             predecessors: Default::default(),
         }
+    }
+
+    /// A fresh id.
+    pub fn id(&mut self) -> Word {
+        self.inner.id()
+    }
+
+    /// Sets the SPIR-V version of the header.
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.inner.set_version(major, minor)
+    }
+
+    /// Sets the memory model.
+    pub fn memory_model(&mut self, addressing: spirv::AddressingModel, memory: spirv::MemoryModel) {
+        self.inner.memory_model(addressing, memory)
     }
 
     /// The memory kept from an earlier module and not used (see [`Recycled`]).
@@ -227,11 +220,11 @@ impl Builder {
         result_id: Option<Word>,
         operands: Operands,
     ) -> BuildResult<Word> {
-        let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
+        if self.selected().is_none() {
+            return Err(BuildError::DetachedInstruction);
+        }
         let id = result_id.unwrap_or_else(|| self.id());
-        self.inner.module_mut().functions[f].blocks[b]
-            .instructions
-            .push(inst(op, Some(ty), Some(id), operands));
+        self.append(inst(op, Some(ty), Some(id), operands))?;
         Ok(id)
     }
 

@@ -88,15 +88,15 @@ pub fn set_operands<const N: usize>(inst: &mut Instruction, operands: [Operand; 
     inst.operands.extend(operands);
 }
 
-/// An instruction whose operands are all ids (its list with room for at least four, the
-/// size [`Recycled`] keeps lists of).
+/// An instruction whose operands are all ids (its list with room for at least as many as
+/// [`Recycled`] makes lists with, so that it can be reused).
 pub fn of_ids(
     op: Op,
     result_type: Option<Word>,
     result_id: Option<Word>,
     ids: &[Word],
 ) -> Instruction {
-    let mut operands = Operands::with_capacity(ids.len().max(4));
+    let mut operands = Operands::with_capacity(ids.len().max(recycle::OPERAND_CAPACITY));
     operands.extend(ids.iter().map(|&id| Operand::IdRef(id)));
     inst(op, result_type, result_id, operands)
 }

@@ -20,7 +20,7 @@ const MAX_SECTION_CAPACITY: usize = 256;
 const MAX_OPERAND_BYTES: usize = 256 * 1024;
 
 /// The room of the operand lists made, in operands: most instructions have four or fewer.
-const OPERAND_CAPACITY: usize = 4;
+pub(super) const OPERAND_CAPACITY: usize = 4;
 
 /// The largest operand list kept, in operands.
 const MAX_OPERAND_CAPACITY: usize = 8;
@@ -50,7 +50,7 @@ impl Recycled {
     pub fn keep(&mut self, mut module: Module) {
         for function in module.functions.drain(..) {
             for mut block in function.blocks {
-                self.keep_operands(&mut block.instructions);
+                self.keep_operands_of(block.instructions.drain(..));
                 self.keep_list(block.instructions);
             }
             self.keep_operands_of(function.def.into_iter().chain(function.parameters));
@@ -68,7 +68,7 @@ impl Recycled {
             &mut module.annotations,
             &mut module.types_global_values,
         ] {
-            self.keep_operands(section);
+            self.keep_operands_of(section.drain(..));
             if section.capacity() > MAX_SECTION_CAPACITY {
                 *section = Vec::new();
             }
@@ -94,14 +94,6 @@ impl Recycled {
     /// Keeps the operand lists of `instructions`, as many as there is room for.
     fn keep_operands_of(&mut self, instructions: impl Iterator<Item = Instruction>) {
         for inst in instructions {
-            self.reuse(inst.operands);
-        }
-    }
-
-    /// Empties `instructions`, keeping their operand lists (emptied), as many as there is
-    /// room for.
-    fn keep_operands(&mut self, instructions: &mut Vec<Instruction>) {
-        for inst in instructions.drain(..) {
             self.reuse(inst.operands);
         }
     }

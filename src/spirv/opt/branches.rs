@@ -222,7 +222,7 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
         ));
         folded = true;
     }
-    drop_marked(&mut function.blocks, &gone);
+    drop_marked(&mut function.blocks, &gone, |_| {});
     folded
 }
 
@@ -308,7 +308,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
     if !gone.contains(&true) {
         return;
     }
-    drop_marked(&mut function.blocks, &gone);
+    drop_marked(&mut function.blocks, &gone, |_| {});
     let resolve = |mut id: Word| {
         while let Some(&next) = renamed.get(&id) {
             id = next;

@@ -87,7 +87,7 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
                     dead[at] = true;
                 }
             }
-            drop_marked_instructions(&mut block.instructions, &dead, spare);
+            drop_marked(&mut block.instructions, &dead, spare_operands(spare));
         }
     }
     dead.clear();
@@ -99,7 +99,11 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
             dead[at] = true;
         }
     }
-    drop_marked_instructions(&mut module.types_global_values, &dead, spare);
+    drop_marked(
+        &mut module.types_global_values,
+        &dead,
+        spare_operands(spare),
+    );
     module.ext_inst_imports.retain(|inst| {
         let unused = inst.result_id.is_some_and(|id| u.count(id) == 0);
         if unused {
@@ -126,31 +130,25 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
     }
 }
 
-/// Removes the instructions marked dead (in one pass over the list).
-pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool]) {
+/// Removes the items marked dead (in one pass over the list), each handed to `dropped`
+/// first.
+pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool], mut dropped: impl FnMut(&mut T)) {
     if !dead.contains(&true) {
         return;
     }
     let mut index = 0;
-    items.retain(|_| {
+    items.retain_mut(|item| {
         index += 1;
+        if dead[index - 1] {
+            dropped(item);
+        }
         !dead[index - 1]
     });
 }
 
-/// Removes the instructions marked dead, their operand lists going to `spare`.
-pub fn drop_marked_instructions(items: &mut Vec<Instruction>, dead: &[bool], spare: &mut Recycled) {
-    if !dead.contains(&true) {
-        return;
-    }
-    let mut index = 0;
-    items.retain_mut(|inst| {
-        index += 1;
-        if dead[index - 1] {
-            spare.reuse(std::mem::take(&mut inst.operands));
-        }
-        !dead[index - 1]
-    });
+/// Hands an instruction's operand list to `spare`, for the next module.
+fn spare_operands(spare: &mut Recycled) -> impl FnMut(&mut Instruction) + '_ {
+    |inst| spare.reuse(std::mem::take(&mut inst.operands))
 }
 
 /// Counts how many times each id is used, not counting names, decorations and entry-point
