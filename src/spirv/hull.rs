@@ -259,21 +259,19 @@ impl Emitter<'_> {
             self.declare_arrayed(RegisterKind::Output, register, length, mask, sv)?;
         }
         let id = self.invocation_id()?;
+        let from_slots = self.arrayed_slots(RegisterKind::Input);
+        let to_slots = self.arrayed_slots(RegisterKind::Output);
         for (register, mask, _) in registers {
             for component in Self::components_of(mask) {
-                let from = self.arrayed_slots(RegisterKind::Input);
-                let to = self.arrayed_slots(RegisterKind::Output);
                 let find = |list: &[(u32, u8, ArrayedSlot)]| {
                     list.iter()
                         .find(|&&(r, c, _)| r == register && c == component)
                         .map(|&(_, _, s)| s)
                 };
-                let (Some(from), Some(to)) = (find(&from), find(&to)) else {
+                let (Some(from), Some(to)) = (find(&from_slots), find(&to_slots)) else {
                     continue;
                 };
-                let pointer = self.arrayed_pointer(from, id)?;
-                let ty = self.m.scalar(from.scalar);
-                let value = built(self.m.load(ty, pointer))?;
+                let value = self.read_arrayed(from, id)?;
                 let value = self.cast(
                     Val {
                         id: value,

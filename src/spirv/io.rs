@@ -1165,10 +1165,10 @@ impl Emitter<'_> {
                     built(self.m.store(dst, value))?;
                 }
                 Prologue::ReciprocalW { dst, frag_coord } => {
-                    let pointer = self.m.pointer(StorageClass::Input, float);
-                    let three = self.m.constant_u32(3);
-                    let w_ptr = built(self.m.access_chain(pointer, frag_coord, &[three]))?;
-                    let w = built(self.m.load(float, w_ptr))?;
+                    // The whole vector, as a component read of it is made (see `widen`).
+                    let vec4 = self.m.vector(Scalar::F32, 4);
+                    let position = built(self.m.load(vec4, frag_coord))?;
+                    let w = built(self.m.composite_extract(float, position, &[3]))?;
                     let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
                     let value = built(self.m.b.f_div(float, None, one, w))?;
                     built(self.m.store(dst, value))?;

@@ -349,6 +349,7 @@ impl Emitter<'_> {
                 var: placed.var,
                 class,
                 scalar: placed.scalar,
+                count: placed.count,
                 index: placed.index,
             };
             self.io

@@ -353,15 +353,20 @@ impl Emitter<'_> {
             }
             RegisterKind::ConstantBuffer => {
                 let cb = self.cb_element(operand)?;
-                if cb.shared {
-                    // A component of a vector at a constant element: an element of the
-                    // vector, loaded once per block (constant buffers are read-only).
+                if !cb.non_uniform {
+                    // A component of a vector: an element of the vector, loaded once per
+                    // block and element (constant buffers are read-only); an element out
+                    // of range reads zero.
                     let vector = self.buffer_vector(&cb)?;
-                    let id = built(self.m.composite_extract(
+                    let mut id = built(self.m.composite_extract(
                         uint,
                         vector,
                         &[component as u32 & 3],
                     ))?;
+                    if let Some(in_range) = cb.in_range {
+                        let zero = self.m.constant_u32(0);
+                        id = built(self.m.select(uint, None, in_range, id, zero))?;
+                    }
                     return Ok(Val {
                         id,
                         scalar: Scalar::U32,
@@ -660,8 +665,8 @@ impl Emitter<'_> {
         }))
     }
 
-    /// The `uint4` at the constant element of a constant-buffer read (`cb.shared`), loaded
-    /// once per block.
+    /// The `uint4` at the element of a constant-buffer read (not a non-uniform one), loaded
+    /// once per block and element.
     fn buffer_vector(&mut self, cb: &CbElement) -> Result<Word> {
         let (block, element) = (cb.block, cb.element);
         let place = self.m.place();

@@ -147,6 +147,7 @@ impl Emitter<'_> {
                 var,
                 class,
                 scalar: Scalar::F32,
+                count: 1,
                 index: Some(position as u32),
             };
             self.io

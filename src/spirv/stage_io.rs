@@ -30,6 +30,8 @@ pub struct ArrayedSlot {
     pub class: StorageClass,
     /// The component type.
     pub scalar: Scalar,
+    /// The components of an element when it is a vector (1 for scalars and arrays).
+    pub count: u32,
     /// The component inside the element vector, `None` when elements are scalars.
     pub index: Option<u32>,
 }
@@ -333,6 +335,7 @@ impl Emitter<'_> {
                 var,
                 class,
                 scalar,
+                count: 4,
                 index: Some(component as u32),
             };
             let key = (kind as u8, register, component);
@@ -368,6 +371,37 @@ impl Emitter<'_> {
             indices.push(self.m.constant_u32(i));
         }
         built(self.m.b.access_chain(pointer, None, slot.var, indices))
+    }
+
+    /// Reads one component of one vertex of a per-vertex array, in the slot's type: of an
+    /// input vector, an element of the vector, loaded once per block (inputs do not change
+    /// while the shader runs).
+    pub fn read_arrayed(&mut self, slot: ArrayedSlot, vertex: Word) -> Result<Word> {
+        let ty = self.m.scalar(slot.scalar);
+        match slot.index {
+            Some(index) if slot.class == StorageClass::Input && slot.count > 1 => {
+                let vector = self.arrayed_input_vector(slot, vertex)?;
+                built(self.m.composite_extract(ty, vector, &[index]))
+            }
+            _ => {
+                let pointer = self.arrayed_pointer(slot, vertex)?;
+                built(self.m.load(ty, pointer))
+            }
+        }
+    }
+
+    /// The whole vector of one vertex of a per-vertex input array, loaded once per block.
+    fn arrayed_input_vector(&mut self, slot: ArrayedSlot, vertex: Word) -> Result<Word> {
+        let place = self.m.place();
+        if let Some(vector) = self.known.vector(place, slot.var, vertex) {
+            return Ok(vector);
+        }
+        let ty = self.m.vector(slot.scalar, slot.count);
+        let pointer = self.m.pointer(slot.class, ty);
+        let element = built(self.m.b.access_chain(pointer, None, slot.var, [vertex]))?;
+        let vector = built(self.m.load(ty, element))?;
+        self.known.set_vector(place, slot.var, vertex, vector);
+        Ok(vector)
     }
 
     /// The `InvocationId` value.
@@ -440,9 +474,7 @@ impl Emitter<'_> {
                         operand.kind.name()
                     ))
                 })?;
-            let pointer = self.arrayed_pointer(slot, vertex)?;
-            let ty = self.m.scalar(slot.scalar);
-            let id = built(self.m.load(ty, pointer))?;
+            let id = self.read_arrayed(slot, vertex)?;
             return Ok(Some(Val {
                 id,
                 scalar: slot.scalar,
@@ -458,9 +490,7 @@ impl Emitter<'_> {
             if c != component {
                 continue;
             }
-            let pointer = self.arrayed_pointer(slot, vertex)?;
-            let ty = self.m.scalar(slot.scalar);
-            let id = built(self.m.load(ty, pointer))?;
+            let id = self.read_arrayed(slot, vertex)?;
             let bits = self.cast(
                 Val {
                     id,

@@ -73,8 +73,6 @@ pub struct Info {
     variable_memory: bool,
     /// See [`Info::has_output_chains`].
     output_chains: bool,
-    /// See [`Info::has_read_only_component_chains`].
-    read_only_component_chains: bool,
 }
 
 impl Info {
@@ -107,7 +105,6 @@ impl Info {
         self.variables.reserve(globals / 4);
         self.variable_memory = false;
         self.output_chains = false;
-        self.read_only_component_chains = false;
         self.bool_ids = [None; 2];
         let info = self;
         info.slots.resize_with(bound.max(1), Slot::default);
@@ -156,8 +153,8 @@ impl Info {
             + vec_bytes(&self.variables)
     }
 
-    /// Notes a function-scope variable, a whole load or store of a private variable, an
-    /// access chain into an output variable and one to a scalar of read-only memory.
+    /// Notes a function-scope variable, a whole load or store of a private variable and an
+    /// access chain into an output variable.
     fn note_variable_use(&mut self, inst: &Instruction) {
         match (inst.class.opcode, inst.operands.first()) {
             (Op::Variable, _) => self.variable_memory = true,
@@ -166,20 +163,11 @@ impl Info {
                     self.variable_memory = true;
                 }
             }
-            (Op::AccessChain, Some(Operand::IdRef(base))) => match self.variable(*base) {
-                Some((StorageClass::Output, _)) => self.output_chains = true,
-                Some(_) if !self.read_only_component_chains => {
-                    let to_scalar = inst.result_type.is_some_and(|ty| {
-                        matches!(self.type_of_id(ty), Some(Type::Pointer { pointee, .. })
-                                if matches!(self.type_of_id(*pointee),
-                                    Some(Type::Scalar32 | Type::OtherScalar)))
-                    });
-                    if to_scalar && self.read_only(*base) {
-                        self.read_only_component_chains = true;
-                    }
+            (Op::AccessChain, Some(Operand::IdRef(base))) => {
+                if matches!(self.variable(*base), Some((StorageClass::Output, _))) {
+                    self.output_chains = true;
                 }
-                _ => {}
-            },
+            }
             _ => {}
         }
     }
@@ -188,12 +176,6 @@ impl Info {
     /// written component by component).
     pub fn has_output_chains(&self) -> bool {
         self.output_chains
-    }
-
-    /// Whether the code has access chains to scalars in read-only memory (when not, no
-    /// load reads one component of a read-only vector).
-    pub fn has_read_only_component_chains(&self) -> bool {
-        self.read_only_component_chains
     }
 
     /// Whether the code has function-scope variables or loads or stores private variables

@@ -9,22 +9,21 @@
 //!    replaces its call;
 //! 2. `split`: private arrays and vectors reached only through constant indices (indexable
 //!    temps, patch constants) become one variable per element;
-//! 3. `widen`: a component read from read-only vector memory (inputs, constant buffers)
-//!    becomes a read of the whole vector and an extract, so the reads can be shared;
-//! 4. `forward`: within a block, a load of a temp variable reuses the value last stored to
+//! 3. `forward`: within a block, a load of a temp variable reuses the value last stored to
 //!    it or loaded from it (SSA values instead of memory round trips);
-//! 5. `merge_stores`: component stores that write a whole output vector become one store;
-//! 6. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
+//! 4. `merge_stores`: component stores that write a whole output vector become one store;
+//! 5. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
 //!    bitcasts, constant vectors, integer constant folding) and common-subexpression
 //!    elimination of pure instructions;
-//! 7. `branches`: selections on conditions `simplify` made constant become plain
+//! 6. `branches`: selections on conditions `simplify` made constant become plain
 //!    branches, and the straight chains of blocks left are joined (then `forward` again);
-//! 8. `dead_stores`: stores that no load can observe, and temp variables never loaded;
-//! 9. `dce`: instructions whose results are unused, and unused variables, constants,
+//! 7. `dead_stores`: stores that no load can observe, and temp variables never loaded;
+//! 8. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
 //!
-//! `widen` runs only when the code has access chains to scalars of read-only memory;
-//! `forward` and `dead_stores` run only when the code has function-scope variables or loads
+//! The emitter reads read-only vector memory (inputs, constant buffers) a whole vector at
+//! a time and takes components out of it, so that no pass has to rewrite component reads
+//! (`tests/vector_reads.rs` checks the corpus). `forward` and `dead_stores` run only when the code has function-scope variables or loads
 //! or stores private ones, and `merge_stores` only when it has access chains into outputs
 //! (the emitter holds temp and output stores to the end of their block, so straight-line
 //! vertex and pixel shaders have neither).
@@ -49,7 +48,6 @@ mod simplify_tests;
 mod split;
 #[cfg(test)]
 mod test_support;
-mod widen;
 
 use crate::spirv::builder::{Module, Recycled};
 use crate::spirv::{keep_tables, take_tables};
@@ -60,7 +58,6 @@ use crate::spirv::{keep_tables, take_tables};
 #[derive(Default)]
 pub(crate) struct Kept {
     info: info::Info,
-    widen: widen::Tables,
     simplify: simplify::Tables,
     dce: dce::Tables,
 }
@@ -70,10 +67,7 @@ const KEPT_BYTES: usize = 256 * 1024;
 
 impl Kept {
     fn held_bytes(&self) -> usize {
-        self.info.held_bytes()
-            + self.widen.held_bytes()
-            + self.simplify.held_bytes()
-            + self.dce.held_bytes()
+        self.info.held_bytes() + self.simplify.held_bytes() + self.dce.held_bytes()
     }
 }
 
@@ -94,14 +88,12 @@ pub(crate) fn optimize_with(
     let mut kept = take_tables(slot);
     let Kept {
         info,
-        widen: widen_tables,
         simplify: simplify_tables,
         dce: dce_tables,
     } = &mut *kept;
     inline::run(module);
     info.refill(module);
-    let split = split::run(module, info);
-    if split {
+    if split::run(module, info) {
         info.note_variable_memory();
     }
     // Without variable memory (straight-line code keeps its temps in values), the passes
@@ -109,10 +101,6 @@ pub(crate) fn optimize_with(
     let plain = info
         .has_variable_memory()
         .then(|| info::plain_variables(module, info));
-    // Without a chain to a component of read-only memory, no load is one to widen.
-    if split || info.has_read_only_component_chains() {
-        widen::run(module, info, widen_tables);
-    }
     if let Some(plain) = &plain {
         forward::run(module, info, plain);
     }
