@@ -1,5 +1,5 @@
-//! Reads of read-only vector memory are vector reads: no corpus module, with the optimiser
-//! or without it, loads one component of a vector in an input, constant buffer or push
+//! Reads of read-only vector memory are vector reads: no module of the corpus or of the
+//! snapshot inputs (`tests/in`), with the optimiser or without it, loads one component of a vector in an input, constant buffer or push
 //! constant block through an access chain. The emitter loads the whole vector (once per
 //! block) and takes the component out of it, so that the reads of one block share one load
 //! and a register read whole comes out as the vector itself, with no pass to rewrite them.
@@ -137,6 +137,44 @@ fn read_only_vector_memory_is_read_a_vector_at_a_time() {
     });
     println!("{checked} modules checked");
     assert!(checked > 2000, "only {checked} modules checked");
+}
+
+#[test]
+fn the_snapshot_inputs_read_read_only_vector_memory_a_vector_at_a_time() {
+    let dir = common::workspace_root().join("tests").join("in");
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "asm"))
+        .collect();
+    inputs.sort();
+    let mut failures = Vec::new();
+    for input in &inputs {
+        let text = std::fs::read_to_string(input).expect("the input reads");
+        let bytes = dxbc2spirv::asm::assemble(&text).expect("the input assembles");
+        let dxbc = dxbc2spirv::read(&bytes, &Default::default()).expect("the container reads");
+        for no_optimize in [false, true] {
+            let options = dxbc2spirv::spirv::Options {
+                no_optimize,
+                ..Default::default()
+            };
+            let words = dxbc2spirv::translate(&dxbc, &options).expect("the input translates");
+            let loads = component_loads(&words);
+            if !loads.is_empty() {
+                failures.push(format!(
+                    "{} (no_optimize: {no_optimize}): {loads:?}",
+                    input.display()
+                ));
+            }
+        }
+    }
+    assert!(inputs.len() > 20, "only {} snapshot inputs", inputs.len());
+    assert!(
+        failures.is_empty(),
+        "component loads of read-only vector memory (expected none; the emitter loads the \
+         vector and extracts):\n{}",
+        failures.join("\n")
+    );
 }
 
 /// The check finds a component load when there is one (so that the test above can fail).

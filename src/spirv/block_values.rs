@@ -4,8 +4,8 @@
 //! - the values the temp components hold: a read of a temp written or read earlier in the
 //!   block takes that value (what [`super::opt`]'s `forward` would do);
 //! - the vectors loaded from read-only memory (inputs, constant buffers): a component read
-//!   takes an element of the vector loaded earlier in the block (what `widen` and
-//!   `simplify` would make of a load of the component).
+//!   takes an element of the vector loaded earlier in the block (the optimiser has no pass
+//!   that would turn component loads into vector loads).
 //!
 //! What is known holds only within one block and until the next function call (a
 //! subroutine may write the temps).

@@ -1165,7 +1165,7 @@ impl Emitter<'_> {
                     built(self.m.store(dst, value))?;
                 }
                 Prologue::ReciprocalW { dst, frag_coord } => {
-                    // The whole vector, as a component read of it is made (see `widen`).
+                    // The whole vector, as every read of read-only memory is made.
                     let vec4 = self.m.vector(Scalar::F32, 4);
                     let position = built(self.m.load(vec4, frag_coord))?;
                     let w = built(self.m.composite_extract(float, position, &[3]))?;

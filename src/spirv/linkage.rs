@@ -170,16 +170,27 @@ impl Emitter<'_> {
             .data
             .ok_or_else(|| self.err("class linkage is used but no interface is declared"))?;
         let uint = self.m.scalar(Scalar::U32);
-        let pointer = self.m.pointer(StorageClass::Uniform, uint);
-        let zero = self.m.constant_u32(0);
-        let component = self.m.constant_u32(component);
-        let mut chain = Vec::with_capacity(4);
-        if let Some(element) = data.element {
-            chain.push(self.m.constant_u32(element));
-        }
-        chain.extend([zero, vector, component]);
-        let at = built(self.m.b.access_chain(pointer, None, data.var, chain))?;
-        built(self.m.load(uint, at))
+        // The whole `uint4`, loaded once per block (the buffer is read-only), and the
+        // component taken out of it.
+        let place = self.m.place();
+        let loaded = match self.known.vector(place, data.var, vector) {
+            Some(loaded) => loaded,
+            None => {
+                let vec4 = self.m.vector(Scalar::U32, 4);
+                let pointer = self.m.pointer(StorageClass::Uniform, vec4);
+                let zero = self.m.constant_u32(0);
+                let mut chain = Vec::with_capacity(3);
+                if let Some(element) = data.element {
+                    chain.push(self.m.constant_u32(element));
+                }
+                chain.extend([zero, vector]);
+                let at = built(self.m.b.access_chain(pointer, None, data.var, chain))?;
+                let loaded = built(self.m.load(vec4, at))?;
+                self.known.set_vector(place, data.var, vector, loaded);
+                loaded
+            }
+        };
+        built(self.m.composite_extract(uint, loaded, &[component]))
     }
 
     /// `2·slot + add` as a `uint` id.

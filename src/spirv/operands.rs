@@ -308,8 +308,8 @@ impl Emitter<'_> {
     }
 
     /// A read of a whole vector in order (`v1.xyzw`, `cb0[2].xyzw`): the vector itself, loaded
-    /// once per block, instead of its components put back together (what `widen` and
-    /// `simplify` would make of the component reads). `None` when the read is not one.
+    /// once per block, instead of its components put back together (what `simplify` would
+    /// make of the component reads). `None` when the read is not one.
     fn load_whole_vector(&mut self, operand: &Operand, mask: u8) -> Result<Option<Val>> {
         let (components, count) = Self::read_components(operand, mask);
         if count < 2

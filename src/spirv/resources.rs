@@ -349,7 +349,11 @@ impl Emitter<'_> {
         let component_id = self.m.constant_u32(component as u32 & 3);
         let id = match operand.kind {
             RegisterKind::ConstantBuffer if is_dynamic_cb(self.program.model, operand) => {
-                self.load_dynamic_cb(operand, Some(component))?
+                let vector = self.load_dynamic_cb(operand)?;
+                built(
+                    self.m
+                        .composite_extract(uint, vector, &[component as u32 & 3]),
+                )?
             }
             RegisterKind::ConstantBuffer => {
                 let cb = self.cb_element(operand)?;
@@ -445,8 +449,8 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Reads component `component` (`None`: the whole `uint4`) of an SM5.0 constant-buffer
-    /// register chosen at run time (`cb[r1.y + 0][r1.x + 0].x`, range
+    /// Reads the `uint4` of an SM5.0 constant-buffer register chosen at run time
+    /// (`cb[r1.y + 0][r1.x + 0]`, once per block and register; range
     /// [`crate::ir::DYNAMIC_CB_RANGE`]). The register selects one of
     /// D3D11's slots `0..D3D11_CB_SLOTS` of space 0: a selection construct switches over it,
     /// each case reading the element from that slot's uniform block (the declared `cbN`, or
@@ -454,9 +458,14 @@ impl Emitter<'_> {
     /// vectors, bound by the binding pass as `cbN` would be), and any other register reads 0
     /// (the default goes straight to the merge block, where an `OpPhi` picks the value).
     /// Vulkan sees no descriptor access outside the slots.
-    fn load_dynamic_cb(&mut self, operand: &Operand, component: Option<u8>) -> Result<Word> {
+    fn load_dynamic_cb(&mut self, operand: &Operand) -> Result<Word> {
         let slot = self.index_value(operand.indices[1])?;
         let element = self.index_value(operand.indices[2])?;
+        // Keyed by the slot and element values (ids of this function, distinct from the
+        // variables that key the other vectors).
+        if let Some(vector) = self.known.vector(self.m.place(), slot, element) {
+            return Ok(vector);
+        }
         for id in 0..D3D11_CB_SLOTS {
             if !self.res.cbuffers.contains_key(&id) {
                 let range = *self
@@ -468,24 +477,9 @@ impl Emitter<'_> {
             }
         }
         let zero = self.m.constant_u32(0);
-        let (ty, chain, otherwise) = match component {
-            Some(component) => {
-                let component = self.m.constant_u32(component as u32 & 3);
-                (
-                    self.m.scalar(Scalar::U32),
-                    vec![zero, element, component],
-                    zero,
-                )
-            }
-            None => {
-                let vector = self.m.vector(Scalar::U32, 4);
-                (
-                    vector,
-                    vec![zero, element],
-                    self.splat_bits(Scalar::U32, 0, 4),
-                )
-            }
-        };
+        let ty = self.m.vector(Scalar::U32, 4);
+        let chain = [zero, element];
+        let otherwise = self.splat_bits(Scalar::U32, 0, 4);
         let pointer = self.m.pointer(StorageClass::Uniform, ty);
         let header = self.current_label()?;
         let merge = self.m.b.id();
@@ -521,7 +515,9 @@ impl Emitter<'_> {
         }
         built(self.m.begin_block(Some(merge)))?;
         incoming.push((otherwise, header));
-        built(self.m.b.phi(ty, None, incoming))
+        let vector = built(self.m.b.phi(ty, None, incoming))?;
+        self.known.set_vector(self.m.place(), slot, element, vector);
+        Ok(vector)
     }
 
     /// The one `PushConstant` block (SPIR-V allows one per entry point): a member per
@@ -638,7 +634,7 @@ impl Emitter<'_> {
     /// descriptor index.
     pub(super) fn buffer_whole_vector(&mut self, operand: &Operand) -> Result<Option<Val>> {
         if is_dynamic_cb(self.program.model, operand) {
-            let id = self.load_dynamic_cb(operand, None)?;
+            let id = self.load_dynamic_cb(operand)?;
             return Ok(Some(Val {
                 id,
                 scalar: Scalar::U32,
