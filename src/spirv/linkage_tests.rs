@@ -133,14 +133,14 @@ fn mapped_binding_with_an_array_offset() {
         bindings.iter().any(|(_, v)| v == &[9]),
         "binding 9 expected in {bindings:?}\n{SHADER}"
     );
-    // The buffer is element 2 of an array of 3: its access chains have four indices
-    // (element, block member, vector, component).
+    // The buffer is element 2 of an array of 3: its access chains have three indices
+    // (element, block member, vector; the component is taken from the loaded vector).
     let chains = module
         .functions
         .iter()
         .flat_map(|f| &f.blocks)
         .flat_map(|b| &b.instructions)
-        .filter(|i| i.class.opcode == Op::AccessChain && i.operands.len() == 5)
+        .filter(|i| i.class.opcode == Op::AccessChain && i.operands.len() == 4)
         .count();
     assert_eq!(
         chains, 3,

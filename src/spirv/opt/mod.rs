@@ -21,9 +21,10 @@
 //! 8. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
 //!
-//! The emitter reads read-only vector memory (inputs, constant buffers) a whole vector at
-//! a time and takes components out of it, so that no pass has to rewrite component reads
-//! (`tests/vector_reads.rs` checks the corpus). `forward` and `dead_stores` run only when the code has function-scope variables or loads
+//! The emitter reads read-only vector memory (inputs, constant buffers, class-linkage data)
+//! a whole vector at a time and takes components out of it, so that no pass has to rewrite
+//! component reads (`tests/vector_reads.rs` checks the corpus and the snapshot inputs).
+//! `forward` and `dead_stores` run only when the code has function-scope variables or loads
 //! or stores private ones, and `merge_stores` only when it has access chains into outputs
 //! (the emitter holds temp and output stores to the end of their block, so straight-line
 //! vertex and pixel shaders have neither).
