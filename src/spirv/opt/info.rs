@@ -63,6 +63,9 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct Info {
     slots: Vec<Slot>,
+    /// Whether `constant_ids`, `composite_ids` and `pointer_ids` hold the module's globals:
+    /// they are filled when a pass first makes a global (most modules never do).
+    lookups: bool,
     constant_ids: HashMap<(Word, u32), Word>,
     composite_ids: HashMap<(Word, Parts), Word>,
     pointer_ids: HashMap<(StorageClass, Word), Word>,
@@ -89,18 +92,15 @@ impl Info {
     #[inline(never)]
     pub fn refill(&mut self, module: &Module) {
         let bound = module.header.as_ref().map_or(0, |h| h.bound) as usize;
-        // The look-up tables sized for the module's globals, so that they do not rehash as
-        // they fill, and room past the bound for the ids the passes make, so that the slots
-        // are not copied to grow.
+        // Room past the bound for the ids the passes make, so that the slots are not copied
+        // to grow; the look-ups by value are filled when first needed.
         let globals = module.types_global_values.len();
+        self.lookups = false;
+        self.constant_ids.clear();
+        self.composite_ids.clear();
+        self.pointer_ids.clear();
         self.slots.clear();
         self.slots.reserve(bound + bound / 4 + 16);
-        self.constant_ids.clear();
-        self.constant_ids.reserve(globals / 2);
-        self.composite_ids.clear();
-        self.composite_ids.reserve(globals / 8);
-        self.pointer_ids.clear();
-        self.pointer_ids.reserve(globals / 4);
         self.variables.clear();
         self.variables.reserve(globals / 4);
         self.variable_memory = false;
@@ -230,7 +230,9 @@ impl Info {
             },
             Op::TypePointer => match (ops.first(), ops.get(1)) {
                 (Some(Operand::StorageClass(class)), Some(Operand::IdRef(pointee))) => {
-                    self.pointer_ids.insert((*class, *pointee), id);
+                    if self.lookups {
+                        self.pointer_ids.insert((*class, *pointee), id);
+                    }
                     Def::Type(Type::Pointer {
                         class: *class,
                         pointee: *pointee,
@@ -248,7 +250,9 @@ impl Info {
             }
             Op::Constant => match (inst.result_type, &ops[..]) {
                 (Some(ty), [Operand::LiteralBit32(bits)]) => {
-                    self.constant_ids.entry((ty, *bits)).or_insert(id);
+                    if self.lookups {
+                        self.constant_ids.entry((ty, *bits)).or_insert(id);
+                    }
                     Def::Constant(*bits)
                 }
                 _ => return,
@@ -262,7 +266,7 @@ impl Info {
             }
             Op::ConstantComposite => {
                 let parts: Parts = ids(ops).collect();
-                if let Some(ty) = inst.result_type {
+                if let (true, Some(ty)) = (self.lookups, inst.result_type) {
                     self.composite_ids.entry((ty, parts.clone())).or_insert(id);
                 }
                 Def::Composite(parts)
@@ -398,8 +402,37 @@ impl Info {
         module.types_global_values.push(inst);
     }
 
+    /// Fills the look-ups of constants, composite constants and pointer types by value from
+    /// the module's globals, the first time a pass needs them (later globals are recorded as
+    /// they are made).
+    fn fill_lookups(&mut self, module: &Module) {
+        if self.lookups {
+            return;
+        }
+        self.lookups = true;
+        for inst in &module.types_global_values {
+            let (Some(id), ops) = (inst.result_id, &inst.operands) else {
+                continue;
+            };
+            match (inst.class.opcode, inst.result_type, &ops[..]) {
+                (Op::TypePointer, _, [Operand::StorageClass(class), Operand::IdRef(pointee)]) => {
+                    self.pointer_ids.insert((*class, *pointee), id);
+                }
+                (Op::Constant, Some(ty), [Operand::LiteralBit32(bits)]) => {
+                    self.constant_ids.entry((ty, *bits)).or_insert(id);
+                }
+                (Op::ConstantComposite, Some(ty), _) => {
+                    let parts: Parts = ids(ops).collect();
+                    self.composite_ids.entry((ty, parts)).or_insert(id);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// The constant of a 32-bit scalar type with these bits, made when the module lacks it.
     pub fn make_constant(&mut self, module: &mut Module, ty: Word, bits: u32) -> Word {
+        self.fill_lookups(module);
         if let Some(&id) = self.constant_ids.get(&(ty, bits)) {
             return id;
         }
@@ -414,6 +447,7 @@ impl Info {
 
     /// The composite constant of a type with these constituents, made when missing.
     pub fn make_composite(&mut self, module: &mut Module, ty: Word, parts: &[Word]) -> Word {
+        self.fill_lookups(module);
         let key = (ty, Parts::from_slice(parts));
         if let Some(&id) = self.composite_ids.get(&key) {
             return id;
@@ -432,6 +466,7 @@ impl Info {
         class: StorageClass,
         pointee: Word,
     ) -> Word {
+        self.fill_lookups(module);
         if let Some(&id) = self.pointer_ids.get(&(class, pointee)) {
             return id;
         }
@@ -896,4 +931,46 @@ pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
         }
     }
     candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spirv::opt::test_support::Shell;
+
+    /// The look-ups by value, filled only when a pass first makes a global, find what the
+    /// module declared before and what was made since, and make what is missing once.
+    #[test]
+    fn made_globals_reuse_the_module_s_and_earlier_made_ones() {
+        let mut s = Shell::new();
+        let (uint, uvec4) = (s.uint, s.uvec4);
+        let seven = s.uint_const(7);
+        let mut module = s.finish();
+        let mut info = Info::of(&module);
+        let globals = module.types_global_values.len();
+        assert_eq!(
+            info.make_constant(&mut module, uint, 7),
+            seven,
+            "declared 7 reused"
+        );
+        let eight = info.make_constant(&mut module, uint, 8);
+        assert_eq!(
+            info.make_constant(&mut module, uint, 8),
+            eight,
+            "made 8 reused"
+        );
+        let parts = [seven, eight, seven, eight];
+        let vector = info.make_composite(&mut module, uvec4, &parts);
+        assert_eq!(info.make_composite(&mut module, uvec4, &parts), vector);
+        let pointer = info.make_pointer(&mut module, StorageClass::Input, uvec4);
+        assert_eq!(
+            info.make_pointer(&mut module, StorageClass::Input, uvec4),
+            pointer
+        );
+        assert_eq!(
+            module.types_global_values.len(),
+            globals + 3,
+            "one constant, one composite and one pointer type made"
+        );
+    }
 }
