@@ -1550,14 +1550,10 @@ impl Emitter<'_> {
 
     /// The whole vector of an input vector slot's variable, loaded once per block.
     fn input_vector(&mut self, slot: Slot) -> Result<Word> {
-        let place = self.m.place();
-        if let Some(vector) = self.known.vector(place, slot.var, 0) {
-            return Ok(vector);
-        }
-        let ty = self.m.vector(slot.scalar, slot.count);
-        let vector = self.read_input(ty, slot.var, slot.var)?;
-        self.known.set_vector(place, slot.var, 0, vector);
-        Ok(vector)
+        self.read_only_vector(slot.var, 0, |e| {
+            let ty = e.m.vector(slot.scalar, slot.count);
+            e.read_input(ty, slot.var, slot.var)
+        })
     }
 
     /// Writes `value` to an output register in one store when the operand's mask covers every

@@ -172,24 +172,18 @@ impl Emitter<'_> {
         let uint = self.m.scalar(Scalar::U32);
         // The whole `uint4`, loaded once per block (the buffer is read-only), and the
         // component taken out of it.
-        let place = self.m.place();
-        let loaded = match self.known.vector(place, data.var, vector) {
-            Some(loaded) => loaded,
-            None => {
-                let vec4 = self.m.vector(Scalar::U32, 4);
-                let pointer = self.m.pointer(StorageClass::Uniform, vec4);
-                let zero = self.m.constant_u32(0);
-                let mut chain = Vec::with_capacity(3);
-                if let Some(element) = data.element {
-                    chain.push(self.m.constant_u32(element));
-                }
-                chain.extend([zero, vector]);
-                let at = built(self.m.b.access_chain(pointer, None, data.var, chain))?;
-                let loaded = built(self.m.load(vec4, at))?;
-                self.known.set_vector(place, data.var, vector, loaded);
-                loaded
+        let loaded = self.read_only_vector(data.var, vector, |e| {
+            let vec4 = e.m.vector(Scalar::U32, 4);
+            let pointer = e.m.pointer(StorageClass::Uniform, vec4);
+            let zero = e.m.constant_u32(0);
+            let mut chain = Vec::with_capacity(3);
+            if let Some(element) = data.element {
+                chain.push(e.m.constant_u32(element));
             }
-        };
+            chain.extend([zero, vector]);
+            let at = built(e.m.b.access_chain(pointer, None, data.var, chain))?;
+            built(e.m.load(vec4, at))
+        })?;
         built(self.m.composite_extract(uint, loaded, &[component]))
     }
 

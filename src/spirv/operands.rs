@@ -307,6 +307,25 @@ impl Emitter<'_> {
         (components, count)
     }
 
+    /// The vector of read-only memory (an input, a constant buffer, class-linkage data) that
+    /// `(var, element)` names, loaded by `load` once per block: a later read in the block takes
+    /// the vector loaded first.
+    pub(super) fn read_only_vector(
+        &mut self,
+        var: Word,
+        element: Word,
+        load: impl FnOnce(&mut Self) -> Result<Word>,
+    ) -> Result<Word> {
+        if let Some(vector) = self.known.vector(self.m.place(), var, element) {
+            return Ok(vector);
+        }
+        let vector = load(self)?;
+        // Known where the load ends, which may be a new block (a switch over the slots of a
+        // constant buffer chosen at run time).
+        self.known.set_vector(self.m.place(), var, element, vector);
+        Ok(vector)
+    }
+
     /// A read of a whole vector in order (`v1.xyzw`, `cb0[2].xyzw`): the vector itself, loaded
     /// once per block, instead of its components put back together (what `simplify` would
     /// make of the component reads). `None` when the read is not one.

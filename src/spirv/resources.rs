@@ -463,9 +463,19 @@ impl Emitter<'_> {
         let element = self.index_value(operand.indices[2])?;
         // Keyed by the slot and element values (ids of this function, distinct from the
         // variables that key the other vectors).
-        if let Some(vector) = self.known.vector(self.m.place(), slot, element) {
-            return Ok(vector);
-        }
+        self.read_only_vector(slot, element, |e| {
+            e.switch_over_cb_slots(operand, slot, element)
+        })
+    }
+
+    /// The switch of [`Emitter::load_dynamic_cb`]: the `uint4` at `element` of the slot
+    /// `slot`, in the merge block.
+    fn switch_over_cb_slots(
+        &mut self,
+        operand: &Operand,
+        slot: Word,
+        element: Word,
+    ) -> Result<Word> {
         for id in 0..D3D11_CB_SLOTS {
             if !self.res.cbuffers.contains_key(&id) {
                 let range = *self
@@ -515,9 +525,7 @@ impl Emitter<'_> {
         }
         built(self.m.begin_block(Some(merge)))?;
         incoming.push((otherwise, header));
-        let vector = built(self.m.b.phi(ty, None, incoming))?;
-        self.known.set_vector(self.m.place(), slot, element, vector);
-        Ok(vector)
+        built(self.m.b.phi(ty, None, incoming))
     }
 
     /// The one `PushConstant` block (SPIR-V allows one per entry point): a member per
@@ -664,22 +672,18 @@ impl Emitter<'_> {
     /// The `uint4` at the element of a constant-buffer read (not a non-uniform one), loaded
     /// once per block and element.
     fn buffer_vector(&mut self, cb: &CbElement) -> Result<Word> {
-        let (block, element) = (cb.block, cb.element);
-        let place = self.m.place();
-        if let Some(vector) = self.known.vector(place, block, element) {
-            return Ok(vector);
-        }
-        let vec4 = self.m.vector(Scalar::U32, 4);
-        let pointer = self.m.pointer(cb.class, vec4);
-        let zero = self.m.constant_u32(0);
-        let ptr = if cb.class == StorageClass::PushConstant {
-            built(self.m.access_chain(pointer, block, &[element]))?
-        } else {
-            built(self.m.access_chain(pointer, block, &[zero, element]))?
-        };
-        let vector = built(self.m.load(vec4, ptr))?;
-        self.known.set_vector(place, block, element, vector);
-        Ok(vector)
+        let (block, element, class) = (cb.block, cb.element, cb.class);
+        self.read_only_vector(block, element, |e| {
+            let vec4 = e.m.vector(Scalar::U32, 4);
+            let pointer = e.m.pointer(class, vec4);
+            let zero = e.m.constant_u32(0);
+            let ptr = if class == StorageClass::PushConstant {
+                built(e.m.access_chain(pointer, block, &[element]))?
+            } else {
+                built(e.m.access_chain(pointer, block, &[zero, element]))?
+            };
+            built(e.m.load(vec4, ptr))
+        })
     }
 
     /// `ld_raw` and `ld_structured` (also the `_s` forms, whose status `operands` lack).

@@ -392,16 +392,12 @@ impl Emitter<'_> {
 
     /// The whole vector of one vertex of a per-vertex input array, loaded once per block.
     fn arrayed_input_vector(&mut self, slot: ArrayedSlot, vertex: Word) -> Result<Word> {
-        let place = self.m.place();
-        if let Some(vector) = self.known.vector(place, slot.var, vertex) {
-            return Ok(vector);
-        }
-        let ty = self.m.vector(slot.scalar, slot.count);
-        let pointer = self.m.pointer(slot.class, ty);
-        let element = built(self.m.b.access_chain(pointer, None, slot.var, [vertex]))?;
-        let vector = built(self.m.load(ty, element))?;
-        self.known.set_vector(place, slot.var, vertex, vector);
-        Ok(vector)
+        self.read_only_vector(slot.var, vertex, |e| {
+            let ty = e.m.vector(slot.scalar, slot.count);
+            let pointer = e.m.pointer(slot.class, ty);
+            let element = built(e.m.b.access_chain(pointer, None, slot.var, [vertex]))?;
+            built(e.m.load(ty, element))
+        })
     }
 
     /// The `InvocationId` value.

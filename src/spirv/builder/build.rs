@@ -200,6 +200,17 @@ impl Builder {
         operands
     }
 
+    /// An operand list of `first` and then the ids `ids` (see [`Builder::ops`]).
+    fn ops_and_ids<const N: usize>(
+        &mut self,
+        first: [Operand; N],
+        ids: impl IntoIterator<Item = Word>,
+    ) -> Operands {
+        let mut operands = self.ops(first);
+        operands.extend(ids.into_iter().map(Operand::IdRef));
+        operands
+    }
+
     /// Appends an instruction to the selected block (rspirv's `insert_into_block` at the end,
     /// without its insertion point and its error that carries the instruction back).
     #[inline]
@@ -220,9 +231,6 @@ impl Builder {
         result_id: Option<Word>,
         operands: Operands,
     ) -> BuildResult<Word> {
-        if self.selected().is_none() {
-            return Err(BuildError::DetachedInstruction);
-        }
         let id = result_id.unwrap_or_else(|| self.id());
         self.append(inst(op, Some(ty), Some(id), operands))?;
         Ok(id)
@@ -527,8 +535,7 @@ impl Builder {
 
     /// `OpTypeFunction`, shared with an identical declaration.
     pub fn type_function(&mut self, ret: Word, params: impl IntoIterator<Item = Word>) -> Word {
-        let mut operands = self.ops([Operand::IdRef(ret)]);
-        operands.extend(params.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([Operand::IdRef(ret)], params);
         self.type_decl(Op::TypeFunction, None, operands)
     }
 
@@ -551,8 +558,7 @@ impl Builder {
         result_id: Option<Word>,
         members: impl IntoIterator<Item = Word>,
     ) -> Word {
-        let mut operands = self.ops([]);
-        operands.extend(members.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([], members);
         self.type_decl(Op::TypeStruct, result_id, operands)
     }
 
@@ -637,8 +643,7 @@ impl Builder {
 
     /// `OpConstantComposite`.
     pub fn constant_composite(&mut self, ty: Word, parts: impl IntoIterator<Item = Word>) -> Word {
-        let mut operands = self.ops([]);
-        operands.extend(parts.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([], parts);
         self.global_value(Op::ConstantComposite, ty, operands)
     }
 
@@ -650,8 +655,7 @@ impl Builder {
         base: Word,
         indexes: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let mut operands: Operands = self.ops([Operand::IdRef(base)]);
-        operands.extend(indexes.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([Operand::IdRef(base)], indexes);
         self.result(Op::AccessChain, ty, result_id, operands)
     }
 
@@ -662,8 +666,7 @@ impl Builder {
         result_id: Option<Word>,
         parts: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let mut operands = self.ops([]);
-        operands.extend(parts.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([], parts);
         self.result(Op::CompositeConstruct, ty, result_id, operands)
     }
 
@@ -720,8 +723,7 @@ impl Builder {
         function: Word,
         arguments: impl IntoIterator<Item = Word>,
     ) -> BuildResult<Word> {
-        let mut operands: Operands = self.ops([Operand::IdRef(function)]);
-        operands.extend(arguments.into_iter().map(Operand::IdRef));
+        let operands = self.ops_and_ids([Operand::IdRef(function)], arguments);
         // The callee may read what the block's held stores write.
         self.flush_deferred(false)?;
         self.result(Op::FunctionCall, ty, result_id, operands)

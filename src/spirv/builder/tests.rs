@@ -82,9 +82,7 @@ fn assembled_words_read_back_as_the_same_module() {
         Op::Variable,
         Some(pointer),
         Some(var),
-        [Operand::StorageClass(StorageClass::Output)]
-            .as_slice()
-            .to_vec(),
+        vec![Operand::StorageClass(StorageClass::Output)],
     ));
     b.module_mut().annotations.push(super::inst(
         Op::Decorate,
