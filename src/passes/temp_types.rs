@@ -6,13 +6,16 @@
 //! really reinterprets bits. Untyped moves (`mov`, `movc`, loads) do not vote; a component
 //! with no votes is `uint`.
 
-use crate::fast_hash::HashMap;
 use crate::ir::{ComponentCount, Index, Operand, Program, RegisterKind, Selection, ValueType};
+
+/// The temp registers whose components are typed by votes.
+const MAX_TYPED_REGISTERS: u32 = 1 << 16;
 
 /// The inferred type of every temp component that the program uses.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TempTypes {
-    votes: HashMap<(u32, u8), [u32; 3]>,
+    /// The (float, int, uint) votes of each component, by `register * 4 + component`.
+    votes: Vec<[u32; 3]>,
 }
 
 /// The type a temp component holds.
@@ -29,7 +32,10 @@ pub enum TempType {
 impl TempTypes {
     /// The type of component `component` (0–3) of `r{register}`.
     pub fn get(&self, register: u32, component: u8) -> TempType {
-        match self.votes.get(&(register, component)) {
+        let slot = (register as usize)
+            .checked_mul(4)
+            .map(|base| base + (component & 3) as usize);
+        match slot.and_then(|slot| self.votes.get(slot)) {
             Some([f, i, u]) if f >= i && f >= u && *f > 0 => TempType::Float,
             Some([_, i, u]) if i > u => TempType::Int,
             _ => TempType::Uint,
@@ -50,9 +56,18 @@ impl TempTypes {
         if operand.kind != RegisterKind::Temp || operand.index_count != 1 {
             return;
         }
+        // Registers past Direct3D's 4096 (only with raised limits) beyond this many vote
+        // nothing: they are uint, which is always right, only not always cast-free.
+        if register >= MAX_TYPED_REGISTERS {
+            return;
+        }
         let mask = components(operand);
-        for component in (0..4u8).filter(|c| mask & (1 << c) != 0) {
-            self.votes.entry((register, component)).or_default()[slot] += 1;
+        let base = register as usize * 4;
+        if self.votes.len() < base + 4 {
+            self.votes.resize(base + 4, [0; 3]);
+        }
+        for component in (0..4usize).filter(|c| mask & (1 << c) != 0) {
+            self.votes[base + component][slot] += 1;
         }
     }
 }
