@@ -15,8 +15,10 @@
 //!
 //! A component read on a path where nothing wrote it is 0 (D3D leaves it undefined).
 //!
-//! Used for programs without subroutines and hull-shader phases (see [`Ssa::applies`]):
-//! there temps cross functions and stay variables.
+//! Used for programs without subroutines (see [`Ssa::applies`]): there temps cross
+//! functions and stay variables. A hull shader's phases are functions too, but each phase
+//! has temps of its own (D3D gives a phase no values of another), so each phase's function
+//! builds its own SSA form.
 
 use smallvec::SmallVec;
 use spirv::Word;
@@ -26,7 +28,7 @@ use super::emitter::Emitter;
 use super::module::Scalar;
 use crate::error::Result;
 use crate::fast_hash::HashMap;
-use crate::ir::{Program, Stage};
+use crate::ir::Program;
 
 /// A phi of a temp component, kept aside until its function ends.
 #[derive(Debug, Clone)]
@@ -58,10 +60,9 @@ pub struct Ssa {
 
 impl Ssa {
     /// Whether temps can be SSA values in `program`: no subroutines (temps would cross
-    /// functions) and no hull-shader phases (each phase is a function).
+    /// functions; a hull shader's phases do not share temps).
     pub fn applies(program: &Program) -> bool {
-        program.model.stage != Stage::Hull
-            && crate::passes::hull_phases::subroutines_start(program) == program.instructions.len()
+        crate::passes::hull_phases::subroutines_start(program) == program.instructions.len()
     }
 
     /// The key of a temp component.
