@@ -61,6 +61,8 @@ impl Emitter<'_> {
         match instruction.opcode {
             Opcode::If => {
                 let condition = self.condition(instruction)?;
+                let header = self.m.b.selected_label();
+                self.ssa_open_construct(header);
                 let then_label = self.m.b.id();
                 let else_label = self.m.b.id();
                 let merge = self.m.b.id();
@@ -106,6 +108,7 @@ impl Emitter<'_> {
                     }
                     built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
+                    self.ssa_close_construct(Some(merge));
                 }
                 _ => return Err(self.err("endif without a matching if")),
             },
@@ -116,6 +119,7 @@ impl Emitter<'_> {
                 let merge = self.m.b.id();
                 // FAULT INJECTION (`loop-exit-off-by-one`): the loop's flag, cleared here.
                 let exit_flag = self.fault_loop_flag()?;
+                self.ssa_open_construct(None);
                 self.branch(header)?;
                 // The back edge comes at `endloop`.
                 self.ssa_unseal(header);
@@ -148,6 +152,7 @@ impl Emitter<'_> {
                     self.ssa_seal(header);
                     built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
+                    self.ssa_close_construct(None);
                 }
                 _ => return Err(self.err("endloop without a matching loop")),
             },
@@ -197,6 +202,8 @@ impl Emitter<'_> {
                     .b
                     .selected_block()
                     .ok_or_else(|| self.err("switch outside a block"))?;
+                let header = self.m.b.selected_label();
+                self.ssa_open_construct(header);
                 built(self.m.b.select_block(None))?;
                 self.block_open = false;
                 let merge = self.m.b.id();
@@ -268,6 +275,8 @@ impl Emitter<'_> {
     ) -> Result<()> {
         let then_label = self.m.b.id();
         let merge = self.m.b.id();
+        let header = self.m.b.selected_label();
+        self.ssa_open_construct(header);
         built(self.m.selection_merge(merge, SelectionControl::NONE))?;
         built(
             self.m
@@ -280,6 +289,7 @@ impl Emitter<'_> {
         self.branch(merge)?;
         built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
+        self.ssa_close_construct(Some(merge));
         Ok(())
     }
 
@@ -457,6 +467,7 @@ impl Emitter<'_> {
         built(self.m.b.select_block(None))?;
         built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
+        self.ssa_close_construct(Some(merge));
         Ok(())
     }
 

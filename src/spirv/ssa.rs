@@ -9,6 +9,10 @@
 //! completed when the emitter seals the block. Every other block is begun after all the
 //! branches to it, and is sealed from the start.
 //!
+//! The merge block of an `if` or `switch` knows which temp components its construct
+//! writes: a look-up of any other goes straight on at the construct's header, so that a
+//! chain of constructs makes no phi for a value none of them changes.
+//!
 //! Phis are kept aside while the function is emitted. When it ends, phis whose operands are
 //! all one value (or the phi itself) are replaced by that value, until none is left, and the
 //! others are placed at the start of their blocks.
@@ -56,6 +60,14 @@ pub struct Ssa {
     phis: Vec<Phi>,
     /// Phis whose operands are still to be found.
     pending: Vec<usize>,
+    /// The open `if`, `loop` and `switch` constructs, innermost last: each one's header
+    /// block (0 for a loop) and the keys written inside it so far.
+    open: Vec<(Word, Vec<u32>)>,
+    /// The merge block of each closed `if` and `switch`, with its header and the keys
+    /// written inside it (sorted): a key written in none of the construct's blocks has the
+    /// header's value at the merge, so that a look-up goes on at the header instead of
+    /// making a phi there.
+    merges: HashMap<Word, (Word, Vec<u32>)>,
 }
 
 impl Ssa {
@@ -91,10 +103,36 @@ impl Emitter<'_> {
     /// Sets a temp component's current value in the block being emitted.
     pub fn ssa_write(&mut self, register: u32, component: u8, value: Word) -> Result<()> {
         let block = self.ssa_block()?;
-        self.ssa
-            .defs
-            .insert((block, Ssa::key(register, component)), value);
+        let key = Ssa::key(register, component);
+        self.ssa.defs.insert((block, key), value);
+        if let Some((_, written)) = self.ssa.open.last_mut() {
+            written.push(key);
+        }
         Ok(())
+    }
+
+    /// Opens a structured construct whose branches leave `header` (the block being
+    /// emitted; none for a loop, whose header is unsealed anyway).
+    pub fn ssa_open_construct(&mut self, header: Option<Word>) {
+        if self.ssa.enabled {
+            self.ssa.open.push((header.unwrap_or(0), Vec::new()));
+        }
+    }
+
+    /// Closes the innermost construct; `merge` is its merge block when every branch into
+    /// it comes from inside the construct (`if`, `switch`).
+    pub fn ssa_close_construct(&mut self, merge: Option<Word>) {
+        let Some((header, mut written)) = self.ssa.open.pop() else {
+            return;
+        };
+        written.sort_unstable();
+        written.dedup();
+        if let Some((_, outer)) = self.ssa.open.last_mut() {
+            outer.extend_from_slice(&written);
+        }
+        if let (Some(merge), true) = (merge, header != 0) {
+            self.ssa.merges.insert(merge, (header, written));
+        }
     }
 
     /// A temp component's current value in the block being emitted, of scalar type
@@ -151,6 +189,14 @@ impl Emitter<'_> {
                     at = preds[0];
                 }
                 _ => {
+                    // A merge whose construct does not write the key: the header's value.
+                    if let Some((header, written)) = self.ssa.merges.get(&at) {
+                        if written.binary_search(&key).is_err() {
+                            path.push(at);
+                            at = *header;
+                            continue;
+                        }
+                    }
                     let phi = self.ssa_new_phi(at, key, scalar);
                     self.ssa.pending.push(phi);
                     break self.ssa.phis[phi].id;
@@ -205,6 +251,8 @@ impl Emitter<'_> {
         }
         let mut phis = std::mem::take(&mut self.ssa.phis);
         self.ssa.defs.clear();
+        self.ssa.merges.clear();
+        self.ssa.open.clear();
         if phis.is_empty() {
             return Ok(());
         }
