@@ -236,16 +236,6 @@ impl Emitter<'_> {
         })
     }
 
-    /// The operand component read for result component `i`.
-    fn selected(operand: &Operand, component: u8) -> u8 {
-        match (operand.components, operand.selection) {
-            (ComponentCount::Four, Selection::Swizzle(s)) => s[component as usize & 3],
-            (ComponentCount::Four, Selection::Select1(c)) => c,
-            (ComponentCount::Four, Selection::Mask(_)) => component,
-            _ => 0,
-        }
-    }
-
     /// Reads a source operand as `scalar`, one result component per set bit of `mask`
     /// (the destination's write mask), with swizzle and modifiers applied.
     pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
@@ -297,12 +287,23 @@ impl Emitter<'_> {
 
     /// The source components a read takes, in result order: component `i` of the result
     /// reads `components[i]`; and how many there are.
+    #[inline]
     fn read_components(operand: &Operand, mask: u8) -> ([u8; 4], usize) {
+        // The operand component each result component reads: the swizzle's, the selected
+        // one, the same one (a mask), or x.
+        let from = match (operand.components, operand.selection) {
+            (ComponentCount::Four, Selection::Swizzle(s)) => s,
+            (ComponentCount::Four, Selection::Select1(c)) => [c; 4],
+            (ComponentCount::Four, Selection::Mask(_)) => [0, 1, 2, 3],
+            _ => [0; 4],
+        };
         let mut components = [0; 4];
         let mut count = 0;
-        for component in mask_components(mask) {
-            components[count] = Self::selected(operand, component);
-            count += 1;
+        for (component, &source) in from.iter().enumerate() {
+            if mask & (1 << component) != 0 {
+                components[count] = source;
+                count += 1;
+            }
         }
         (components, count)
     }
