@@ -119,7 +119,8 @@ impl Emitter<'_> {
                 let merge = self.m.b.id();
                 // FAULT INJECTION (`loop-exit-off-by-one`): the loop's flag, cleared here.
                 let exit_flag = self.fault_loop_flag()?;
-                self.ssa_open_construct(None);
+                let preheader = self.m.b.selected_label().filter(|_| self.block_open);
+                self.ssa_open_construct(preheader);
                 self.branch(header)?;
                 // The back edge comes at `endloop`.
                 self.ssa_unseal(header);
@@ -152,7 +153,9 @@ impl Emitter<'_> {
                     self.ssa_seal(header);
                     built(self.m.begin_block(Some(merge)))?;
                     self.block_open = true;
-                    self.ssa_close_construct(None);
+                    // Once sealed, the header of a loop that does not write a key has the
+                    // key's value from before the loop.
+                    self.ssa_close_construct(Some(header));
                 }
                 _ => return Err(self.err("endloop without a matching loop")),
             },

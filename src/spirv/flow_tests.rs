@@ -171,27 +171,32 @@ ret
 }
 
 #[test]
-fn a_temp_no_branch_writes_needs_no_phi_at_the_merges() {
-    // Thirty `if`s that write r1 only: a read of r0 after them takes r0's value from before
-    // them without a phi at each merge (trivial phis are removed at the function's end, so
-    // the ids they took are what shows them).
-    let program = |last: &str| {
+fn a_temp_no_construct_writes_needs_no_phi_after_them() {
+    // Thirty `if`s (or loops) that write r1 only: a read of r0 after them takes r0's value
+    // from before them without a phi at each merge or loop header (trivial phis are removed
+    // at the function's end, so the ids they took are what shows them).
+    let program = |construct: &str, last: &str| {
         let mut text = String::from(
             "ps_4_0\ndcl_input_ps constant v0.x\ndcl_output o0.xyzw\ndcl_temps 2\n\
              mov r0.x, l(1.0)\n",
         );
         for k in 0..30 {
-            text.push_str(&format!("if_nz v0.x\n  mov r1.x, l({k})\nendif\n"));
+            text.push_str(&construct.replace("{k}", &k.to_string()));
         }
         text.push_str(&format!("mov o0.x, {last}\nmov o0.y, r1.x\nret\n"));
         text
     };
     let bound = |words: &[u32]| words[3];
-    let through_merges = bound(&compile(&program("r0.x")));
-    let constant = bound(&compile(&program("l(2.0)")));
-    assert!(
-        through_merges < constant + 10,
-        "reading r0 after thirty merges takes {} more ids than reading a constant",
-        through_merges - constant
-    );
+    for construct in [
+        "if_nz v0.x\n  mov r1.x, l({k})\nendif\n",
+        "loop\n  mov r1.x, l({k})\n  breakc_nz v0.x\nendloop\n",
+    ] {
+        let after = bound(&compile(&program(construct, "r0.x")));
+        let constant = bound(&compile(&program(construct, "l(2.0)")));
+        assert!(
+            after < constant + 10,
+            "reading r0 after thirty of\n{construct}takes {} more ids than reading a constant",
+            after - constant
+        );
+    }
 }

@@ -9,9 +9,10 @@
 //! completed when the emitter seals the block. Every other block is begun after all the
 //! branches to it, and is sealed from the start.
 //!
-//! The merge block of an `if` or `switch` knows which temp components its construct
-//! writes: a look-up of any other goes straight on at the construct's header, so that a
-//! chain of constructs makes no phi for a value none of them changes.
+//! The merge block of an `if` or `switch`, and the header of a loop once it is sealed,
+//! know which temp components their construct writes: a look-up of any other goes straight
+//! on at the block the construct is entered from, so that a chain of constructs makes no
+//! phi for a value none of them changes.
 //!
 //! Phis are kept aside while the function is emitted. When it ends, phis whose operands are
 //! all one value (or the phi itself) are replaced by that value, until none is left, and the
@@ -63,10 +64,11 @@ pub struct Ssa {
     /// The open `if`, `loop` and `switch` constructs, innermost last: each one's header
     /// block (0 for a loop) and the keys written inside it so far.
     open: Vec<(Word, Vec<u32>)>,
-    /// The merge block of each closed `if` and `switch`, with its header and the keys
-    /// written inside it (sorted): a key written in none of the construct's blocks has the
-    /// header's value at the merge, so that a look-up goes on at the header instead of
-    /// making a phi there.
+    /// The merge block of each closed `if` and `switch` (and the header of each closed
+    /// loop), with the block the construct is entered from and the keys written inside it
+    /// (sorted): a key written in none of the construct's blocks has, at the merge, the
+    /// value it had where the construct was entered, so that a look-up goes on there
+    /// instead of making a phi.
     merges: HashMap<Word, (Word, Vec<u32>)>,
 }
 
@@ -111,16 +113,17 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Opens a structured construct whose branches leave `header` (the block being
-    /// emitted; none for a loop, whose header is unsealed anyway).
+    /// Opens a structured construct entered from `header` (the block being emitted: an
+    /// `if`'s or `switch`'s header, the block before a loop; none when it is closed).
     pub fn ssa_open_construct(&mut self, header: Option<Word>) {
         if self.ssa.enabled {
             self.ssa.open.push((header.unwrap_or(0), Vec::new()));
         }
     }
 
-    /// Closes the innermost construct; `merge` is its merge block when every branch into
-    /// it comes from inside the construct (`if`, `switch`).
+    /// Closes the innermost construct; `merge` is the block where its paths meet again
+    /// with no branch from outside it but from the header: an `if`'s or `switch`'s merge, a
+    /// loop's (sealed) header.
     pub fn ssa_close_construct(&mut self, merge: Option<Word>) {
         let Some((header, mut written)) = self.ssa.open.pop() else {
             return;
