@@ -2,10 +2,11 @@
 //! module.
 //!
 //! The emitter walks the program once. Declarations create the module's variables (inputs
-//! and outputs, constant buffers, resources, group-shared memory); temps become one private
-//! variable per component, typed by [`crate::passes::temp_types`] so that a value is only
-//! bitcast where the program really reinterprets its bits; D3D's structured control flow maps
-//! onto SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
+//! and outputs, constant buffers, resources, group-shared memory); temps become SSA values
+//! (`ssa.rs`; one private variable per component in programs with subroutines, whose temps
+//! cross functions), typed by [`crate::passes::temp_types`] so that a value is only bitcast
+//! where the program really reinterprets its bits; D3D's structured control flow maps onto
+//! SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
 //! own file (`alu`, `flow`, `io`, `resources`, …) as an `impl Emitter` block.
 //!
 //! For testing the differential harness, [`Options::fault`] injects one deliberate

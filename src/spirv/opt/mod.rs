@@ -2,7 +2,7 @@
 //! assembled) that make it smaller without changing what it computes.
 //!
 //! The emitter keeps temps as SSA values where it can (variables in programs with
-//! subroutines or hull phases) and reads registers one component at a time; that is simple
+//! subroutines) and reads registers one component at a time; that is simple
 //! and always right, but it is large. The passes, in the order [`optimize`] runs them:
 //!
 //! 1. `inline`: a one-block function called once (a hull-shader phase, a subroutine)
