@@ -61,8 +61,8 @@ pub struct Ssa {
     phis: Vec<Phi>,
     /// Phis whose operands are still to be found.
     pending: Vec<usize>,
-    /// The open `if`, `loop` and `switch` constructs, innermost last: each one's header
-    /// block (0 for a loop) and the keys written inside it so far.
+    /// The open `if`, `loop` and `switch` constructs, innermost last: the block each one is
+    /// entered from (0 when none is known) and the keys written inside it so far.
     open: Vec<(Word, Vec<u32>)>,
     /// The merge block of each closed `if` and `switch` (and the header of each closed
     /// loop), with the block the construct is entered from and the keys written inside it
@@ -192,7 +192,8 @@ impl Emitter<'_> {
                     at = preds[0];
                 }
                 _ => {
-                    // A merge whose construct does not write the key: the header's value.
+                    // A merge whose construct does not write the key: the value where the
+                    // construct is entered.
                     if let Some((header, written)) = self.ssa.merges.get(&at) {
                         if written.binary_search(&key).is_err() {
                             path.push(at);
