@@ -113,11 +113,11 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Opens a structured construct entered from `header` (the block being emitted: an
+    /// Opens a structured construct entered from `entry` (the block being emitted: an
     /// `if`'s or `switch`'s header, the block before a loop; none when it is closed).
-    pub fn ssa_open_construct(&mut self, header: Option<Word>) {
+    pub fn ssa_open_construct(&mut self, entry: Option<Word>) {
         if self.ssa.enabled {
-            self.ssa.open.push((header.unwrap_or(0), Vec::new()));
+            self.ssa.open.push((entry.unwrap_or(0), Vec::new()));
         }
     }
 
@@ -125,7 +125,7 @@ impl Emitter<'_> {
     /// with no branch from outside it but from the header: an `if`'s or `switch`'s merge, a
     /// loop's (sealed) header.
     pub fn ssa_close_construct(&mut self, merge: Option<Word>) {
-        let Some((header, mut written)) = self.ssa.open.pop() else {
+        let Some((entry, mut written)) = self.ssa.open.pop() else {
             return;
         };
         written.sort_unstable();
@@ -133,8 +133,8 @@ impl Emitter<'_> {
         if let Some((_, outer)) = self.ssa.open.last_mut() {
             outer.extend_from_slice(&written);
         }
-        if let (Some(merge), true) = (merge, header != 0) {
-            self.ssa.merges.insert(merge, (header, written));
+        if let (Some(merge), true) = (merge, entry != 0) {
+            self.ssa.merges.insert(merge, (entry, written));
         }
     }
 
@@ -194,10 +194,10 @@ impl Emitter<'_> {
                 _ => {
                     // A merge whose construct does not write the key: the value where the
                     // construct is entered.
-                    if let Some((header, written)) = self.ssa.merges.get(&at) {
+                    if let Some((entry, written)) = self.ssa.merges.get(&at) {
                         if written.binary_search(&key).is_err() {
                             path.push(at);
-                            at = *header;
+                            at = *entry;
                             continue;
                         }
                     }
