@@ -140,7 +140,10 @@ pub fn known_invalid(path: &str) -> Option<&'static str> {
         .map(|(_, reason)| *reason)
 }
 
-/// `dxbc2spirv::translate` (default options: Vulkan 1.3), then spirv-val on the words.
+/// `dxbc2spirv::translate` (default options: Vulkan 1.3), then spirv-val on the words; a
+/// module that translates is also translated and validated for Vulkan 1.1 and 1.2, and for
+/// Vulkan 1.3 without the optimiser (`no_optimize`), whose passes must not be what makes it
+/// valid.
 ///
 /// An `Unsupported` error skips the blob; an `Invalid` error fails it, except for a blob in
 /// [`KNOWN_INVALID`], where it is expected (and success is a failure).
@@ -166,6 +169,14 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
             spirv_val(&words, target.name())
                 .with_context(|| format!("validating for {}", target.name()))?;
         }
+        let options = dxbc2spirv::spirv::Options {
+            no_optimize: true,
+            ..Default::default()
+        };
+        let words =
+            dxbc2spirv::translate(dxbc, &options).context("translating without the optimiser")?;
+        spirv_val(&words, TargetEnv::default().name())
+            .context("validating the module made without the optimiser")?;
     }
     match result {
         Err(e) => match (expected, e.kind) {
