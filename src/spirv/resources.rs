@@ -705,6 +705,8 @@ impl Emitter<'_> {
             _ => return Err(self.err("wrong operand count")),
         };
         let buffer = self.buffer_of(&resource)?;
+        // One length for all the components (the block it is read in dominates theirs).
+        let length = self.buffer_length(&buffer)?;
         let mut parts = Vec::new();
         for component in mask_components(dst.mask()) {
             let from = match resource.selection {
@@ -712,7 +714,7 @@ impl Emitter<'_> {
                 crate::ir::Selection::Select1(c) => c,
                 crate::ir::Selection::Mask(_) => component,
             };
-            let value = self.buffer_load(&buffer, address, from as u32)?;
+            let value = self.buffer_load(&buffer, length, address, from as u32)?;
             parts.push(value);
         }
         let value = self.compose(Scalar::U32, &parts)?;
@@ -744,6 +746,7 @@ impl Emitter<'_> {
                 let buffer = self.buffer_of(&dst)?;
                 let mask = dst.mask();
                 let data = self.load(&value, Scalar::U32, mask)?;
+                let length = self.buffer_length(&buffer)?;
                 for (i, _) in mask_components(mask).enumerate() {
                     let part = self.extract(data, i as u32)?;
                     if self.fault(super::Fault::OutOfBoundsWriteLands)
@@ -752,7 +755,7 @@ impl Emitter<'_> {
                         // FAULT INJECTION (`out-of-bounds-write-lands`).
                         self.fault_landing_store(&buffer, address, i as u32, part.id)?;
                     } else {
-                        self.buffer_store(&buffer, address, i as u32, part.id)?;
+                        self.buffer_store(&buffer, length, address, i as u32, part.id)?;
                     }
                 }
             }
@@ -871,10 +874,12 @@ impl Emitter<'_> {
         }
     }
 
-    /// A pointer to dword `address + offset`, the in-range condition, and the clamped index.
+    /// A pointer to dword `address + offset` and its in-range condition, given the buffer's
+    /// `length` in dwords ([`Self::buffer_length`]).
     fn dword_pointer(
         &mut self,
         buffer: &DwordBuffer,
+        length: Word,
         address: Word,
         offset: u32,
     ) -> Result<(Word, Word)> {
@@ -886,7 +891,6 @@ impl Emitter<'_> {
             let offset = self.m.constant_u32(offset);
             built(self.m.b.i_add(uint, None, address, offset))?
         };
-        let length = self.buffer_length(buffer)?;
         let in_range = built(self.m.b.u_less_than(boolean, None, index, length))?;
         let pointer = self.m.pointer(buffer.class, uint);
         let ptr = match buffer.class {
@@ -906,23 +910,31 @@ impl Emitter<'_> {
         Ok((ptr, in_range))
     }
 
-    /// Reads dword `address + offset`; out of bounds reads 0.
-    fn buffer_load(&mut self, buffer: &DwordBuffer, address: Word, offset: u32) -> Result<Word> {
-        let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
+    /// Reads dword `address + offset` of a buffer `length` dwords long; out of bounds reads 0.
+    fn buffer_load(
+        &mut self,
+        buffer: &DwordBuffer,
+        length: Word,
+        address: Word,
+        offset: u32,
+    ) -> Result<Word> {
+        let (ptr, in_range) = self.dword_pointer(buffer, length, address, offset)?;
         let uint = self.m.scalar(Scalar::U32);
         let zero = self.m.constant_u32(0);
         self.guarded_value(in_range, uint, zero, |e| built(e.m.load(uint, ptr)))
     }
 
-    /// Writes dword `address + offset`; out of bounds writes nothing.
+    /// Writes dword `address + offset` of a buffer `length` dwords long; out of bounds writes
+    /// nothing.
     fn buffer_store(
         &mut self,
         buffer: &DwordBuffer,
+        length: Word,
         address: Word,
         offset: u32,
         value: Word,
     ) -> Result<()> {
-        let (ptr, in_range) = self.dword_pointer(buffer, address, offset)?;
+        let (ptr, in_range) = self.dword_pointer(buffer, length, address, offset)?;
         self.guarded(in_range, |e| built(e.m.store(ptr, value)))
     }
 
@@ -1037,7 +1049,8 @@ impl Emitter<'_> {
         } else {
             let buffer = self.buffer_of(&resource)?;
             let dword = self.atomic_address(&address, &buffer)?;
-            let (ptr, in_range) = self.dword_pointer(&buffer, dword, 0)?;
+            let length = self.buffer_length(&buffer)?;
+            let (ptr, in_range) = self.dword_pointer(&buffer, length, dword, 0)?;
             // Buffers hold uint; signed operations differ only in the opcode.
             (
                 Scalar::U32,
