@@ -5,7 +5,7 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::Op;
 
-use super::test_support::validate;
+use super::test_support::{code, count_op, validate};
 use crate::container::Reflection;
 use crate::error::ErrorKind;
 use crate::spirv::{translate, Options};
@@ -42,15 +42,7 @@ fn module(text: &str) -> Module {
 
 /// All instructions in function bodies.
 fn body(m: &Module) -> Vec<&Instruction> {
-    m.functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
-        .collect()
-}
-
-fn count_op(m: &Module, op: Op) -> usize {
-    body(m).iter().filter(|i| i.class.opcode == op).count()
+    code(m).collect()
 }
 
 /// The GLSL.std.450 instruction numbers used.

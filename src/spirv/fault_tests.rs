@@ -7,7 +7,7 @@
 use rspirv::dr::Module;
 use spirv::Op;
 
-use super::test_support::{disassemble, validate_for};
+use super::test_support::{count_op, disassemble, validate_for};
 use super::{Fault, Options, TargetEnv};
 use crate::container::Reflection;
 
@@ -42,13 +42,7 @@ fn modules(case: &Case, fault: Option<Fault>, target: TargetEnv) -> [Vec<u32>; 2
 /// How many instructions of `op` the module's functions hold.
 fn count(words: &[u32], op: Op) -> usize {
     let module: Module = rspirv::dr::load_words(words).expect("rspirv parses the module");
-    module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
-        .filter(|i| i.class.opcode == op)
-        .count()
+    count_op(&module, op)
 }
 
 /// The problems of one fault's modules: each must differ from the correct module (optimiser

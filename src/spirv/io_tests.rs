@@ -4,7 +4,7 @@
 use rspirv::dr::{Instruction as SpvInstruction, Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Decoration, ExecutionMode, Op};
 
-use super::test_support::{builtin_var, decorations, validate_for};
+use super::test_support::{builtin_var, code, count_op, decorations, validate_for};
 
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
@@ -74,16 +74,7 @@ fn has_capability(module: &SpvModule, capability: spirv::Capability) -> bool {
 }
 
 fn ops(module: &SpvModule) -> Vec<&SpvInstruction> {
-    module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
-        .collect()
-}
-
-fn count_op(module: &SpvModule, op: Op) -> usize {
-    ops(module).iter().filter(|i| i.class.opcode == op).count()
+    code(module).collect()
 }
 
 /// Length of the array type pointed to by a variable.

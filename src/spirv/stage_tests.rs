@@ -6,7 +6,7 @@ use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
 
 use super::tessellation::tess_level;
-use super::test_support::{builtin_var, decorations, validate_for};
+use super::test_support::{builtin_var, count_op, decorations, validate_for};
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
 use crate::ir::SystemValue;
@@ -103,16 +103,6 @@ fn has_capability(module: &SpvModule, capability: Capability) -> bool {
         .capabilities
         .iter()
         .any(|i| matches!(i.operands.first(), Some(SpvOperand::Capability(c)) if *c == capability))
-}
-
-fn count_op(module: &SpvModule, op: Op) -> usize {
-    module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
-        .filter(|i| i.class.opcode == op)
-        .count()
 }
 
 const GS_STREAMS: &str = "gs_5_0

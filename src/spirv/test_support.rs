@@ -1,6 +1,6 @@
 //! Helpers shared by the back end's unit tests.
 
-use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
+use rspirv::dr::{Instruction as SpvInstruction, Module as SpvModule, Operand as SpvOperand};
 use spirv::{BuiltIn, Decoration, Op};
 
 use dxbc2spirv_testkit::spirv_val;
@@ -103,4 +103,19 @@ pub fn global_variables(module: &SpvModule, class: spirv::StorageClass) -> usize
                 && i.operands.first() == Some(&SpvOperand::StorageClass(class))
         })
         .count()
+}
+
+/// Every instruction in the module's function bodies, in order (labels and the function
+/// instructions themselves left out).
+pub fn code(module: &SpvModule) -> impl Iterator<Item = &SpvInstruction> {
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
+}
+
+/// How many instructions of opcode `op` the module's function bodies hold.
+pub fn count_op(module: &SpvModule, op: Op) -> usize {
+    code(module).filter(|i| i.class.opcode == op).count()
 }

@@ -5,7 +5,7 @@
 use rspirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, Decoration, Op};
 
-use super::test_support::validate;
+use super::test_support::{code, count_op, validate};
 use crate::container::Reflection;
 use crate::error::Result;
 use crate::spirv::Options;
@@ -46,19 +46,8 @@ fn vs(decls: &str, body: &str) -> String {
     )
 }
 
-fn code(m: &Module) -> impl Iterator<Item = &Instruction> {
-    m.functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
-}
-
-fn count(m: &Module, op: Op) -> usize {
-    code(m).filter(|i| i.class.opcode == op).count()
-}
-
 fn has(m: &Module, op: Op) -> bool {
-    count(m, op) > 0
+    count_op(m, op) > 0
 }
 
 fn has_cap(m: &Module, cap: Capability) -> bool {
@@ -129,8 +118,8 @@ sample_d r2.xyzw, v0.xyxx, t0.xyzw, s0, v0.zwzz, v0.wzww
 sample_aoffimmi(1,-2,0) r3.xyzw, v0.xyxx, t0.xyzw, s0
 add o0.xyzw, r0.xyzw, r1.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageSampleImplicitLod), 2);
-    assert_eq!(count(&m, Op::ImageSampleExplicitLod), 2);
+    assert_eq!(count_op(&m, Op::ImageSampleImplicitLod), 2);
+    assert_eq!(count_op(&m, Op::ImageSampleExplicitLod), 2);
     let offset = code(&m)
         .filter(|i| i.class.opcode == Op::ImageSampleImplicitLod)
         .any(|i| {
@@ -157,8 +146,8 @@ mov o0.xyzw, r1.xyzw",
     ));
     assert!(has(&m, Op::ImageSampleDrefImplicitLod));
     assert!(has(&m, Op::ImageSampleDrefExplicitLod));
-    assert_eq!(count(&m, Op::ImageGather), 3);
-    assert_eq!(count(&m, Op::ImageDrefGather), 2);
+    assert_eq!(count_op(&m, Op::ImageGather), 3);
+    assert_eq!(count_op(&m, Op::ImageDrefGather), 2);
     assert!(has_cap(&m, Capability::ImageGatherExtended));
     // gather4 ... s0.y gathers the green channel (component 1).
     let gather = first(&m, Op::ImageGather);
@@ -278,7 +267,7 @@ ld r1.xyzw, vThreadID.xxxx, t1.yzwx
 iadd r0.xyzw, r0.xyzw, r1.xyzw
 store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageFetch), 2);
+    assert_eq!(count_op(&m, Op::ImageFetch), 2);
     let fetch = first(&m, Op::ImageFetch);
     let ty = fetch.result_type.unwrap();
     let vector = m
@@ -318,7 +307,7 @@ resinfo r3.xyzw, l(0), u0.xyzw",
     ));
     assert!(has(&m, Op::ImageQuerySizeLod));
     assert!(has(&m, Op::ImageQueryLevels));
-    assert_eq!(count(&m, Op::ImageQuerySize), 2);
+    assert_eq!(count_op(&m, Op::ImageQuerySize), 2);
     assert!(has(&m, Op::FDiv));
     assert!(has_cap(&m, Capability::ImageQuery));
 }
@@ -334,7 +323,7 @@ samplepos r1.xy, t1.xyxx, l(3)
 lod r2.xy, v0.xyxx, t0.yxzw, s0
 mov o0.xyzw, r1.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageQuerySamples), 3);
+    assert_eq!(count_op(&m, Op::ImageQuerySamples), 3);
     assert!(has(&m, Op::ImageQueryLod));
     // The table of standard positions: 31 two-component entries.
     let table = m
@@ -354,8 +343,8 @@ bufinfo r0.z, u0.xxxx
 bufinfo r0.w, u1.xxxx
 store_uav_typed u1.xyzw, vThreadID.xxxx, r0.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageQuerySize), 2);
-    assert_eq!(count(&m, Op::ArrayLength), 2);
+    assert_eq!(count_op(&m, Op::ImageQuerySize), 2);
+    assert_eq!(count_op(&m, Op::ArrayLength), 2);
     assert!(has(&m, Op::UDiv), "structured: bytes / stride");
 }
 
@@ -370,8 +359,8 @@ store_uav_typed u1.xyzw, vThreadID.xxxx, r1.xyzw
 ld_uav_typed r2.xyzw, vThreadID.xyzz, u2.xyzw
 store_uav_typed u2.xyzw, vThreadID.xyzz, r2.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageRead), 3);
-    assert_eq!(count(&m, Op::ImageWrite), 3);
+    assert_eq!(count_op(&m, Op::ImageRead), 3);
+    assert_eq!(count_op(&m, Op::ImageWrite), 3);
     assert!(has_cap(&m, Capability::StorageImageReadWithoutFormat));
     assert!(has_cap(&m, Capability::Image1D));
     assert!(m
@@ -391,7 +380,7 @@ imm_atomic_cmp_exch r0.y, u0, vThreadID.xyxx, l(0), l(2)
 imm_atomic_imin r0.z, u1, vThreadID.x, l(-3)
 ld_uav_typed r1.xyzw, vThreadID.xyyy, u0.xyzw",
     ));
-    assert_eq!(count(&m, Op::ImageTexelPointer), 4);
+    assert_eq!(count_op(&m, Op::ImageTexelPointer), 4);
     assert!(has(&m, Op::AtomicIAdd));
     assert!(has(&m, Op::AtomicUMax));
     assert!(has(&m, Op::AtomicCompareExchange));

@@ -117,11 +117,7 @@ impl Shell {
 
 /// The opcodes of the module's code, block by block, labels left out.
 pub fn code(module: &SpvModule) -> Vec<Op> {
-    module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter())
-        .flat_map(|b| b.instructions.iter())
+    crate::spirv::test_support::code(module)
         .map(|i| i.class.opcode)
         .collect()
 }
@@ -133,7 +129,7 @@ pub fn assert_code(module: &SpvModule, expected: &[Op]) {
 
 /// How many instructions of an opcode the module's code holds.
 pub fn count(module: &SpvModule, op: Op) -> usize {
-    code(module).into_iter().filter(|&o| o == op).count()
+    crate::spirv::test_support::count_op(module, op)
 }
 
 /// Panics unless spirv-val accepts the module (with its disassembly in the message).
