@@ -302,3 +302,113 @@ fn unknown_sections_are_located_errors() {
         "{message}"
     );
 }
+
+#[test]
+fn instruction_numbers_and_byte_offsets_are_skipped() {
+    let ours = "ps_5_0
+dcl_output o0.xyzw
+mov o0.xyzw, l(0,0,0,0)
+ret
+";
+    // fxc /Ni numbers the instructions, /No prints each line's byte offset, both do both.
+    same_program(
+        "ps_5_0
+dcl_output o0.xyzw
+   0: mov o0.xyzw, l(0,0,0,0)
+   1: ret 
+",
+        ours,
+    );
+    same_program(
+        "      0x00000000: ps_5_0
+      0x00000008: dcl_output o0.xyzw
+   0  0x00000010: mov o0.xyzw, l(0,0,0,0)
+   1  0x00000028: ret 
+",
+        ours,
+    );
+    // A number where a statement starts is still an error without its colon.
+    let message = error("ps_5_0\ndcl_output o0.xyzw\n   0  mov o0.xyzw, l(0,0,0,0)\nret\n");
+    assert!(message.starts_with("line 3, column 4:"), "{message}");
+}
+
+#[test]
+fn the_level9_listing_before_an_sm4_one_is_skipped() {
+    let level9 = "//
+// Level9 shader bytecode:
+//
+    ps_2_0
+    dcl t0  // pin<0,1,2,3>
+    texld r0, t2, s0
+    mov oC0, r0
+
+// approximately 2 instruction slots used
+ps_4_0
+dcl_output o0.xyzw
+mov o0.xyzw, l(0,0,0,0)
+ret
+";
+    same_program(
+        level9,
+        "ps_4_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(0,0,0,0)\nret\n",
+    );
+    // Without an SM4 listing after it the model is refused.
+    let message = error("ps_2_0\nmov oC0, c0\n");
+    assert!(message.contains("shader model 2.0"), "{message}");
+}
+
+#[test]
+fn microsofts_sync_sat_ugroup_and_rcpfloat() {
+    // The saturate bit of `sync` is its UAV-group bit, and Microsoft's disassembler prints it
+    // as both.
+    same_program(
+        "cs_5_0
+dcl_thread_group 1, 1, 1
+sync_sat_ugroup_g_t
+sync_sat_ugroup
+ret
+",
+        "cs_5_0
+dcl_thread_group 1, 1, 1
+sync_ugroup_g_t
+sync_ugroup
+ret
+",
+    );
+    same_program(
+        "ps_5_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_output o0.xyzw
+resinfo_indexable(texture2d)(float,float,float,float)_rcpfloat o0.xyzw, l(0), t0.xyzw
+ret
+",
+        "ps_5_0
+dcl_resource_texture2d (float,float,float,float) t0
+dcl_output o0.xyzw
+resinfo_indexable(texture2d)(float,float,float,float)_rcpFloat o0.xyzw, l(0), t0.xyzw
+ret
+",
+    );
+}
+
+#[test]
+fn microsoft_c_library_infinities_and_nans() {
+    same_program(
+        "ps_5_0
+dcl_output o0.xyzw
+dcl_temps 1
+mov o0.xyzw, l(1.#INF00, -1.#INF00, -1.#IND00, 1.#QNAN0)
+dmov r0.xy, d(-1.#INF00, 1.#SNAN0)
+ret
+",
+        "ps_5_0
+dcl_output o0.xyzw
+dcl_temps 1
+mov o0.xyzw, l(0x7f800000, 0xff800000, 0xffc00000, 0x7fc00000)
+dmov r0.xy, d(0xfff0000000000000, 0x7ff0000000000001)
+ret
+",
+    );
+    let message = error("ps_5_0\ndcl_output o0.xyzw\nmov o0.x, l(1.#WHAT0)\nret\n");
+    assert!(message.contains("1.#WHAT0"), "{message}");
+}

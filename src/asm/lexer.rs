@@ -121,7 +121,10 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
             let mut previous = ' ';
             while let Some(&(i, c)) = chars.peek() {
                 let exponent_sign = (c == '-' || c == '+') && !hex && matches!(previous, 'e' | 'E');
-                if !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || exponent_sign) {
+                // Microsoft's C library prints infinities and NaNs as `1.#INF00`, `1.#QNAN0`.
+                let special = c == '#' && !hex && previous == '.';
+                if !(c.is_ascii_alphanumeric() || c == '.' || c == '_' || exponent_sign || special)
+                {
                     break;
                 }
                 previous = c;

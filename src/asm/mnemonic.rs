@@ -1,5 +1,6 @@
 //! Instruction mnemonics: the opcode name and its suffixes, in the order the disassembler
-//! prints them — sync flags (`_uglobal_ugroup_g_t`), test (`_z`/`_nz`), `_sat`,
+//! prints them — sync flags (`_uglobal_ugroup_g_t`, or Microsoft's `_sat_ugroup`), test
+//! (`_z`/`_nz`), `_sat`,
 //! `_aoffimmi(u,v,w)`, `_indexable(dim[, stride=N])`, return types `(t,t,t,t)`,
 //! `_uint`/`_rcpFloat` — then ` [precise]` or ` [precise(xy)]`.
 
@@ -155,9 +156,14 @@ impl<'a> Parser<'a> {
             "t" => instruction.sync.threads_in_group = true,
             "z" => instruction.test = Some(Test::Zero),
             "nz" => instruction.test = Some(Test::NonZero),
+            // The saturate bit of `sync` is its UAV-group bit: Microsoft's disassembler
+            // prints it as both, `sync_sat_ugroup_g_t`.
+            "sat" if opcode.info().control == Control::Sync => instruction.sync.uav_group = true,
             "sat" => instruction.saturate = true,
             "uint" => instruction.info_return_type = Some(InfoReturnType::Uint),
-            "rcpFloat" => instruction.info_return_type = Some(InfoReturnType::RcpFloat),
+            "rcpFloat" | "rcpfloat" => {
+                instruction.info_return_type = Some(InfoReturnType::RcpFloat)
+            }
             _ => state.awaiting.push(word),
         }
         Ok(())
@@ -328,10 +334,11 @@ fn suffix_step(opcode: Opcode, word: &str) -> Option<Step> {
     }
     let control = info.control;
     Some(match word {
-        "uglobal" if control == Control::Sync => Step::Sync(0),
-        "ugroup" if control == Control::Sync => Step::Sync(1),
-        "g" if control == Control::Sync => Step::Sync(2),
-        "t" if control == Control::Sync => Step::Sync(3),
+        "sat" if control == Control::Sync => Step::Sync(0),
+        "uglobal" if control == Control::Sync => Step::Sync(1),
+        "ugroup" if control == Control::Sync => Step::Sync(2),
+        "g" if control == Control::Sync => Step::Sync(3),
+        "t" if control == Control::Sync => Step::Sync(4),
         "z" | "nz" if control == Control::Test => Step::Test,
         "sat" if control != Control::Sync => Step::Saturate,
         "aoffimmi" => Step::Offsets,
@@ -339,7 +346,8 @@ fn suffix_step(opcode: Opcode, word: &str) -> Option<Step> {
         "uint" if matches!(control, Control::ResinfoReturn | Control::InfoReturn) => {
             Step::InfoReturn
         }
-        "rcpFloat" if control == Control::ResinfoReturn => Step::InfoReturn,
+        // Microsoft's disassembler writes `_rcpfloat`, other tools `_rcpFloat`.
+        "rcpFloat" | "rcpfloat" if control == Control::ResinfoReturn => Step::InfoReturn,
         _ => return None,
     })
 }

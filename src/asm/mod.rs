@@ -262,10 +262,13 @@ impl<'a> Parser<'a> {
     /// Parses the whole text.
     fn program(&mut self) -> Result<()> {
         self.skip_newlines();
+        self.skip_listing_prefix();
+        self.skip_level9_listing();
         self.version()?;
         self.end_of_line("after the version")?;
         loop {
             self.skip_newlines();
+            self.skip_listing_prefix();
             let start = self.peek();
             match start.kind {
                 Kind::Eof => return Ok(()),
@@ -286,6 +289,44 @@ impl<'a> Parser<'a> {
             self.end_of_line(&format!("after {}", start.describe()))?;
             self.program.instructions.push(instruction);
             self.lengths.push(length);
+        }
+    }
+
+    /// Skips the instruction number and byte offset fxc's `/Ni` and `/No` put before a line
+    /// (`  12: mov …`, `0x00000014: mov …`, or both: `  12  0x00000014: mov …`): one or two
+    /// numbers and a colon where a statement starts, which no statement does.
+    fn skip_listing_prefix(&mut self) {
+        let numbers = (0..2)
+            .take_while(|&k| self.peek_at(k).kind == Kind::Number)
+            .count();
+        if numbers > 0 && self.peek_at(numbers).is(':') {
+            self.pos += numbers + 1;
+        }
+    }
+
+    /// Skips the shader-model 2 listing fxc prints under `// Level9 shader bytecode:` for a
+    /// `4_0_level_9_x` target (indented code, not comments) up to the line with the SM4
+    /// version; without such a line nothing is skipped, and the version is refused.
+    fn skip_level9_listing(&mut self) {
+        let first = self.peek();
+        if first.kind != Kind::Ident || !is_level9_version(first.text) {
+            return;
+        }
+        let mut k = 0;
+        loop {
+            let token = self.peek_at(k);
+            match token.kind {
+                Kind::Eof => return,
+                Kind::Newline => {
+                    let next = self.peek_at(k + 1);
+                    if next.kind == Kind::Ident && is_sm4_version(next.text) {
+                        self.pos += k + 1;
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
         }
     }
 
@@ -414,4 +455,28 @@ impl<'a> Parser<'a> {
         }
         Ok(length)
     }
+}
+
+/// Whether `name` is a shader-model 1–3 version such as `ps_2_0`, `vs_3_0` or `ps_2_x`: the
+/// first line of the Level9 listing fxc prints before an SM4 one.
+fn is_level9_version(name: &str) -> bool {
+    let mut parts = name.split('_');
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (Some("ps" | "vs"), Some("1" | "2" | "3"), Some(_), None)
+    )
+}
+
+/// Whether `name` is a version line this assembler reads (`ps_4_0` … `cs_5_1`).
+fn is_sm4_version(name: &str) -> bool {
+    let mut parts = name.split('_');
+    matches!(
+        (parts.next(), parts.next(), parts.next(), parts.next()),
+        (
+            Some("ps" | "vs" | "gs" | "hs" | "ds" | "cs"),
+            Some("4" | "5"),
+            Some("0" | "1"),
+            None
+        )
+    )
 }

@@ -59,6 +59,9 @@ pub fn parse_immediate64(negative: bool, text: &str) -> Result<u64, String> {
         Some(float) if is_float(float) => float,
         _ => text,
     };
+    if let Some(special) = Special::of(text) {
+        return Ok(special.bits64(negative));
+    }
     if is_float(text) {
         let value: f64 = text
             .parse()
@@ -91,6 +94,9 @@ pub fn parse_immediate64(negative: bool, text: &str) -> Result<u64, String> {
 }
 
 fn parse_bits32(negative: bool, text: &str, floats: bool) -> Result<u32, String> {
+    if let Some(special) = Special::of(text).filter(|_| floats) {
+        return Ok(special.bits32(negative));
+    }
     if is_float(text) {
         if !floats {
             return Err(format!("'{text}' is not an integer"));
@@ -123,6 +129,50 @@ fn parse_bits32(negative: bool, text: &str, floats: bool) -> Result<u32, String>
             "{}{text} is out of range for 32 bits",
             if negative { "-" } else { "" }
         ))
+    }
+}
+
+/// A value Microsoft's C library prints in its own words, as fxc's listings show them:
+/// `1.#INF00` (infinity), `1.#QNAN0` (a quiet NaN), `-1.#IND00` (the "indefinite" quiet NaN
+/// with the sign bit) and `1.#SNAN0` (a signalling NaN). The payload of a NaN is not
+/// printed; the assembler gives the smallest one of its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Special {
+    Infinity,
+    QuietNan,
+    SignallingNan,
+}
+
+impl Special {
+    /// The special value `text` names (`1.#` then the word and digits of precision).
+    fn of(text: &str) -> Option<Special> {
+        let word = text
+            .strip_prefix("1.#")?
+            .trim_end_matches(|c: char| c.is_ascii_digit());
+        match word.to_ascii_uppercase().as_str() {
+            "INF" => Some(Special::Infinity),
+            "QNAN" | "IND" => Some(Special::QuietNan),
+            "SNAN" => Some(Special::SignallingNan),
+            _ => None,
+        }
+    }
+
+    fn bits32(self, negative: bool) -> u32 {
+        let bits = match self {
+            Special::Infinity => 0x7f80_0000,
+            Special::QuietNan => 0x7fc0_0000,
+            Special::SignallingNan => 0x7f80_0001,
+        };
+        bits | if negative { 0x8000_0000 } else { 0 }
+    }
+
+    fn bits64(self, negative: bool) -> u64 {
+        let bits = match self {
+            Special::Infinity => 0x7ff0_0000_0000_0000,
+            Special::QuietNan => 0x7ff8_0000_0000_0000,
+            Special::SignallingNan => 0x7ff0_0000_0000_0001,
+        };
+        bits | if negative { 1 << 63 } else { 0 }
     }
 }
 

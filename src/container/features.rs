@@ -98,6 +98,11 @@ impl FeatureFlags {
             .collect()
     }
 
+    /// The note Microsoft's disassembler prints for a pixel shader whose global flags force
+    /// early depth and stencil tests (`forceEarlyDepthStencil`): derived from the program,
+    /// it stands for no SFI0 bit (fxc sets none for it).
+    pub const EARLY_DEPTH_STENCIL_NOTE: &'static str = "Early depth-stencil";
+
     /// fxc's title line of the feature notes in a listing's header.
     pub const NOTE_TITLE: &'static str = "Note: shader requires additional functionality:";
 

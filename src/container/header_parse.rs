@@ -293,12 +293,17 @@ impl<'a> Parser<'a> {
     /// functionality:` title, up to a blank comment line.
     fn feature_notes(&mut self) -> Result<()> {
         let mut raw = 0u64;
+        let mut derived = false;
         while let Some(line) = self.peek() {
             let note = line.trimmed();
             if note.is_empty() || Self::starts_section(&line) {
                 break;
             }
             self.pos += 1;
+            if note == FeatureFlags::EARLY_DEPTH_STENCIL_NOTE {
+                derived = true;
+                continue;
+            }
             raw |= FeatureFlags::bit_of_note(note).ok_or_else(|| {
                 line.error_here(format!(
                     "expected a feature fxc names (such as `Double-precision floating point`) \
@@ -306,7 +311,8 @@ impl<'a> Parser<'a> {
                 ))
             })?;
         }
-        self.tables.features = Some(raw);
+        // A block with only derived notes stands for no SFI0 chunk (fxc writes none).
+        self.tables.features = (raw != 0 || !derived).then_some(raw);
         Ok(())
     }
 
@@ -1622,6 +1628,14 @@ ps_5_0
         let (line, column, msg) = error_at(&text.replace("Raster Ordered UAVs", "Something else"));
         assert_eq!((line, column), (7, 10));
         assert!(msg.contains("Something else"), "{msg}");
+        // Microsoft's disassembler notes `forceEarlyDepthStencil` too; fxc sets no SFI0 bit
+        // for it, so alone it stands for no chunk and beside others adds nothing.
+        let early = text.replace("Raster Ordered UAVs", "Early depth-stencil");
+        let t = parse_header_comments(&early).unwrap();
+        assert_eq!(t.features, Some(0x1 | (1 << 40)), "{early}");
+        let only = "//\n// Note: shader requires additional functionality:\n//       Early depth-stencil\n//\nps_5_0\n";
+        let t = parse_header_comments(only).unwrap();
+        assert_eq!(t.features, None, "{only}");
     }
 
     #[test]

@@ -156,15 +156,18 @@ impl ImageArgs {
 /// texel components and loads and stores move those bits unchanged, low half first, as a
 /// double sits in two registers' components. Such a resource is read and written as `uint`.
 ///
+/// `mixed` is what fxc declares for a `tbuffer` (`dcl_resource_buffer (mixed,mixed,mixed,
+/// mixed)`, read with `ld`): the shader takes the texels' 32-bit patterns and reinterprets
+/// them itself, so the resource is read as `uint` (as vkd3d-shader does), and the view bound
+/// to it needs a 32-bit integer format (R32G32B32A32_UINT for a `tbuffer` of floats).
+///
 /// The other codes are no return type of a typed resource (an error naming the rule):
-/// `mixed` is the reflection's type of raw and structured views, `continued` only follows a
-/// `double`, and `none`/`unused` say the component is not there.
+/// `continued` only follows a `double`, and `none`/`unused` say the component is not there.
 fn return_scalar(return_type: ReturnType) -> std::result::Result<Scalar, &'static str> {
     match return_type {
         ReturnType::Float | ReturnType::Unorm | ReturnType::Snorm => Ok(Scalar::F32),
         ReturnType::Sint => Ok(Scalar::I32),
-        ReturnType::Uint | ReturnType::Double => Ok(Scalar::U32),
-        ReturnType::Mixed => Err("mixed is the return type of raw and structured views"),
+        ReturnType::Uint | ReturnType::Double | ReturnType::Mixed => Ok(Scalar::U32),
         ReturnType::Continued => Err("continued is the high half of a double before it"),
         ReturnType::None | ReturnType::Unused => Err("the component is not there"),
     }
@@ -278,7 +281,7 @@ impl Emitter<'_> {
         let scalar = return_scalar(return_type[0]).map_err(|why| {
             self.err(format!(
                 "a typed resource whose first component returns {}: {why}, not a typed \
-                 resource's (unorm, snorm, sint, uint, float or double)",
+                 resource's (unorm, snorm, sint, uint, float, double or mixed)",
                 return_type[0].name()
             ))
         })?;

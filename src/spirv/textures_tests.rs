@@ -517,11 +517,11 @@ fn atomics_on_a_typed_uav_that_is_not_uint_or_sint_are_invalid() {
     }
 }
 
-/// Return types that are no typed resource's (mixed, continued first, none, unused) are
-/// invalid declarations; the error names the return type.
+/// Return types that are no typed resource's (continued first, none, unused) are invalid
+/// declarations; the error names the return type.
 #[test]
 fn return_types_without_a_typed_meaning_are_invalid() {
-    for return_type in ["mixed", "continued", "unused", "none"] {
+    for return_type in ["continued", "unused", "none"] {
         for declaration in [
             format!("dcl_resource_texture2d ({return_type},{return_type},{return_type},{return_type}) t0"),
             format!("dcl_uav_typed_buffer ({return_type},{return_type},{return_type},{return_type}) u0"),
@@ -540,5 +540,37 @@ fn return_types_without_a_typed_meaning_are_invalid() {
                 "{text}\n{error}"
             );
         }
+    }
+}
+
+/// A typed resource returning `mixed` (fxc's `tbuffer`) is read as uint: its image has an
+/// unsigned integer sampled type and the module validates (executed in
+/// `shaders/misc/tbuffer_mixed.shader_test`).
+#[test]
+fn mixed_typed_resources_read_as_uint() {
+    let text = cs(
+        "dcl_resource_buffer (mixed,mixed,mixed,mixed) t0
+dcl_uav_typed_buffer (mixed,mixed,mixed,mixed) u0",
+        "ld_indexable(buffer)(mixed,mixed,mixed,mixed) r0.xyzw, vThreadID.xxxx, t0.xyzw
+store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xyzw",
+    );
+    let m = module(&text);
+    let uint = m
+        .types_global_values
+        .iter()
+        .find(|i| {
+            i.class.opcode == Op::TypeInt
+                && i.operands[..] == [Operand::LiteralBit32(32), Operand::LiteralBit32(0)]
+        })
+        .and_then(|i| i.result_id)
+        .unwrap_or_else(|| panic!("no uint type\n{text}"));
+    let images: Vec<_> = m
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == Op::TypeImage)
+        .collect();
+    assert_eq!(images.len(), 2, "{text}");
+    for image in images {
+        assert_eq!(image.operands[0], Operand::IdRef(uint), "{text}\n{image:?}");
     }
 }
