@@ -39,7 +39,7 @@ mod test_util;
 mod write_corpus_tests;
 
 pub use checksum::checksum;
-pub use comments::write_header_comments;
+pub use comments::{write_header_comments, write_header_comments_noting};
 pub use features::FeatureFlags;
 pub use header_parse::{parse_header_comments, HeaderTables};
 pub use interfaces::{ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces};

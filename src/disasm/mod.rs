@@ -26,7 +26,11 @@ use std::fmt::Write;
 /// Disassembles a read container: header comments, then the program (if any).
 pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     let mut out = String::new();
-    crate::container::write_header_comments(&dxbc.reflection, &mut out);
+    let early_depth_stencil = dxbc
+        .program
+        .as_ref()
+        .is_some_and(forces_early_depth_stencil);
+    crate::container::write_header_comments_noting(&dxbc.reflection, early_depth_stencil, &mut out);
     match &dxbc.program {
         Some(program) => {
             tessellation::write_tessellation_tables(&mut out, program);
@@ -36,6 +40,14 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
         None => out.push_str("// no shader program\n"),
     }
     out
+}
+
+/// Whether the program's global flags force early depth-stencil tests.
+fn forces_early_depth_stencil(program: &Program) -> bool {
+    program.instructions.iter().any(|i| {
+        matches!(i.declaration, Some(Declaration::GlobalFlags(flags))
+            if flags & FORCE_EARLY_DEPTH_STENCIL != 0)
+    })
 }
 
 /// The program's text: the version line, then one line per declaration or instruction.

@@ -335,11 +335,15 @@ impl InputPrimitive {
     }
 }
 
+/// The `dcl_globalFlags` bit `forceEarlyDepthStencil`: a pixel shader's depth and stencil
+/// tests run before it.
+pub const FORCE_EARLY_DEPTH_STENCIL: u32 = 1 << 13;
+
 /// Global flags of `dcl_globalFlags`, in bit order with their names.
 pub const GLOBAL_FLAG_NAMES: [(u32, &str); 9] = [
     (1 << 11, "refactoringAllowed"),
     (1 << 12, "enableDoublePrecisionFloatOps"),
-    (1 << 13, "forceEarlyDepthStencil"),
+    (FORCE_EARLY_DEPTH_STENCIL, "forceEarlyDepthStencil"),
     (1 << 14, "enableRawAndStructuredBuffers"),
     (1 << 15, "skipOptimization"),
     (1 << 16, "enableMinimumPrecision"),

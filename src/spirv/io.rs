@@ -288,7 +288,9 @@ impl Emitter<'_> {
 
     /// Handles `dcl_globalFlags` flags that concern I/O (`forceEarlyDepthStencil`).
     pub fn io_global_flags(&mut self, flags: u32) -> Result<()> {
-        if flags & (1 << 13) != 0 && self.program.model.stage == Stage::Pixel {
+        if flags & crate::ir::FORCE_EARLY_DEPTH_STENCIL != 0
+            && self.program.model.stage == Stage::Pixel
+        {
             self.add_mode(ExecutionMode::EarlyFragmentTests);
         }
         Ok(())
