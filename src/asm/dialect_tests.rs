@@ -412,3 +412,32 @@ ret
     let message = error("ps_5_0\ndcl_output o0.xyzw\nmov o0.x, l(1.#WHAT0)\nret\n");
     assert!(message.contains("1.#WHAT0"), "{message}");
 }
+
+#[test]
+fn precision_inside_the_absolute_value_bars() {
+    // fxc: `|r0.xyzw {min16f}|`; this project prints `|r0.xyzw| {min16f}`.
+    let head = "ps_5_0
+dcl_globalFlags refactoringAllowed | enableMinimumPrecision
+dcl_input_ps linear v0.xyzw {min16f}
+dcl_output o0.xyzw
+dcl_temps 1
+";
+    same_program(
+        &format!(
+            "{head}mad r0.xyzw {{min16f}}, |v0.xyzw {{min16f}}|, l(-4.000000, -4.000000, -4.000000, -4.000000) {{def32 as min16f}}, -|v0.xyzw {{min16f}}|
+mov o0.xyzw, r0.xyzw {{min16f as def32}}
+ret
+"
+        ),
+        &format!(
+            "{head}mad r0.xyzw {{min16f}}, |v0.xyzw| {{min16f}}, l(-4.000000, -4.000000, -4.000000, -4.000000) {{def32 as min16f}}, -|v0.xyzw| {{min16f}}
+mov o0.xyzw, r0.xyzw {{min16f as def32}}
+ret
+"
+        ),
+    );
+    let message = error(&format!(
+        "{head}mov r0.xyzw {{min16f}}, |v0.xyzw {{min16f}}| {{min16f}}\nmov o0.xyzw, l(0,0,0,0)\nret\n"
+    ));
+    assert!(message.contains("both inside and after"), "{message}");
+}

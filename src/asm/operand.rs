@@ -28,6 +28,17 @@ pub(super) struct Annotations<'a> {
     converted: bool,
 }
 
+impl Annotations<'_> {
+    /// Whether no annotation was read.
+    fn is_empty(&self) -> bool {
+        self.components.is_none()
+            && self.mode.is_none()
+            && self.min_precision == MinPrecision::Default
+            && !self.non_uniform
+            && !self.converted
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Mask,
@@ -85,10 +96,24 @@ impl<'a> Parser<'a> {
             let (operand, letters) = self.register(depth)?;
             (operand, letters, None)
         };
+        // fxc writes an operand's precision inside the bars of its absolute value
+        // (`|r2.xyzw {min16f}|`); this project's printer writes it after them.
+        let mut inside = None;
         if matches!(modifier, Modifier::Abs | Modifier::AbsNeg) {
+            inside = Some(self.annotations()?).filter(|a| !a.is_empty());
             self.expect_punct('|', "to close the absolute value")?;
         }
-        let annotations = self.annotations()?;
+        let after = self.peek();
+        let mut annotations = self.annotations()?;
+        if let Some(inside) = inside {
+            if !annotations.is_empty() {
+                return Err(self.error_at(
+                    after,
+                    "annotations both inside and after the absolute value's bars",
+                ));
+            }
+            annotations = inside;
+        }
         self.encoding(&mut operand, role, letters, values, &annotations, start)?;
         operand.modifier = modifier;
         operand.min_precision = annotations.min_precision;
