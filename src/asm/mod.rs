@@ -312,21 +312,14 @@ impl<'a> Parser<'a> {
         if first.kind != Kind::Ident || !is_level9_version(first.text) {
             return;
         }
-        let mut k = 0;
-        loop {
-            let token = self.peek_at(k);
-            match token.kind {
-                Kind::Eof => return,
-                Kind::Newline => {
-                    let next = self.peek_at(k + 1);
-                    if next.kind == Kind::Ident && is_sm4_version(next.text) {
-                        self.pos += k + 1;
-                        return;
-                    }
-                }
-                _ => {}
-            }
-            k += 1;
+        let rest = self.tokens.get(self.pos..).unwrap_or_default();
+        let sm4_line = rest.windows(2).position(|pair| {
+            pair[0].kind == Kind::Newline
+                && pair[1].kind == Kind::Ident
+                && version_model(&pair[1]).is_ok()
+        });
+        if let Some(newline) = sm4_line {
+            self.pos += newline + 1;
         }
     }
 
@@ -353,35 +346,7 @@ impl<'a> Parser<'a> {
     /// Reads the version line (`ps_5_0`).
     fn version(&mut self) -> Result<()> {
         let token = self.ident("the version (e.g. ps_5_0)")?;
-        let bad = |message: String| Err(self.error_at(token, message));
-        let mut parts = token.text.split('_');
-        let (Some(prefix), Some(major), Some(minor), None) =
-            (parts.next(), parts.next(), parts.next(), parts.next())
-        else {
-            return bad(format!(
-                "expected the version (e.g. ps_5_0), found {}",
-                token.describe()
-            ));
-        };
-        let Some(stage) = (0..6)
-            .filter_map(Stage::from_program_type)
-            .find(|s| s.prefix() == prefix)
-        else {
-            return bad(format!(
-                "unknown shader stage '{prefix}' (expected ps, vs, gs, hs, ds or cs)"
-            ));
-        };
-        let model = match (major, minor) {
-            ("4", "0") | ("4", "1") | ("5", "0") | ("5", "1") => ShaderModel {
-                stage,
-                major: major.parse().unwrap_or(4),
-                minor: minor.parse().unwrap_or(0),
-            },
-            _ => return bad(format!("shader model {major}.{minor} is not SM4.0–5.1")),
-        };
-        if matches!(stage, Stage::Hull | Stage::Domain) && model.major < 5 {
-            return bad(format!("{prefix} programs need shader model 5"));
-        }
+        let model = version_model(&token).map_err(|message| self.error_at(token, message))?;
         self.program = Program::new(model);
         Ok(())
     }
@@ -467,16 +432,36 @@ fn is_level9_version(name: &str) -> bool {
     )
 }
 
-/// Whether `name` is a version line this assembler reads (`ps_4_0` … `cs_5_1`).
-fn is_sm4_version(name: &str) -> bool {
-    let mut parts = name.split('_');
-    matches!(
-        (parts.next(), parts.next(), parts.next(), parts.next()),
-        (
-            Some("ps" | "vs" | "gs" | "hs" | "ds" | "cs"),
-            Some("4" | "5"),
-            Some("0" | "1"),
-            None
-        )
-    )
+/// The shader model a version token names (`ps_5_0`), or why it names none this assembler
+/// reads (SM4.0–5.1, hull and domain shaders from SM5).
+fn version_model(token: &Token<'_>) -> std::result::Result<ShaderModel, String> {
+    let mut parts = token.text.split('_');
+    let (Some(prefix), Some(major), Some(minor), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(format!(
+            "expected the version (e.g. ps_5_0), found {}",
+            token.describe()
+        ));
+    };
+    let Some(stage) = (0..6)
+        .filter_map(Stage::from_program_type)
+        .find(|s| s.prefix() == prefix)
+    else {
+        return Err(format!(
+            "unknown shader stage '{prefix}' (expected ps, vs, gs, hs, ds or cs)"
+        ));
+    };
+    let model = match (major, minor) {
+        ("4", "0") | ("4", "1") | ("5", "0") | ("5", "1") => ShaderModel {
+            stage,
+            major: major.parse().unwrap_or(4),
+            minor: minor.parse().unwrap_or(0),
+        },
+        _ => return Err(format!("shader model {major}.{minor} is not SM4.0–5.1")),
+    };
+    if matches!(stage, Stage::Hull | Stage::Domain) && model.major < 5 {
+        return Err(format!("{prefix} programs need shader model 5"));
+    }
+    Ok(model)
 }
