@@ -1,11 +1,13 @@
-//! Temps are SSA values: no corpus module translated from a program without subroutines
-//! (hull shaders included: each phase has its own temps) has a `Private` or `Function`
-//! variable for an `r#` register, with the optimiser or without it.
+//! Temps are SSA values: no module has a `Private` or `Function` variable for an `r#`
+//! register, with the optimiser or without it, whether its program has subroutines or not
+//! (they are inlined where they are called) and in hull shaders (each phase has its own
+//! temps).
 //!
-//! Every blob of the corpus (`../shared/corpus`) is translated with debug names, which name
-//! a temp's variable `r<register>.<component>`; the variables of those names are counted.
-//! A program with a subroutine must still have its temp variable (temps cross functions
-//! there), so that the test would notice the names going away.
+//! Every blob of the corpus (`../shared/corpus`) and every program of the project's own with
+//! subroutines (`tests/in`, `shaders/`) is translated with debug names, which would name a
+//! temp's variable `r<register>.<component>`; the variables of those names are counted, and
+//! a program with subroutines must translate to one function with no call (or, in a hull
+//! shader, to its phases' functions and the entry point only).
 
 mod common;
 
@@ -53,59 +55,164 @@ fn temp_variables(words: &[u32]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn programs_without_subroutines_keep_no_temp_in_a_variable() {
-    let (mut checked, mut with_subroutines, mut subroutine_temps, mut hulls) = (0, 0, 0, 0);
-    common::for_each_corpus_module(|file, bytes, no_optimize, words| {
-        let dxbc = dxbc2spirv::read(bytes, &Default::default()).expect("a translated blob reads");
-        let program = dxbc
-            .program
-            .as_ref()
-            .expect("a translated blob has a program");
-        let subroutines = program
-            .instructions
-            .iter()
-            .any(|i| i.opcode == dxbc2spirv::isa::Opcode::Label);
-        let temps = temp_variables(&words);
-        if subroutines {
-            with_subroutines += 1;
-            subroutine_temps += temps.len();
-            return;
+/// The project's own assembly programs with subroutines or function bodies (`label`): the
+/// `.asm` files under `tests/in` and the assembly sections of `shaders/**/*.shader_test`.
+fn project_programs_with_subroutines() -> Vec<(String, String)> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir)
+            .expect("lists a project folder")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "asm" || e == "shader_test")
+            {
+                out.push(path);
+            }
         }
+    }
+    let root = common::workspace_root();
+    let mut files = Vec::new();
+    walk(&root.join("tests/in"), &mut files);
+    walk(&root.join("shaders"), &mut files);
+    files.sort();
+    let mut programs = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).expect("reads a project file");
+        let name = path
+            .strip_prefix(&root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        let sections: Vec<String> = if name.ends_with(".asm") {
+            vec![text]
+        } else {
+            // The lines after each `[… asm]` header up to the next header.
+            let mut sections = Vec::new();
+            let mut current: Option<String> = None;
+            for line in text.lines() {
+                if line.starts_with('[') {
+                    sections.extend(current.take());
+                    if line.trim_end().ends_with(" asm]") {
+                        current = Some(String::new());
+                    }
+                } else if let Some(section) = current.as_mut() {
+                    section.push_str(line);
+                    section.push('\n');
+                }
+            }
+            sections.extend(current);
+            sections
+        };
+        for (n, section) in sections.into_iter().enumerate() {
+            if section
+                .lines()
+                .any(|l| l.trim_start().starts_with("label "))
+            {
+                programs.push((format!("{name} (section {n})"), section));
+            }
+        }
+    }
+    programs
+}
+
+/// The functions of a module and its `OpFunctionCall`s.
+fn functions_and_calls(words: &[u32]) -> (usize, usize) {
+    let module = rspirv::dr::load_words(words).expect("rspirv loads the module");
+    let calls = module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter().flat_map(|b| b.instructions.iter()))
+        .filter(|i| i.class.opcode == Op::FunctionCall)
+        .count();
+    (module.functions.len(), calls)
+}
+
+#[test]
+fn no_module_keeps_a_temp_in_a_variable() {
+    let (mut checked, mut hulls) = (0, 0);
+    common::for_each_corpus_module(|file, bytes, no_optimize, words| {
+        let temps = temp_variables(&words);
         assert!(
             temps.is_empty(),
             "{file} (no_optimize: {no_optimize}): temps in variables: {temps:?}"
         );
         checked += 1;
-        if program.model.stage == dxbc2spirv::ir::Stage::Hull {
+        let dxbc = dxbc2spirv::read(bytes, &Default::default()).expect("a translated blob reads");
+        if dxbc.program.as_ref().map(|p| p.model.stage) == Some(dxbc2spirv::ir::Stage::Hull) {
             hulls += 1;
         }
     });
-    println!(
-        "{checked} modules without subroutines checked ({hulls} of hull shaders); \
-         {with_subroutines} with subroutines hold {subroutine_temps} temp variables"
-    );
+    println!("{checked} corpus modules checked ({hulls} of hull shaders)");
     assert!(checked > 2000, "only {checked} modules checked");
     assert!(hulls > 50, "only {hulls} hull-shader modules checked");
 }
 
-/// A program with a subroutine keeps its temps in variables, named as the corpus test above
-/// looks for them: were the names to change, this fails rather than that test passing
-/// without seeing any.
+/// Programs with subroutines (`call`, `callc`, `fcall`) keep no temp in a variable and make
+/// no function of a subroutine: a vertex, pixel or compute shader is one function without
+/// calls; a hull shader calls only its phases from its entry point.
 #[test]
-fn temps_crossing_a_call_stay_named_variables() {
-    let text = "vs_5_0\ndcl_output o0.xyzw\ndcl_temps 1\nmov r0.x, l(1.0)\ncall l0\n\
-                mov o0.xyzw, r0.xxxx\nret\nlabel l0\nadd r0.x, r0.x, l(1.0)\nret\n";
-    let dxbc = dxbc2spirv::asm::assemble(text).expect("the test program assembles");
-    let mut options = dxbc2spirv::TranslateOptions::default();
-    options.no_optimize = true;
-    let words = dxbc2spirv::translate_bytes(&dxbc, &options)
-        .expect("the test program translates")
-        .words;
-    let temps = temp_variables(&words);
-    assert_eq!(
-        temps,
-        vec!["r0.x".to_string()],
-        "the temp variables of a program with a subroutine"
+fn subroutines_are_inlined() {
+    let programs = project_programs_with_subroutines();
+    assert!(
+        programs.len() >= 8,
+        "only {} project programs with subroutines: {:?}",
+        programs.len(),
+        programs.iter().map(|(n, _)| n).collect::<Vec<_>>()
     );
+    for (name, text) in &programs {
+        let program = dxbc2spirv::asm::parse_program(text)
+            .unwrap_or_else(|e| panic!("{name}: does not assemble: {e}"));
+        let hull = program.model.stage == dxbc2spirv::ir::Stage::Hull;
+        let dxbc = dxbc2spirv::asm::assemble(text).expect("assembles");
+        for no_optimize in [false, true] {
+            let mut options = dxbc2spirv::TranslateOptions::default();
+            options.no_optimize = no_optimize;
+            let words = dxbc2spirv::translate_bytes(&dxbc, &options)
+                .unwrap_or_else(|e| panic!("{name} (no_optimize: {no_optimize}): {e}"))
+                .words;
+            let temps = temp_variables(&words);
+            assert!(
+                temps.is_empty(),
+                "{name} (no_optimize: {no_optimize}): temps in variables: {temps:?}\n{text}"
+            );
+            let (functions, calls) = functions_and_calls(&words);
+            if hull {
+                // The entry point calls each phase function (in a loop for instances).
+                assert_eq!(
+                    calls,
+                    functions - 1,
+                    "{name} (no_optimize: {no_optimize}): {functions} functions, {calls} \
+                     calls: a subroutine became a function\n{text}"
+                );
+            } else if !no_optimize || !text.contains("dfma") {
+                assert_eq!(
+                    (functions, calls),
+                    (1, 0),
+                    "{name} (no_optimize: {no_optimize}): (functions, calls)\n{text}"
+                );
+            }
+        }
+    }
+}
+
+/// The test above finds temps by their debug names: a module whose temp is a named
+/// `Private` variable (as this back end once made them) is found, so that a change of the
+/// names could not make that test pass without looking.
+#[test]
+fn a_named_temp_variable_is_found() {
+    let mut b = rspirv::dr::Builder::new();
+    b.set_version(1, 6);
+    let float = b.type_float(32, None);
+    let pointer = b.type_pointer(None, StorageClass::Private, float);
+    let var = b.variable(pointer, None, StorageClass::Private, None);
+    b.name(var, "r3.y");
+    let other = b.variable(pointer, None, StorageClass::Private, None);
+    b.name(other, "x0");
+    use rspirv::binary::Assemble as _;
+    let words = b.module().assemble();
+    assert_eq!(temp_variables(&words), vec!["r3.y".to_string()]);
 }

@@ -47,16 +47,14 @@ pub struct Emitter<'a> {
     pub at: (u32, u32),
     /// Inferred component types of the temps.
     pub temp_types: TempTypes,
-    /// Private variables of temp components, created on first use.
-    pub temps: HashMap<(u32, u8), Word>,
-    /// What is known of values in the block being emitted (temps, loaded inputs).
+    /// What is known of values in the block being emitted (loaded read-only vectors).
     pub known: super::block_values::BlockValues,
     /// Indexable temps by register.
     pub indexable: HashMap<u32, IndexableTemp>,
     /// Module-scope variables, for the entry point's interface.
     pub globals: Vec<(Word, StorageClass)>,
-    /// Functions of subroutine labels.
-    pub labels: HashMap<u32, Word>,
+    /// The subroutines and function bodies, inlined where they are called.
+    pub subroutines: super::subroutines::Subroutines,
     /// The open control-flow constructs of the current function.
     pub flow: Vec<Construct>,
     /// Whether the selected block is still open (not terminated).
@@ -85,7 +83,6 @@ pub struct Emitter<'a> {
 #[derive(Default)]
 pub(crate) struct Kept {
     module: super::module::ModuleTables,
-    temps: HashMap<(u32, u8), Word>,
     known: super::block_values::BlockValues,
     globals: Vec<(Word, StorageClass)>,
     io: super::io::IoTables,
@@ -95,7 +92,6 @@ pub(crate) struct Kept {
 impl Kept {
     fn held_bytes(&self) -> usize {
         self.module.held_bytes()
-            + crate::fast_hash::map_bytes(&self.temps)
             + self.known.held_bytes()
             + crate::fast_hash::vec_bytes(&self.globals)
             + self.io.held_bytes()
@@ -108,21 +104,6 @@ impl Kept {
 /// of operand lists; see [`super::builder::Recycled`]).
 const KEPT_BYTES: usize = 544 * 1024;
 
-/// The temp components `dcl_temps` declares (four per temp, at most 256): the temp table is
-/// sized once instead of growing and rehashing as the temps are first used.
-fn declared_temp_components(program: &Program) -> usize {
-    program
-        .instructions
-        .iter()
-        .find_map(|i| match i.declaration {
-            Some(Declaration::Temps(count)) => Some(count as usize),
-            _ => None,
-        })
-        .unwrap_or(0)
-        .saturating_mul(4)
-        .min(256)
-}
-
 impl<'a> Emitter<'a> {
     /// Translates a whole program.
     pub fn run(
@@ -133,8 +114,6 @@ impl<'a> Emitter<'a> {
         tables: &mut super::Tables,
     ) -> Result<Vec<u32>> {
         let mut kept = super::take_tables(&mut tables.emitter);
-        kept.temps.clear();
-        kept.temps.reserve(declared_temp_components(program));
         kept.known.forget();
         kept.facts.forget();
         kept.globals.clear();
@@ -146,11 +125,10 @@ impl<'a> Emitter<'a> {
             options,
             at: (0, 0),
             temp_types: infer_temp_types(program),
-            temps: std::mem::take(&mut kept.temps),
             known: std::mem::take(&mut kept.known),
             indexable: HashMap::default(),
             globals: std::mem::take(&mut kept.globals),
-            labels: HashMap::default(),
+            subroutines: super::subroutines::Subroutines::of(program),
             flow: Vec::new(),
             block_open: false,
             modes: Vec::new(),
@@ -159,7 +137,7 @@ impl<'a> Emitter<'a> {
             bindings,
             fma64: None,
             link: Default::default(),
-            ssa: super::ssa::Ssa::for_program(program),
+            ssa: Default::default(),
             facts: std::mem::take(&mut kept.facts),
         };
         let (major, minor) = options.target.spirv_version();
@@ -179,7 +157,6 @@ impl<'a> Emitter<'a> {
         // memory together.
         let Emitter {
             mut m,
-            temps,
             known,
             globals,
             mut io,
@@ -188,7 +165,6 @@ impl<'a> Emitter<'a> {
         } = e;
         *kept = Kept {
             module: m.take_tables(),
-            temps,
             known,
             globals,
             io: io.take_tables(),
@@ -309,31 +285,18 @@ impl<'a> Emitter<'a> {
         }
     }
 
-    /// Emits the main function and one function per subroutine label; returns the main
-    /// function's id.
+    /// Emits the main function (subroutines are inlined where they are called); returns
+    /// its id.
     fn functions(&mut self) -> Result<Word> {
         if self.program.model.stage == Stage::Hull {
             return self.hull_functions();
         }
         let subroutines = crate::passes::hull_phases::subroutines_start(self.program);
-        self.label_functions(subroutines)?;
         let main = self.begin_void_function(None)?;
-        // Returns from the entry function end the invocation: temps written there and not
-        // read again in their block are never stored.
-        self.m.b.set_entry_function(self.m.b.selected_function());
         self.io_prologue()?;
         self.translate_code(0..subroutines)?;
         self.end_function()?;
-        self.subroutine_functions(subroutines, |_| true)?;
         Ok(main)
-    }
-
-    pub(super) fn label_of(&self, instruction: &Instruction) -> Result<u32> {
-        self.program
-            .srcs(instruction)
-            .first()
-            .and_then(|o| o.indices[0].as_imm32())
-            .ok_or_else(|| self.err("a label needs an immediate label number"))
     }
 
     pub(super) fn end_function(&mut self) -> Result<()> {

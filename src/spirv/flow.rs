@@ -33,6 +33,8 @@ pub enum Construct {
         merge: Word,
         /// The hidden flag of the `loop-exit-off-by-one` fault (`None` without it).
         exit_flag: Option<Word>,
+        /// Whether a `ret` of inlined code leaves the loop (see [`super::subroutines`]).
+        returns: bool,
     },
     /// `switch` … `endswitch`.
     Switch {
@@ -51,6 +53,14 @@ pub enum Construct {
         /// Every case block begun (sealed for SSA at `endswitch`, when the `OpSwitch`
         /// that branches to them exists).
         blocks: Vec<Word>,
+        /// Whether a `ret` of inlined code leaves the switch (see [`super::subroutines`]).
+        returns: bool,
+    },
+    /// The code of a subroutine or function body, inlined where it is called.
+    Inline {
+        /// The merge of the construct a `ret` leaves the body by (`None` when the body's
+        /// only `ret` is its last instruction).
+        merge: Option<Word>,
     },
 }
 
@@ -138,6 +148,7 @@ impl Emitter<'_> {
                     continue_target,
                     merge,
                     exit_flag,
+                    returns: false,
                 });
             }
             Opcode::EndLoop => match self.flow.pop() {
@@ -145,6 +156,7 @@ impl Emitter<'_> {
                     header,
                     continue_target,
                     merge,
+                    returns,
                     ..
                 }) => {
                     self.branch(continue_target)?;
@@ -156,6 +168,9 @@ impl Emitter<'_> {
                     // Once sealed, the header of a loop that does not write a key has the
                     // key's value from before the loop.
                     self.ssa_close_construct(Some(header));
+                    if returns {
+                        self.after_returning_construct()?;
+                    }
                 }
                 _ => return Err(self.err("endloop without a matching loop")),
             },
@@ -177,19 +192,10 @@ impl Emitter<'_> {
                 let condition = self.condition(instruction)?;
                 self.conditional(condition, |e| e.branch(target))?;
             }
-            Opcode::Ret => {
-                self.function_exit()?;
-                built(self.m.b.ret())?;
-                self.block_open = false;
-            }
+            Opcode::Ret => self.ret()?,
             Opcode::Retc => {
                 let condition = self.condition(instruction)?;
-                self.conditional(condition, |e| {
-                    e.function_exit()?;
-                    built(e.m.b.ret())?;
-                    e.block_open = false;
-                    Ok(())
-                })?;
+                self.conditional(condition, |e| e.ret())?;
             }
             Opcode::Discard => {
                 let condition = self.condition(instruction)?;
@@ -218,23 +224,19 @@ impl Emitter<'_> {
                     default: None,
                     current: None,
                     blocks: Vec::new(),
+                    returns: false,
                 });
             }
             Opcode::Case | Opcode::Default => self.case_label(instruction)?,
             Opcode::EndSwitch => self.end_switch()?,
             Opcode::Call => {
-                let function = self.callee(instruction, 0)?;
-                let void = self.m.void();
-                built(self.m.function_call(void, function, &[]))?;
+                let label = self.callee(instruction, 0)?;
+                self.call_subroutine(label)?;
             }
             Opcode::Callc => {
-                let function = self.callee(instruction, 1)?;
+                let label = self.callee(instruction, 1)?;
                 let condition = self.condition(instruction)?;
-                self.conditional(condition, |e| {
-                    let void = e.m.void();
-                    built(e.m.function_call(void, function, &[]))?;
-                    Ok(())
-                })?;
+                self.conditional(condition, |e| e.call_subroutine(label))?;
             }
             Opcode::Nop => {}
             _ => return Ok(false),
@@ -321,21 +323,36 @@ impl Emitter<'_> {
         }
     }
 
-    fn break_target(&self) -> Result<Word> {
+    /// `ret`: leaves inlined code, or ends the invocation (writing its outputs).
+    fn ret(&mut self) -> Result<()> {
+        if !self.inline_return()? {
+            self.function_exit()?;
+            built(self.m.b.ret())?;
+            self.block_open = false;
+        }
+        Ok(())
+    }
+
+    /// The constructs of the code being emitted, innermost first, up to the inlined body
+    /// it belongs to (a subroutine's `break` cannot leave its caller's loop).
+    fn own_constructs(&self) -> impl Iterator<Item = &Construct> {
         self.flow
             .iter()
             .rev()
+            .take_while(|c| !matches!(c, Construct::Inline { .. }))
+    }
+
+    fn break_target(&self) -> Result<Word> {
+        self.own_constructs()
             .find_map(|c| match c {
                 Construct::Loop { merge, .. } | Construct::Switch { merge, .. } => Some(*merge),
-                Construct::If { .. } => None,
+                Construct::If { .. } | Construct::Inline { .. } => None,
             })
             .ok_or_else(|| self.err("break outside a loop or switch"))
     }
 
     fn continue_target(&self) -> Result<Word> {
-        self.flow
-            .iter()
-            .rev()
+        self.own_constructs()
             .find_map(|c| match c {
                 Construct::Loop {
                     continue_target, ..
@@ -345,17 +362,13 @@ impl Emitter<'_> {
             .ok_or_else(|| self.err("continue outside a loop"))
     }
 
-    fn callee(&self, instruction: &Instruction, source: usize) -> Result<Word> {
-        let label = self
-            .program
+    /// The label number a `call` (source `source`) or `callc` names.
+    fn callee(&self, instruction: &Instruction, source: usize) -> Result<u32> {
+        self.program
             .srcs(instruction)
             .get(source)
             .and_then(|o| o.indices[0].as_imm32())
-            .ok_or_else(|| self.err("call needs a label"))?;
-        self.labels
-            .get(&label)
-            .copied()
-            .ok_or_else(|| self.err(format!("call to l{label}, which no label declares")))
+            .ok_or_else(|| self.err("call needs a label"))
     }
 
     /// `discard`: the invocation becomes a helper invocation (it keeps running for
@@ -447,6 +460,7 @@ impl Emitter<'_> {
             cases,
             default,
             blocks,
+            returns,
             ..
         }) = self.flow.pop()
         else {
@@ -471,24 +485,8 @@ impl Emitter<'_> {
         built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
         self.ssa_close_construct(Some(merge));
-        Ok(())
-    }
-
-    /// Gives every subroutine (`label lN`) and function body (`label fbN`) from instruction
-    /// `from` on a new function id, replacing any ids given before (a hull shader gives
-    /// them once per phase kind that calls them, see [`super::hull`]).
-    pub(super) fn label_functions(&mut self, from: usize) -> Result<()> {
-        let program = self.program;
-        for instruction in program.instructions.iter().skip(from) {
-            if instruction.opcode == Opcode::Label {
-                let label = self.label_of(instruction)?;
-                let id = self.m.b.id();
-                if self.is_function_body_label(instruction) {
-                    self.link.bodies.insert(label, id);
-                } else {
-                    self.labels.insert(label, id);
-                }
-            }
+        if returns {
+            self.after_returning_construct()?;
         }
         Ok(())
     }
@@ -508,41 +506,6 @@ impl Emitter<'_> {
             self.set_at(index, instruction);
             self.instruction(instruction)?;
             dead.translated(instruction.opcode, self.block_open);
-        }
-        Ok(())
-    }
-
-    /// Emits one function per `label` from instruction `from` on (the subroutine section
-    /// after the main program), each with the id [`Self::label_functions`] gave it; only
-    /// the labels `keep` accepts (by instruction index).
-    pub(super) fn subroutine_functions(
-        &mut self,
-        from: usize,
-        keep: impl Fn(usize) -> bool,
-    ) -> Result<()> {
-        let program = self.program;
-        let labels: Vec<usize> = (from..program.instructions.len())
-            .filter(|&i| program.instructions[i].opcode == Opcode::Label)
-            .collect();
-        for (n, &start) in labels.iter().enumerate() {
-            if !keep(start) {
-                continue;
-            }
-            let end = labels
-                .get(n + 1)
-                .copied()
-                .unwrap_or(program.instructions.len());
-            let instruction = &program.instructions[start];
-            self.set_at(start, instruction);
-            let label = self.label_of(instruction)?;
-            let id = if self.is_function_body_label(instruction) {
-                self.link.bodies.get(&label).copied()
-            } else {
-                self.labels.get(&label).copied()
-            };
-            self.begin_void_function(id)?;
-            self.translate_code(start + 1..end)?;
-            self.end_function()?;
         }
         Ok(())
     }

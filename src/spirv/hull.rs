@@ -8,12 +8,10 @@
 //! finally writes the patch constants out (see [`super::tessellation`]).
 //!
 //! Subroutines (`call`, `callc`) and class-linkage function bodies (`fcall`) after the last
-//! phase become functions as in the other stages ([`super::flow`], [`super::linkage`]); as
-//! they use the registers of the phase that calls them, they are emitted once for the
-//! control-point phase and once for the fork and join phases when both call.
+//! phase are inlined where a phase calls them, as in the other stages
+//! ([`super::subroutines`]), and use the registers of that phase.
 
 use spirv::Word;
-use std::collections::BTreeSet;
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
@@ -21,7 +19,7 @@ use super::stage_io::ArrayedSlot;
 use crate::error::Result;
 use crate::ir::{RegisterKind, SystemValue};
 use crate::isa::Opcode;
-use crate::passes::hull_phases::{Phase, PhaseKind};
+use crate::passes::hull_phases::Phase;
 
 impl Emitter<'_> {
     /// Emits a hull shader: one function per phase and the entry function that runs them;
@@ -30,10 +28,6 @@ impl Emitter<'_> {
         let Some(hull) = self.io.stage.hull.clone() else {
             return Err(self.err("not a hull shader"));
         };
-        // Subroutines and function bodies (after the last phase) read and write the
-        // registers of the phase that calls them, and `o#` means a control point in the
-        // control-point phase but a patch constant in fork and join phases: they are emitted
-        // once for each of the two kinds of phase that calls any, with their own ids.
         let from = hull.subroutines;
         let program = self.program;
         if let Some(index) = (from..program.instructions.len()).find(|&i| {
@@ -53,47 +47,14 @@ impl Emitter<'_> {
         }
         let control_point_phase = hull.control_point_phase();
         let patch_phases = hull.patch_phases();
-        let mut contexts = Vec::new();
-        if let Some(phase) = control_point_phase {
-            let reached = self.reached_subroutines(&[phase]);
-            if !reached.is_empty() {
-                contexts.push((PhaseKind::ControlPoint, reached));
-            }
-        }
-        let reached = self.reached_subroutines(&patch_phases);
-        if !reached.is_empty() {
-            contexts.push((PhaseKind::Fork, reached));
-        }
-        let mut ids = Vec::new();
-        for (context, _) in &contexts {
-            let context = *context;
-            self.label_functions(from)?;
-            ids.push((context, self.labels.clone(), self.link.bodies.clone()));
-        }
-        let use_ids = |e: &mut Self, kind: PhaseKind| {
-            if let Some((_, labels, bodies)) = ids.iter().find(|(k, _, _)| *k == kind) {
-                e.labels = labels.clone();
-                e.link.bodies = bodies.clone();
-            }
-        };
         let control_point = match control_point_phase {
-            Some(phase) => {
-                use_ids(self, PhaseKind::ControlPoint);
-                Some(self.phase_function(phase)?)
-            }
+            Some(phase) => Some(self.phase_function(phase)?),
             None => None,
         };
-        use_ids(self, PhaseKind::Fork);
         let mut patch = Vec::new();
         for phase in patch_phases {
             patch.push((self.phase_function(phase)?, phase.instance_count));
         }
-        for (context, reached) in &contexts {
-            use_ids(self, *context);
-            self.io.stage.subroutine_phase = Some(*context);
-            self.subroutine_functions(from, |label| reached.contains(&label))?;
-        }
-        self.io.stage.subroutine_phase = None;
         let main = self.begin_void_function(None)?;
         let void = self.m.void();
         self.io_prologue()?;
@@ -124,63 +85,6 @@ impl Emitter<'_> {
         self.block_open = false;
         built(self.m.b.end_function())?;
         Ok(main)
-    }
-
-    /// The instruction indices of the `label`s that `phases` call, directly or through other
-    /// subroutines: `call`/`callc` reach their label, `fcall` every function body (which
-    /// one runs depends on the class instances bound).
-    fn reached_subroutines(&self, phases: &[Phase]) -> BTreeSet<usize> {
-        let program = self.program;
-        let Some(from) = self.io.stage.hull.as_ref().map(|h| h.subroutines) else {
-            return BTreeSet::new();
-        };
-        let end = program.instructions.len();
-        let labels: Vec<usize> = (from..end)
-            .filter(|&i| program.instructions[i].opcode == Opcode::Label)
-            .collect();
-        let range_of = |label: usize| {
-            let next = labels.iter().copied().find(|&l| l > label).unwrap_or(end);
-            label + 1..next
-        };
-        let mut reached = BTreeSet::new();
-        let mut work: Vec<std::ops::Range<usize>> = phases.iter().map(|p| p.start..p.end).collect();
-        while let Some(range) = work.pop() {
-            for instruction in &program.instructions[range] {
-                let targets: Vec<usize> = match instruction.opcode {
-                    Opcode::Call | Opcode::Callc => {
-                        let label = program
-                            .srcs(instruction)
-                            .iter()
-                            .find(|o| o.kind == RegisterKind::Label)
-                            .and_then(|o| o.indices[0].as_imm32());
-                        labels
-                            .iter()
-                            .copied()
-                            .filter(|&l| {
-                                !self.is_function_body_label(&program.instructions[l])
-                                    && program
-                                        .srcs(&program.instructions[l])
-                                        .first()
-                                        .and_then(|o| o.indices[0].as_imm32())
-                                        == label
-                            })
-                            .collect()
-                    }
-                    Opcode::InterfaceCall => labels
-                        .iter()
-                        .copied()
-                        .filter(|&l| self.is_function_body_label(&program.instructions[l]))
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                for target in targets {
-                    if reached.insert(target) {
-                        work.push(range_of(target));
-                    }
-                }
-            }
-        }
-        reached
     }
 
     /// Calls a fork or join phase `count` times (at least once) with its instance id where

@@ -62,8 +62,6 @@ pub struct InterfaceDecl {
 /// The class-linkage state of the emitter.
 #[derive(Debug, Clone, Default)]
 pub struct LinkageState {
-    /// The SPIR-V function of each function body `fbN` that has a `label fbN`.
-    pub bodies: HashMap<u32, Word>,
     /// The function bodies of each function table `ftN`, one per call site.
     pub tables: HashMap<u32, Vec<u32>>,
     /// The interfaces by id (= first slot).
@@ -114,15 +112,6 @@ impl Emitter<'_> {
             _ => return Ok(false),
         }
         Ok(true)
-    }
-
-    /// Whether a `label` instruction introduces a function body (`label fbN`) rather than a
-    /// subroutine (`label lN`).
-    pub fn is_function_body_label(&self, instruction: &Instruction) -> bool {
-        self.program
-            .srcs(instruction)
-            .first()
-            .is_some_and(|o| o.kind == RegisterKind::FunctionBody)
     }
 
     /// Declares the instance-data uniform buffer (once).
@@ -233,10 +222,10 @@ impl Emitter<'_> {
                     bodies.len()
                 ))
             })?;
-            let function = *self.link.bodies.get(&body).ok_or_else(|| {
-                self.err(format!("ft{table} lists fb{body}, which no label declares"))
-            })?;
-            cases.insert(table, function);
+            if !self.subroutines.has_body(body) {
+                return Err(self.err(format!("ft{table} lists fb{body}, which no label declares")));
+            }
+            cases.insert(table, body);
         }
         let index = operand.indices().get(1).copied().unwrap_or(Index::Imm32(0));
         if index.relative().is_none() {
@@ -270,14 +259,16 @@ impl Emitter<'_> {
     }
 
     /// Loads the table id of a slot (at vector `vector` = 2·slot of the instance data) and
-    /// calls the function of the matching case, if any.
-    fn dispatch_call(&mut self, vector: Word, cases: &BTreeMap<u32, Word>) -> Result<()> {
+    /// runs the function body of the matching case, if any (inlined).
+    fn dispatch_call(&mut self, vector: Word, cases: &BTreeMap<u32, u32>) -> Result<()> {
         let selector = self.instance_data(vector, 0)?;
         let merge = self.m.b.id();
-        let targets: Vec<(u32, Word, Word)> = cases
+        let targets: Vec<(u32, Word, u32)> = cases
             .iter()
-            .map(|(&table, &function)| (table, self.m.b.id(), function))
+            .map(|(&table, &body)| (table, self.m.b.id(), body))
             .collect();
+        let header = self.m.b.selected_label();
+        self.ssa_open_construct(header);
         built(self.m.selection_merge(merge, SelectionControl::NONE))?;
         built(
             self.m.b.switch(
@@ -288,14 +279,15 @@ impl Emitter<'_> {
                 }),
             ),
         )?;
-        let void = self.m.void();
-        for (_, label, function) in targets {
+        for (_, label, body) in targets {
             built(self.m.begin_block(Some(label)))?;
-            built(self.m.function_call(void, function, &[]))?;
-            built(self.m.branch(merge))?;
+            self.block_open = true;
+            self.call_body(body)?;
+            self.branch(merge)?;
         }
         built(self.m.begin_block(Some(merge)))?;
         self.block_open = true;
+        self.ssa_close_construct(Some(merge));
         Ok(())
     }
 

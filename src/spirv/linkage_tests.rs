@@ -102,11 +102,11 @@ fn default_binding_is_cb15_of_set_0() {
         (Some(vec![15]), Some(vec![0])),
         "binding and set of the class-linkage buffer\n{SHADER}"
     );
-    // 4 functions: main, fb0, fb1, l0; calls: fp0 -> 2 cases, fp1 -> 1 case, call l0.
-    assert_eq!(module.functions.len(), 4, "functions of\n{SHADER}");
+    // One function: fb0, fb1 and l0 are inlined (fp0 -> 2 cases, fp1 -> 1 case, call l0).
+    assert_eq!(module.functions.len(), 1, "functions of\n{SHADER}");
     assert_eq!(
         function_calls(&module),
-        4,
+        0,
         "OpFunctionCall count of\n{SHADER}"
     );
     let switches = module

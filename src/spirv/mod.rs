@@ -3,8 +3,7 @@
 //!
 //! The emitter walks the program once. Declarations create the module's variables (inputs
 //! and outputs, constant buffers, resources, group-shared memory); temps become SSA values
-//! (`ssa.rs`; one private variable per component in programs with subroutines, whose temps
-//! cross functions), typed by [`crate::passes::temp_types`] so that a value is only bitcast
+//! (`ssa.rs`; subroutines are inlined where they are called, `subroutines.rs`), typed by [`crate::passes::temp_types`] so that a value is only bitcast
 //! where the program really reinterprets its bits; D3D's structured control flow maps onto
 //! SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
 //! own file (`alu`, `flow`, `io`, `resources`, …) as an `impl Emitter` block.
@@ -66,6 +65,9 @@ mod stage_tests;
 mod stream_output;
 #[cfg(test)]
 mod stream_output_tests;
+mod subroutines;
+#[cfg(test)]
+mod subroutines_tests;
 mod tessellation;
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -37,22 +37,6 @@ impl Emitter<'_> {
         }
     }
 
-    /// The private variable of a temp component.
-    fn temp_variable(&mut self, register: u32, component: u8) -> (Word, Scalar) {
-        let scalar = self.temp_scalar(register, component);
-        if let Some(&var) = self.temps.get(&(register, component)) {
-            return (var, scalar);
-        }
-        let ty = self.m.scalar(scalar);
-        let name = self.debug_name(format_args!(
-            "r{register}.{}",
-            ['x', 'y', 'z', 'w'][component as usize & 3]
-        ));
-        let var = self.global(ty, StorageClass::Private, name);
-        self.temps.insert((register, component), var);
-        (var, scalar)
-    }
-
     /// Declares `x#[size]` with `components` components per element.
     pub fn declare_indexable(&mut self, register: u32, size: u32, components: u32) -> Result<()> {
         if size == 0 || !(1..=4).contains(&components) {
@@ -417,26 +401,8 @@ impl Emitter<'_> {
             }
             RegisterKind::Temp => {
                 let register = self.immediate_index(operand, 0)?;
-                if self.ssa.enabled {
-                    let scalar = self.temp_scalar(register, component);
-                    let id = self.ssa_read(register, component, scalar)?;
-                    return Ok(Val {
-                        id,
-                        scalar,
-                        count: 1,
-                    });
-                }
-                let (var, scalar) = self.temp_variable(register, component);
-                let place = self.m.place();
-                let id = match self.known.get(place, register, component) {
-                    Some(id) => id,
-                    None => {
-                        let ty = self.m.scalar(scalar);
-                        let id = built(self.m.load(ty, var))?;
-                        self.known.set(place, register, component, id);
-                        id
-                    }
-                };
+                let scalar = self.temp_scalar(register, component);
+                let id = self.ssa_read(register, component, scalar)?;
                 Ok(Val {
                     id,
                     scalar,
@@ -516,21 +482,9 @@ impl Emitter<'_> {
         match operand.kind {
             RegisterKind::Temp => {
                 let register = self.immediate_index(operand, 0)?;
-                if self.ssa.enabled {
-                    let scalar = self.temp_scalar(register, component);
-                    let value = self.cast(value, scalar)?;
-                    return self.ssa_write(register, component, value.id);
-                }
-                let (var, scalar) = self.temp_variable(register, component);
+                let scalar = self.temp_scalar(register, component);
                 let value = self.cast(value, scalar)?;
-                let place = self.m.place();
-                if self.known.set(place, register, component, value.id) {
-                    // Stored when the block ends, if it does not end the invocation; until
-                    // then reads take the value from `known`.
-                    built(self.m.b.defer_store(var, value.id))
-                } else {
-                    built(self.m.store(var, value.id))
-                }
+                self.ssa_write(register, component, value.id)
             }
             RegisterKind::IndexableTemp => self.store_indexable(operand, component, value),
             RegisterKind::Null => Ok(()),

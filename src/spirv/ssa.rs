@@ -20,10 +20,10 @@
 //!
 //! A component read on a path where nothing wrote it is 0 (D3D leaves it undefined).
 //!
-//! Used for programs without subroutines (see [`Ssa::applies`]): there temps cross
-//! functions and stay variables. A hull shader's phases are functions too, but each phase
-//! has temps of its own (D3D gives a phase no values of another), so each phase's function
-//! builds its own SSA form.
+//! Every temp is an SSA value: subroutines are inlined where they are called
+//! ([`super::subroutines`]). A hull shader's phases are functions, but each phase has temps
+//! of its own (D3D gives a phase no values of another), so each phase's function builds its
+//! own SSA form.
 
 use smallvec::SmallVec;
 use spirv::Word;
@@ -33,7 +33,6 @@ use super::emitter::Emitter;
 use super::module::Scalar;
 use crate::error::Result;
 use crate::fast_hash::HashMap;
-use crate::ir::Program;
 
 /// A phi of a temp component, kept aside until its function ends.
 #[derive(Debug, Clone)]
@@ -51,8 +50,6 @@ struct Phi {
 /// The SSA state of the function being emitted.
 #[derive(Debug, Default)]
 pub struct Ssa {
-    /// Whether temps are SSA values in this program.
-    pub enabled: bool,
     /// The current value of each temp component (key) at the end of each block (label)
     /// where it is known.
     defs: HashMap<(Word, u32), Word>,
@@ -73,23 +70,9 @@ pub struct Ssa {
 }
 
 impl Ssa {
-    /// Whether temps can be SSA values in `program`: no subroutines (temps would cross
-    /// functions; a hull shader's phases do not share temps).
-    pub fn applies(program: &Program) -> bool {
-        crate::passes::hull_phases::subroutines_start(program) == program.instructions.len()
-    }
-
     /// The key of a temp component.
     fn key(register: u32, component: u8) -> u32 {
         register.wrapping_mul(4) | u32::from(component & 3)
-    }
-
-    /// The state for `program`.
-    pub fn for_program(program: &Program) -> Ssa {
-        Ssa {
-            enabled: Ssa::applies(program),
-            ..Ssa::default()
-        }
     }
 }
 
@@ -116,9 +99,7 @@ impl Emitter<'_> {
     /// Opens a structured construct entered from `entry` (the block being emitted: an
     /// `if`'s or `switch`'s header, the block before a loop; none when it is closed).
     pub fn ssa_open_construct(&mut self, entry: Option<Word>) {
-        if self.ssa.enabled {
-            self.ssa.open.push((entry.unwrap_or(0), Vec::new()));
-        }
+        self.ssa.open.push((entry.unwrap_or(0), Vec::new()));
     }
 
     /// Closes the innermost construct; `merge` is the block where its paths meet again
@@ -153,9 +134,7 @@ impl Emitter<'_> {
 
     /// Marks a block as unsealed: branches to it will be added after it is begun.
     pub fn ssa_unseal(&mut self, label: Word) {
-        if self.ssa.enabled {
-            self.ssa.unsealed.insert(label, SmallVec::new());
-        }
+        self.ssa.unsealed.insert(label, SmallVec::new());
     }
 
     /// Seals a block: all branches to it are known; its incomplete phis get their operands.
@@ -247,9 +226,6 @@ impl Emitter<'_> {
     /// Ends the SSA form of the function being emitted (before its `OpFunctionEnd`):
     /// trivial phis are replaced by their value, the others placed at their blocks' starts.
     pub fn ssa_finish_function(&mut self) -> Result<()> {
-        if !self.ssa.enabled {
-            return Ok(());
-        }
         if !self.ssa.unsealed.is_empty() {
             return Err(self.internal("a function ends with an unsealed block"));
         }

@@ -502,12 +502,12 @@ ret
 ";
 
 #[test]
-fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
+fn hull_shader_subroutines_and_function_bodies_are_inlined_in_each_calling_phase() {
     let module = compile(HULL_SUBROUTINES);
-    // The entry function, the control-point phase, one fork phase, l0 for the control-point
-    // phase and l1, l2 and fb0 for the fork phase: `o#` of l0 is a control point, of l1, l2
-    // and fb0 a patch constant.
-    assert_eq!(module.functions.len(), 7);
+    // The entry function, the control-point phase and one fork phase: l0 is inlined in the
+    // control-point phase (`o#` a control point), l1, l2 and fb0 in the fork phase (`o#` a
+    // patch constant).
+    assert_eq!(module.functions.len(), 3);
     let calls = module
         .functions
         .iter()
@@ -515,10 +515,8 @@ fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
         .flat_map(|b| b.instructions.iter())
         .filter(|i| i.class.opcode == Op::FunctionCall)
         .count();
-    // main: control-point phase and fork phase; phases: l0, l1, fb0 (through the switch);
-    // l1: l2.
-    assert!(calls >= 6, "{calls} calls");
-    // A subroutine both kinds of phase call is emitted once for each.
+    assert_eq!(calls, 2, "main calls the two phases, nothing else");
+    // A subroutine both kinds of phase call is inlined in each.
     let both = HULL_SUBROUTINES
         .replacen("call l1\n", "call l1\ncall l3\n", 1)
         .replacen(
@@ -528,7 +526,7 @@ fn hull_shader_subroutines_and_function_bodies_translate_per_calling_phase() {
         )
         + "label l3\nmov r0.y, l(1)\nret\n";
     let module = compile(&both);
-    assert_eq!(module.functions.len(), 9, "l3 twice:\n{both}");
+    assert_eq!(module.functions.len(), 3, "still the phases only:\n{both}");
     // A phase after the subroutines is an error naming the rule.
     let late = HULL_SUBROUTINES.to_string() + "hs_join_phase\nret\n";
     let error = translate_error(&late);

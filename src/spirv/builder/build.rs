@@ -57,8 +57,6 @@ pub struct Builder {
     /// Stores held back until their block ends, by (function, block) (see
     /// [`super::deferred`]).
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
-    /// The function whose returns end the invocation (see [`Builder::set_entry_function`]).
-    entry_function: Option<usize>,
     /// The predecessors of each block by label, in the order their branches were added
     /// (a block branching twice to one target counts once).
     predecessors: crate::fast_hash::HashMap<Word, SmallVec<[Word; 2]>>,
@@ -118,7 +116,6 @@ impl Builder {
             inner: rspirv::dr::Builder::new_from_module(module),
             recycled,
             deferred: SmallVec::new(),
-            entry_function: None,
             predecessors: Default::default(),
         }
     }
@@ -248,23 +245,19 @@ impl Builder {
                 | Op::MemoryBarrier
         ) {
             // What the held stores write must be in place for the vertex or the barrier.
-            self.flush_deferred(false)?;
+            self.flush_deferred()?;
         }
         self.append(inst(op, None, None, operands))
     }
 
     /// Appends a block terminator and deselects the block. The block's deferred stores go
-    /// before the terminator, or, when it returns from the entry function, nowhere: nothing
-    /// can read them once the invocation ends.
+    /// before the terminator.
     fn terminate(&mut self, terminator: Instruction) -> BuildResult<()> {
         if self.selected().is_none() {
             return Err(BuildError::MismatchedTerminator);
         }
         let op = terminator.class.opcode;
-        let ends_invocation = matches!(op, Op::Return | Op::ReturnValue)
-            && self.entry_function.is_some()
-            && self.selected_function() == self.entry_function;
-        self.flush_deferred(ends_invocation)?;
+        self.flush_deferred()?;
         if let Some(from) = self.selected_label() {
             let targets: &[Operand] = match op {
                 Op::Branch => &terminator.operands[..1],
@@ -286,25 +279,12 @@ impl Builder {
         Ok(())
     }
 
-    /// Stores `value` through the temp variable `pointer` when the selected block ends
-    /// (before its terminator or a function call, whichever comes first), or not at all when
-    /// the block returns from the entry function. For private memory only this invocation
-    /// reads (temps): the emitter reads such a value back within the block without a load.
-    pub fn defer_store(&mut self, pointer: Word, value: Word) -> BuildResult<()> {
-        self.hold(Held::Whole {
-            pointer,
-            value,
-            temp: true,
-        })
-    }
-
     /// Stores a whole output vector when the selected block ends. Only for outputs the
     /// shader never reads back.
     pub fn defer_output_store(&mut self, var: Word, value: Word) -> BuildResult<()> {
         self.hold(Held::Whole {
             pointer: var,
             value,
-            temp: false,
         })
     }
 
@@ -339,22 +319,15 @@ impl Builder {
         Ok(())
     }
 
-    /// Names the function whose returns end the invocation (whose deferred stores are
-    /// dropped at a return).
-    pub fn set_entry_function(&mut self, function: Option<usize>) {
-        self.entry_function = function;
-    }
-
-    /// Carries out the selected block's held stores (leaving out temp stores when
-    /// `ending_invocation`), before a merge instruction that ends the block (which must
-    /// directly precede the terminator).
-    fn flush_deferred(&mut self, ending_invocation: bool) -> BuildResult<()> {
+    /// Carries out the selected block's held stores, before a merge instruction that ends
+    /// the block (which must directly precede the terminator).
+    fn flush_deferred(&mut self) -> BuildResult<()> {
         let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
         let Some(at) = self.deferred.iter().position(|(at, _)| *at == (f, b)) else {
             return Ok(());
         };
         let (_, held) = self.deferred.swap_remove(at);
-        let stores = deferred::carry_out(&held, ending_invocation, || self.inner.id());
+        let stores = deferred::carry_out(&held, || self.inner.id());
         let block = &mut self.inner.module_mut().functions[f].blocks[b].instructions;
         let merge = block
             .last()
@@ -725,7 +698,7 @@ impl Builder {
     ) -> BuildResult<Word> {
         let operands = self.ops_and_ids([Operand::IdRef(function)], arguments);
         // The callee may read what the block's held stores write.
-        self.flush_deferred(false)?;
+        self.flush_deferred()?;
         self.result(Op::FunctionCall, ty, result_id, operands)
     }
 

@@ -1,9 +1,7 @@
 //! Stores held back until their block ends.
 //!
-//! The emitter reads a temp back within its block from the value it wrote (no load), so a
-//! temp store is needed only where another block or a called function may load it, and not
-//! at all when the block returns from the entry function. Output components written one by
-//! one in a block become one store of the whole vector when every component is written.
+//! Output components written one by one in a block become one store of the whole vector
+//! when every component is written, and an output written twice in a block is stored once.
 //! Held stores go before the block's terminator (and its merge instruction), or before a
 //! function call, vertex emission or control barrier, whichever comes first.
 
@@ -28,15 +26,12 @@ pub struct ComponentTarget {
 /// A held store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Held {
-    /// A store of a whole value through `pointer`; a `temp` store goes nowhere when the
-    /// block returns from the entry function.
+    /// A store of a whole value through `pointer`.
     Whole {
         /// The pointer stored through.
         pointer: Word,
         /// The value stored.
         value: Word,
-        /// Private memory of this invocation.
-        temp: bool,
     },
     /// A store of component `component` of the output vector `var`.
     Component {
@@ -94,17 +89,12 @@ pub fn hold(list: &mut HeldList, store: Held) {
     }
 }
 
-/// The instructions that carry out a block's held stores, in order; `drop_temps` leaves out
-/// temp stores. `fresh` makes result ids.
-pub fn carry_out(
-    held: &[Held],
-    drop_temps: bool,
-    mut fresh: impl FnMut() -> Word,
-) -> SmallVec<[Instruction; 8]> {
+/// The instructions that carry out a block's held stores, in order. `fresh` makes result
+/// ids.
+pub fn carry_out(held: &[Held], mut fresh: impl FnMut() -> Word) -> SmallVec<[Instruction; 8]> {
     let mut out = SmallVec::new();
     for (at, store) in held.iter().enumerate() {
         match *store {
-            Held::Whole { temp: true, .. } if drop_temps => {}
             Held::Whole { pointer, value, .. } => {
                 out.push(of_ids(Op::Store, None, None, &[pointer, value]))
             }
@@ -201,7 +191,7 @@ mod tests {
 
     fn ops(held: &[Held]) -> Vec<(Op, Vec<Word>)> {
         let mut next = 1000;
-        carry_out(held, false, || {
+        carry_out(held, || {
             next += 1;
             next
         })
@@ -260,7 +250,6 @@ mod tests {
             Held::Whole {
                 pointer: 7,
                 value: 50,
-                temp: false,
             },
         );
         hold(&mut list, component(7, 1, 11));
@@ -272,31 +261,5 @@ mod tests {
                 (Op::Store, vec![1001, 11])
             ]
         );
-    }
-
-    #[test]
-    fn temps_are_dropped_only_when_the_invocation_ends() {
-        let list = vec![
-            Held::Whole {
-                pointer: 5,
-                value: 6,
-                temp: true,
-            },
-            Held::Whole {
-                pointer: 7,
-                value: 8,
-                temp: false,
-            },
-        ];
-        let kept = carry_out(&list, true, || 0);
-        assert_eq!(kept.len(), 1);
-        assert_eq!(
-            kept[0].operands[..],
-            [
-                super::super::Operand::IdRef(7),
-                super::super::Operand::IdRef(8)
-            ]
-        );
-        assert_eq!(carry_out(&list, false, || 0).len(), 2);
     }
 }

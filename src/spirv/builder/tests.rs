@@ -140,9 +140,9 @@ fn deferred_stores_go_before_the_merge_and_terminator_once_per_pointer() {
     let mut b = open_block();
     let float = b.type_float(32);
     let (var, other) = (b.id(), b.id());
-    b.defer_store(var, 10).expect("defer");
-    b.defer_store(other, 11).expect("defer");
-    b.defer_store(var, 12).expect("defer");
+    b.defer_output_store(var, 10).expect("defer");
+    b.defer_output_store(other, 11).expect("defer");
+    b.defer_output_store(var, 12).expect("defer");
     // Nothing is stored yet: the block is still open.
     assert_eq!(first_block_ops(&b, 0), Vec::<Op>::new());
     let merge = b.id();
@@ -182,32 +182,6 @@ fn deferred_stores_go_before_the_merge_and_terminator_once_per_pointer() {
             &[Operand::IdRef(var), Operand::IdRef(12)][..],
             &[Operand::IdRef(other), Operand::IdRef(11)][..]
         ]
-    );
-}
-
-#[test]
-fn deferred_stores_are_dropped_only_at_the_entry_functions_return() {
-    // Not the entry function: the return keeps the store (a caller may read it).
-    let mut b = open_block();
-    b.defer_store(7, 8).expect("defer");
-    b.ret().expect("return");
-    assert_eq!(first_block_ops(&b, 0), [Op::Store, Op::Return]);
-    // The entry function: nothing can read the value after the return.
-    let mut b = open_block();
-    b.set_entry_function(b.selected_function());
-    b.defer_store(7, 8).expect("defer");
-    b.ret().expect("return");
-    assert_eq!(first_block_ops(&b, 0), [Op::Return]);
-    // A call flushes first: the callee may read the value.
-    let mut b = open_block();
-    b.set_entry_function(b.selected_function());
-    let void = b.type_void();
-    b.defer_store(7, 8).expect("defer");
-    b.function_call(void, None, 99, []).expect("call");
-    b.ret().expect("return");
-    assert_eq!(
-        first_block_ops(&b, 0),
-        [Op::Store, Op::FunctionCall, Op::Return]
     );
 }
 

@@ -1,23 +1,22 @@
 //! The optimiser: passes over the emitted module (`super::builder::Module`, before it is
 //! assembled) that make it smaller without changing what it computes.
 //!
-//! The emitter keeps temps as SSA values where it can (variables in programs with
-//! subroutines) and reads registers one component at a time; that is simple
-//! and always right, but it is large. The passes, in the order [`optimize`] runs them:
+//! The emitter keeps temps as SSA values (subroutines are inlined) and reads registers one
+//! component at a time; that is simple and always right, but it is large. The passes, in the order [`optimize`] runs them:
 //!
-//! 1. `inline`: a one-block function called once (a hull-shader phase, a subroutine)
-//!    replaces its call;
+//! 1. `inline`: a one-block function called once (a hull-shader phase) replaces its call;
 //! 2. `split`: private arrays and vectors reached only through constant indices (indexable
 //!    temps, patch constants) become one variable per element;
-//! 3. `forward`: within a block, a load of a temp variable reuses the value last stored to
-//!    it or loaded from it (SSA values instead of memory round trips);
+//! 3. `forward`: within a block, a load of a private or function variable (the elements
+//!    `split` made, a phase's instance id) reuses the value last stored to it or loaded
+//!    from it (SSA values instead of memory round trips);
 //! 4. `merge_stores`: component stores that write a whole output vector become one store;
 //! 5. `simplify`: peepholes (extracts of constructs, constructs of extracts, bitcasts of
 //!    bitcasts, constant vectors, integer constant folding) and common-subexpression
 //!    elimination of pure instructions;
 //! 6. `branches`: selections on conditions `simplify` made constant become plain
 //!    branches, and the straight chains of blocks left are joined (then `forward` again);
-//! 7. `dead_stores`: stores that no load can observe, and temp variables never loaded;
+//! 7. `dead_stores`: stores that no load can observe, and private variables never loaded;
 //! 8. `dce`: instructions whose results are unused, and unused variables, constants,
 //!    types and their decorations.
 //!
@@ -26,7 +25,7 @@
 //! component reads (`tests/vector_reads.rs` checks the corpus and the snapshot inputs).
 //! `forward` and `dead_stores` run only when the code has function-scope variables or loads
 //! or stores private ones, and `merge_stores` only when it has access chains into outputs
-//! (the emitter holds temp and output stores to the end of their block, so straight-line
+//! (the emitter holds output stores to the end of their block, so straight-line
 //! vertex and pixel shaders have neither).
 //!
 //! Every pass keeps the module valid; `TranslateOptions::no_optimize` turns them all off,
