@@ -9,8 +9,8 @@
 //! [`minimise`]) and the smallest failing program is written as a `.shader_test` file whose
 //! probes hold the interpreter's values, ready to keep as a regression test.
 //!
-//! `--self-check` runs the harness against translations with a deliberate fault injected
-//! into the back end ([`dxbc2spirv::spirv::Fault`]) and shows each kind is caught.
+//! `--self-check` runs the harness against translations rewritten with a deliberate fault
+//! ([`dxbc2spirv_testkit::fault::Fault`]) and shows each kind is caught.
 
 pub mod compare;
 pub mod generate;
@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context as _, Result};
-use dxbc2spirv::spirv::Fault;
+use dxbc2spirv_testkit::fault::Fault;
 use dxbc2spirv_testkit::interp;
 use dxbc2spirv_testkit::shader_test::runner::{self, BlobSource, RunSettings};
 use dxbc2spirv_testkit::shader_test::ShaderTestFile;
