@@ -1,8 +1,9 @@
 //! The test kit's faults ([`dxbc2spirv_testkit::fault`]) as rewrites of finished modules:
-//! each fault's program (tests/fault_cases.rs, run on Vulkan by tests/fault_vulkan.rs) has
-//! its module changed, with the optimiser on and off, into one spirv-val accepts, losing and
-//! gaining the opcodes the case names; a module without a site of a fault comes back
-//! unchanged; every fault on every snapshot input (tests/in) keeps the module valid.
+//! each fault's program (tests/common/fault_cases.rs, run on Vulkan by
+//! tests/fault_vulkan.rs) has its module changed, with the optimiser on and off, into one
+//! spirv-val accepts, losing and gaining the opcodes the case names; a module without a site
+//! of a fault comes back unchanged; every fault on every snapshot input (tests/in) keeps the
+//! module valid.
 //!
 //! Needs spirv-val on PATH.
 
@@ -12,7 +13,7 @@ use dxbc2spirv_testkit::fault::Fault;
 use rspirv::binary::Disassemble;
 use spirv::Op;
 
-include!("fault_cases.rs");
+include!("common/fault_cases.rs");
 
 /// A module's disassembly (for failure messages).
 fn disassemble(words: &[u32]) -> String {
@@ -84,7 +85,8 @@ fn fault_changes_the_module(case: &Case) -> Vec<String> {
                 if before == 0 || after != 0 {
                     problems.push(format!(
                         "{at}: Op{op:?} should be there without the fault and gone with it: \
-                         expected {before} before and 0 after, got {after} after\n{}",
+                         expected {before} before and 0 after, got {after} after\n{}\n{}",
+                        case.program,
                         disassemble(bad)
                     ));
                 }
@@ -94,7 +96,8 @@ fn fault_changes_the_module(case: &Case) -> Vec<String> {
                 if after <= before {
                     problems.push(format!(
                         "{at}: the fault should add Op{op:?}: expected more than {before}, \
-                         got {after}\n{}",
+                         got {after}\n{}\n{}",
+                        case.program,
                         disassemble(bad)
                     ));
                 }
@@ -224,7 +227,8 @@ fn no_site_no_change() {
         ),
         (
             Fault::SwappedDoubleHalves,
-            "ld_raw r0.xy, l(0), u0.xyxx\ndadd r1.xy, r0.xyxy, r0.xyxy\nstore_raw u0.xy, l(0), r1.xyxx",
+            "ld_raw r0.xy, l(0), u0.xyxx\ndadd r1.xy, r0.xyxy, r0.xyxy\n\
+             store_raw u0.xy, l(0), r1.xyxx",
             true,
         ),
         (
@@ -263,7 +267,7 @@ fn no_site_no_change() {
             let at = format!("{fault} on `{body}` (optimiser off: {no_optimize})");
             if rewritten.changed() != want {
                 problems.push(format!(
-                    "{at}: expected changed() {want}, got {} ({} sites)\n{}",
+                    "{at}: expected changed() {want}, got {} ({} sites)\n{text}\n{}",
                     rewritten.changed(),
                     rewritten.sites,
                     disassemble(&words)

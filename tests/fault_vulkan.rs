@@ -1,6 +1,6 @@
-//! On Vulkan (lavapipe): each fault's program (tests/fault_cases.rs) gives D3D's results
-//! without its fault, with the optimiser on and off, and different results with the module
-//! rewritten by the fault ([`dxbc2spirv_testkit::fault`]): the fault is observable, which is
+//! On Vulkan (lavapipe): each fault's program (tests/common/fault_cases.rs) gives D3D's
+//! results without its fault, with the optimiser on and off, and different results with the
+//! module rewritten by the fault ([`dxbc2spirv_testkit::fault`]): the fault is observable, which is
 //! what the differential harness's self-check relies on.
 
 use dxbc2spirv::container::Reflection;
@@ -8,7 +8,7 @@ use dxbc2spirv::spirv::{Options, TargetEnv};
 use dxbc2spirv_testkit::fault::Fault;
 use spirv::Op;
 
-include!("fault_cases.rs");
+include!("common/fault_cases.rs");
 
 /// The optimised and the emitted (optimiser off) modules of a case's program, rewritten
 /// with `fault` when there is one.

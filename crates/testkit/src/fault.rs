@@ -642,7 +642,7 @@ impl Rewriter {
                 if instruction.class.opcode != Op::Bitcast
                     || !r.is_float(ty, 64)
                     || count < 2
-                    || count % 2 != 0
+                    || !count.is_multiple_of(2)
                 {
                     i += 1;
                     continue;
