@@ -254,10 +254,11 @@ ftoi r1.z, r0.z
 store_raw u0.xyz, l(12), r1.xyzx
 ret
 ",
-        // 3e9 saturates to 0x7fffffff, -1.0 to 0 (ftou), NaN gives 0.
+        // 3e9 saturates to 0x7fffffff, -1.0 to 0 (ftou), NaN gives 0 (with the fault, each
+        // 0x80000000).
         uavs: &[&[0x4f32_d05e, 0xbf80_0000, 0x7fc0_0000, 0, 0, 0]],
         expected: &[&[0x4f32_d05e, 0xbf80_0000, 0x7fc0_0000, 0x7fff_ffff, 0, 0]],
         gone: &[],
-        new: &[Op::CopyObject],
+        new: &[Op::LogicalAnd],
     },
 ];

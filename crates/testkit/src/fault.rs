@@ -45,9 +45,10 @@ pub enum Fault {
     /// The two dwords of every double made from integer bits (`OpBitcast` to a 64-bit
     /// float) are swapped: the high dword is read as the low one.
     SwappedDoubleHalves,
-    /// `ftoi`/`ftou` lose D3D's NaN → 0 and the saturation at the top of the range: the
-    /// selects on `OpIsNan` and on the limit around an `OpConvertFToS`/`OpConvertFToU` are
-    /// dropped (NaN gives the bottom of the range, large values 2147483520 or 4294967040).
+    /// `ftoi`/`ftou` without D3D's saturation to the integer range and NaN → 0: out-of-range
+    /// and NaN sources give `0x80000000` (x86's "integer indefinite"). The selects on
+    /// `OpIsNan` and on the top of the range around an `OpConvertFToS`/`OpConvertFToU` are
+    /// replaced by one on the source being in range.
     UnclampedFtoi,
 }
 
@@ -112,7 +113,7 @@ impl Fault {
             Fault::OutOfBoundsWriteLands => "UAV buffer stores past the end land on the last dword",
             Fault::WrongAtomicOp => "OpAtomicIAdd is an atomic xor",
             Fault::SwappedDoubleHalves => "the low and high dwords of each double are swapped",
-            Fault::UnclampedFtoi => "ftoi/ftou lose NaN -> 0 and the top saturation",
+            Fault::UnclampedFtoi => "ftoi/ftou give 0x80000000 out of range and for NaN",
         }
     }
 
@@ -233,6 +234,20 @@ fn successors(block: &Block) -> Vec<Word> {
         Op::Switch => last.operands.iter().skip(1).filter_map(id_of).collect(),
         _ => Vec::new(),
     }
+}
+
+/// The ids of an `unclamped-ftoi` site ([`Rewriter::ftoi_site`]).
+struct FtoiSite {
+    /// The boolean (vector) type of the tests.
+    boolean: Word,
+    /// The float source.
+    x: Word,
+    /// The bottom of the integer range, as a float.
+    low: Word,
+    /// `x >= limit`, the test for the top saturation.
+    too_big: Word,
+    /// The conversion of the clamped source.
+    converted: Word,
 }
 
 /// A module being rewritten, with the definitions of its ids as loaded.
@@ -581,47 +596,107 @@ impl Rewriter {
         self.sites += sites;
     }
 
-    /// `unclamped-ftoi`: `Select(IsNan(x), 0, Select(x >= limit, max, Convert(..)))` becomes
-    /// the conversion.
+    /// `unclamped-ftoi`: `Select(IsNan(x), 0, Select(x >= limit, max, Convert(clamped)))`
+    /// becomes `Select(x >= low && !(x >= limit), Convert(clamped), 0x80000000)`: x86's
+    /// "integer indefinite" for NaN and out-of-range sources, `low` taken from the clamp
+    /// `NMin(NMax(x, low), high)` of the conversion's source.
     fn unclamp_ftoi(&mut self) {
-        let is_conversion = |r: &Rewriter, id: Word| {
-            matches!(r.def_op(id), Some(Op::ConvertFToS | Op::ConvertFToU))
-        };
-        let mut changes = Vec::new();
-        for instruction in self
-            .module
-            .functions
-            .iter()
-            .flat_map(|f| f.blocks.iter())
-            .flat_map(|b| b.instructions.iter())
-        {
-            let Some(result) = instruction.result_id else {
-                continue;
-            };
-            if instruction.class.opcode != Op::Select {
-                continue;
+        self.for_each_block(|r, f, b| {
+            let mut i = 0;
+            while i < r.block_mut(f, b).instructions.len() {
+                let instruction = r.block_mut(f, b).instructions[i].clone();
+                match r.ftoi_site(&instruction) {
+                    Some(site) => {
+                        let added = r.unclamp(f, b, i, site);
+                        i += added + 1;
+                    }
+                    None => i += 1,
+                }
             }
-            let (Some(condition), Some(inner)) =
-                (operand_id(instruction, 0), operand_id(instruction, 2))
-            else {
-                continue;
-            };
-            if self.def_op(condition) != Some(Op::IsNan) {
-                continue;
-            }
-            let converted = if is_conversion(self, inner) {
-                Some(inner)
-            } else {
-                self.def(inner)
-                    .filter(|d| d.class.opcode == Op::Select)
-                    .and_then(|d| operand_id(d, 2))
-                    .filter(|&c| is_conversion(self, c))
-            };
-            if let Some(converted) = converted {
-                changes.push((result, converted));
-            }
+        });
+    }
+
+    /// The parts of an `unclamped-ftoi` site: the outer select on `OpIsNan` of a float-to-
+    /// integer conversion's source.
+    fn ftoi_site(&self, select: &Instruction) -> Option<FtoiSite> {
+        if select.class.opcode != Op::Select {
+            return None;
         }
-        self.copy_results(&changes);
+        let condition = operand_id(select, 0)?;
+        let test = self.def(condition)?;
+        if test.class.opcode != Op::IsNan {
+            return None;
+        }
+        let x = operand_id(test, 0)?;
+        let inner = self.def(operand_id(select, 2)?)?;
+        if inner.class.opcode != Op::Select {
+            return None;
+        }
+        let too_big = operand_id(inner, 0)?;
+        let converted = operand_id(inner, 2)?;
+        let conversion = self.def(converted)?;
+        if !matches!(conversion.class.opcode, Op::ConvertFToS | Op::ConvertFToU) {
+            return None;
+        }
+        let high = self.def(operand_id(conversion, 0)?)?;
+        let low = self.def(operand_id(high, 2)?)?;
+        let is_glsl = |d: &Instruction, n: u32| {
+            d.class.opcode == Op::ExtInst
+                && d.operands.get(1) == Some(&Operand::LiteralExtInstInteger(n))
+        };
+        if !is_glsl(high, glsl::NMIN) || !is_glsl(low, glsl::NMAX) || operand_id(low, 2) != Some(x)
+        {
+            return None;
+        }
+        Some(FtoiSite {
+            boolean: test.result_type?,
+            x,
+            low: operand_id(low, 3)?,
+            too_big,
+            converted,
+        })
+    }
+
+    /// Rewrites the select at instruction `i` of a block; returns how many instructions
+    /// went in before it.
+    fn unclamp(&mut self, f: usize, b: usize, i: usize, site: FtoiSite) -> usize {
+        let Some(ty) = self.block_mut(f, b).instructions[i].result_type else {
+            return 0;
+        };
+        let Some(indefinite) = self.int_constant(ty, 0x8000_0000) else {
+            return 0;
+        };
+        let (above_low, below_limit, in_range) = (self.id(), self.id(), self.id());
+        let boolean = site.boolean;
+        let new = [
+            Instruction::new(
+                Op::FOrdGreaterThanEqual,
+                Some(boolean),
+                Some(above_low),
+                vec![Operand::IdRef(site.x), Operand::IdRef(site.low)],
+            ),
+            Instruction::new(
+                Op::LogicalNot,
+                Some(boolean),
+                Some(below_limit),
+                vec![Operand::IdRef(site.too_big)],
+            ),
+            Instruction::new(
+                Op::LogicalAnd,
+                Some(boolean),
+                Some(in_range),
+                vec![Operand::IdRef(above_low), Operand::IdRef(below_limit)],
+            ),
+        ];
+        let block = self.block_mut(f, b);
+        block.instructions[i].operands = vec![
+            Operand::IdRef(in_range),
+            Operand::IdRef(site.converted),
+            Operand::IdRef(indefinite),
+        ];
+        block.instructions.splice(i..i, new);
+        self.sites += 1;
+        3
     }
 
     /// `swapped-double-halves`: the integer vector of each `OpBitcast` to 64-bit floats has
