@@ -114,7 +114,6 @@ impl TranslateOptions {
             no_optimize: self.no_optimize,
             interface: self.interface.clone(),
             dual_source_blending: self.dual_source_blending,
-            fault: None,
         }
     }
 

@@ -1,14 +1,17 @@
-//! On Vulkan (lavapipe): each fault-injection program (src/spirv/fault_cases.rs) gives D3D's
-//! results without its fault, with the optimiser on and off, and different results with it:
-//! the fault is observable, which is what the differential harness's self-check relies on.
+//! On Vulkan (lavapipe): each fault's program (tests/common/fault_cases.rs) gives D3D's
+//! results without its fault, with the optimiser on and off, and different results with the
+//! module rewritten by the fault ([`dxbc2spirv_testkit::fault`]): the fault is observable, which is
+//! what the differential harness's self-check relies on.
 
 use dxbc2spirv::container::Reflection;
-use dxbc2spirv::spirv::{Fault, Options, TargetEnv};
+use dxbc2spirv::spirv::{Options, TargetEnv};
+use dxbc2spirv_testkit::fault::Fault;
 use spirv::Op;
 
-include!("../src/spirv/fault_cases.rs");
+include!("common/fault_cases.rs");
 
-/// The optimised and the emitted (optimiser off) modules of a case's program.
+/// The optimised and the emitted (optimiser off) modules of a case's program, rewritten
+/// with `fault` when there is one.
 fn modules(case: &Case, fault: Option<Fault>, target: TargetEnv) -> [Vec<u32>; 2] {
     let program = dxbc2spirv::asm::parse_program(case.program)
         .unwrap_or_else(|e| panic!("{}: the program does not assemble: {e}", case.fault));
@@ -16,18 +19,24 @@ fn modules(case: &Case, fault: Option<Fault>, target: TargetEnv) -> [Vec<u32>; 2
         let options = Options {
             target,
             no_optimize,
-            fault,
             ..Options::default()
         };
-        dxbc2spirv::spirv::translate(&program, &Reflection::default(), &options).unwrap_or_else(
-            |e| {
+        let words = dxbc2spirv::spirv::translate(&program, &Reflection::default(), &options)
+            .unwrap_or_else(|e| {
                 panic!(
-                    "{} (fault {fault:?}, optimiser off: {no_optimize}): does not translate: \
-                     {e}\n{}",
+                    "{} (optimiser off: {no_optimize}): does not translate: {e}\n{}",
                     case.fault, case.program
                 )
-            },
-        )
+            });
+        match fault {
+            None => words,
+            Some(fault) => {
+                fault
+                    .rewrite(&words)
+                    .unwrap_or_else(|e| panic!("{fault} on {}'s module: {e}", case.fault))
+                    .words
+            }
+        }
     })
 }
 
@@ -69,19 +78,24 @@ fn each_fault_changes_the_results_on_vulkan() {
     let mut problems = Vec::new();
     for case in CASES {
         let want = expected(case);
-        for (fault, words) in [None, Some(case.fault)]
-            .into_iter()
-            .flat_map(|f| modules(case, f, TargetEnv::default()).map(|w| (f, w)))
-        {
+        for (fault, no_optimize, words) in [None, Some(case.fault)].into_iter().flat_map(|f| {
+            let [optimised, emitted] = modules(case, f, TargetEnv::default());
+            [(f, false, optimised), (f, true, emitted)]
+        }) {
+            let at = format!(
+                "{} ({}, optimiser off: {no_optimize})",
+                case.fault,
+                fault.map_or("no fault".to_string(), |f| f.to_string())
+            );
             match (fault, run(&words, case)) {
-                (_, Err(e)) => problems.push(format!("{} ({fault:?}): {e}", case.fault)),
+                (_, Err(e)) => problems.push(format!("{at}: {e}\n{}", case.program)),
                 (None, Ok(got)) if got != want => problems.push(format!(
-                    "{}'s program without a fault: expected {want:x?}, got {got:x?}",
-                    case.fault
+                    "{at}: the program without a fault: expected {want:x?}, got {got:x?}\n{}",
+                    case.program
                 )),
                 (Some(_), Ok(got)) if got == want => problems.push(format!(
-                    "{}: the results are D3D's, the fault is not observable: {got:x?}",
-                    case.fault
+                    "{at}: the results are D3D's, the fault is not observable: {got:x?}\n{}",
+                    case.program
                 )),
                 _ => {}
             }

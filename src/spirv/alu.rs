@@ -69,10 +69,6 @@ enum Compare {
     IEqual,
     INotEqual,
     SLessThan,
-    /// Only for the `wrong-comparison` fault.
-    FOrdLessThanEqual,
-    /// Only for the `wrong-comparison` fault.
-    SLessThanEqual,
     SGreaterThanEqual,
     ULessThan,
     UGreaterThanEqual,
@@ -169,13 +165,6 @@ impl Emitter<'_> {
             O::Umax => self.ext_binary(instruction, u, ext::UMAX)?,
             O::Eq => self.compare(instruction, f, Compare::FOrdEqual)?,
             O::Ne => self.compare(instruction, f, Compare::FUnordNotEqual)?,
-            // FAULT INJECTION (`wrong-comparison`): `lt` and `ilt` as less-or-equal.
-            O::Lt if self.fault(super::Fault::WrongComparison) => {
-                self.compare(instruction, f, Compare::FOrdLessThanEqual)?
-            }
-            O::Ilt if self.fault(super::Fault::WrongComparison) => {
-                self.compare(instruction, i, Compare::SLessThanEqual)?
-            }
             O::Lt => self.compare(instruction, f, Compare::FOrdLessThan)?,
             O::Ge => self.compare(instruction, f, Compare::FOrdGreaterThanEqual)?,
             O::Ieq => self.compare(instruction, i, Compare::IEqual)?,
@@ -187,15 +176,8 @@ impl Emitter<'_> {
             O::Ishl | O::Ishr | O::Ushr => {
                 let opcode = instruction.opcode;
                 let scalar = if opcode == O::Ushr { u } else { i };
-                // FAULT INJECTION (`swapped-operands`): the sources trade places.
-                let swapped = self.fault(super::Fault::SwappedOperands);
                 self.alu_op(instruction, &[scalar, u], scalar, |e, ty, a| {
-                    let (value, count) = if swapped {
-                        let value = e.cast(arg_val(a, 1)?, scalar)?.id;
-                        (value, e.cast(arg_val(a, 0)?, u)?.id)
-                    } else {
-                        (arg(a, 0)?, arg(a, 1)?)
-                    };
+                    let (value, count) = (arg(a, 0)?, arg(a, 1)?);
                     // Only the low five bits of the shift count are used.
                     let count = e.low_five_bits(count, a)?;
                     built(match opcode {
@@ -723,9 +705,6 @@ impl Emitter<'_> {
             Compare::IEqual => b_.i_equal(ty, None, a.id, b.id),
             Compare::INotEqual => b_.i_not_equal(ty, None, a.id, b.id),
             Compare::SLessThan => b_.s_less_than(ty, None, a.id, b.id),
-            // a <= b as b >= a (the builder has the one form).
-            Compare::FOrdLessThanEqual => b_.f_ord_greater_than_equal(ty, None, b.id, a.id),
-            Compare::SLessThanEqual => b_.s_greater_than_equal(ty, None, b.id, a.id),
             Compare::SGreaterThanEqual => b_.s_greater_than_equal(ty, None, a.id, b.id),
             Compare::ULessThan => b_.u_less_than(ty, None, a.id, b.id),
             Compare::UGreaterThanEqual => b_.u_greater_than_equal(ty, None, a.id, b.id),
@@ -743,8 +722,6 @@ impl Emitter<'_> {
 
     /// `ftoi`/`ftou`: saturate to the integer range, NaN gives 0.
     fn float_to_int(&mut self, instruction: &Instruction, to: Scalar) -> Result<()> {
-        // FAULT INJECTION (`unclamped-ftoi`): see `Emitter::fault_unclamped` below.
-        let unclamped = self.fault(super::Fault::UnclampedFtoi);
         self.alu_op(instruction, &[Scalar::F32], to, |e, ty, a| {
             let x = arg_val(a, 0)?;
             let n = x.count;
@@ -783,10 +760,6 @@ impl Emitter<'_> {
             let boolean = e.m.vector(Scalar::Bool, n);
             let limit_c = e.splat_bits(Scalar::F32, limit.to_bits(), n);
             let too_big = built(e.m.b.f_ord_greater_than_equal(boolean, None, x.id, limit_c))?;
-            if unclamped {
-                // FAULT INJECTION (`unclamped-ftoi`).
-                return e.fault_unclamped(ty, to, x, low_c, limit_c, converted);
-            }
             let max = e.splat_bits(to, high_int, n);
             let saturated = built(e.m.select(ty, None, too_big, max, converted))?;
             let is_nan = built(e.m.b.is_nan(boolean, None, x.id))?;

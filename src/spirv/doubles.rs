@@ -73,19 +73,9 @@ impl Emitter<'_> {
         };
         let srcs: Vec<Operand> = self.program.srcs(instruction).to_vec();
         let mut inputs = Vec::with_capacity(legal.lanes.len());
-        // FAULT INJECTION (`wrong-double-lane`): the second lane reads each double source
-        // where the first lane reads it.
-        let first_lane = match legal.lanes.first() {
-            Some(first) if self.fault(super::Fault::WrongDoubleLane) => Some(first.srcs.clone()),
-            _ => None,
-        };
         for lane in &legal.lanes {
             let mut values = Vec::with_capacity(srcs.len());
-            for (n, ((src, read), ty)) in srcs.iter().zip(&lane.srcs).zip(info.srcs).enumerate() {
-                let read = match (read, first_lane.as_ref().and_then(|f| f.get(n))) {
-                    (SourceRead::Double { .. }, Some(first @ SourceRead::Double { .. })) => first,
-                    _ => read,
-                };
+            for ((src, read), ty) in srcs.iter().zip(&lane.srcs).zip(info.srcs) {
                 values.push(self.double_input(src, *read, *ty)?);
             }
             inputs.push(values);
@@ -410,8 +400,7 @@ impl Emitter<'_> {
     /// `_sat`: doubles clamp to [+0, 1] with NaN giving +0; 32-bit float results use the
     /// float saturation; other results are unchanged.
     fn double_saturate(&mut self, instruction: &Instruction, out: Output) -> Result<Output> {
-        // FAULT INJECTION (`dropped-saturate`): `_sat` is ignored.
-        if !instruction.saturate || self.fault(super::Fault::DroppedSaturate) {
+        if !instruction.saturate {
             return Ok(out);
         }
         let value = match out {

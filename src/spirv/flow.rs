@@ -31,8 +31,6 @@ pub enum Construct {
         continue_target: Word,
         /// The merge block.
         merge: Word,
-        /// The hidden flag of the `loop-exit-off-by-one` fault (`None` without it).
-        exit_flag: Option<Word>,
         /// Whether a `ret` of inlined code leaves the loop (see [`super::subroutines`]).
         returns: bool,
     },
@@ -127,8 +125,6 @@ impl Emitter<'_> {
                 let body = self.m.b.id();
                 let continue_target = self.m.b.id();
                 let merge = self.m.b.id();
-                // FAULT INJECTION (`loop-exit-off-by-one`): the loop's flag, cleared here.
-                let exit_flag = self.fault_loop_flag()?;
                 let preheader = self.m.b.selected_label().filter(|_| self.block_open);
                 self.ssa_open_construct(preheader);
                 self.branch(header)?;
@@ -147,7 +143,6 @@ impl Emitter<'_> {
                     header,
                     continue_target,
                     merge,
-                    exit_flag,
                     returns: false,
                 });
             }
@@ -176,12 +171,12 @@ impl Emitter<'_> {
             },
             Opcode::Break => {
                 let target = self.break_target()?;
-                self.break_to(target)?;
+                self.branch(target)?;
             }
             Opcode::Breakc => {
                 let target = self.break_target()?;
                 let condition = self.condition(instruction)?;
-                self.conditional(condition, |e| e.break_to(target))?;
+                self.conditional(condition, |e| e.branch(target))?;
             }
             Opcode::Continue => {
                 let target = self.continue_target()?;
@@ -305,22 +300,6 @@ impl Emitter<'_> {
         body: impl FnOnce(&mut Self) -> Result<()>,
     ) -> Result<()> {
         self.conditional(condition, body)
-    }
-
-    /// Jumps to a `break`'s target (with the `loop-exit-off-by-one` fault, leaving a loop
-    /// is ignored the first time).
-    fn break_to(&mut self, target: Word) -> Result<()> {
-        // FAULT INJECTION (`loop-exit-off-by-one`).
-        let flag = self.flow.iter().rev().find_map(|c| match c {
-            Construct::Loop {
-                merge, exit_flag, ..
-            } if *merge == target => *exit_flag,
-            _ => None,
-        });
-        match flag {
-            Some(flag) => self.fault_loop_exit(flag, target),
-            None => self.branch(target),
-        }
     }
 
     /// `ret`: leaves inlined code, or ends the invocation (writing its outputs).

@@ -8,11 +8,6 @@
 //! SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
 //! own file (`alu`, `flow`, `io`, `resources`, …) as an `impl Emitter` block.
 //!
-//! For testing the differential harness, [`Options::fault`] injects one deliberate
-//! miscompilation ([`fault`]: swapped shift operands, wrong comparison, dropped saturate, loop
-//! exit off by one, lost barrier, out-of-bounds write that lands, wrong atomic op, wrong double
-//! lane, unclamped `ftoi`).
-//!
 //! Anything the translator does not handle yet is an [`ErrorKind::Unsupported`] error that
 //! names the instruction: never silently dropped, never wrong output.
 //!
@@ -30,9 +25,6 @@ mod doubles;
 #[cfg(test)]
 mod doubles_tests;
 mod emitter;
-pub mod fault;
-#[cfg(test)]
-mod fault_tests;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
@@ -78,7 +70,6 @@ mod textures_tests;
 mod value_facts;
 
 pub use builder::disassemble;
-pub use fault::Fault;
 pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
@@ -150,9 +141,6 @@ pub struct Options {
     /// A pixel shader's `o0` and `o1` become `Location 0, Index 0` and `Index 1` for
     /// dual-source blending; writes to `o2` and above are dropped.
     pub dual_source_blending: bool,
-    /// Testing only: a deliberate miscompilation the differential harness's self-check
-    /// must catch (see [`Fault`]); `None` (the default) for a correct translation.
-    pub fault: Option<Fault>,
 }
 
 /// Optional device features a module may rely on.

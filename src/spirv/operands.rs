@@ -431,8 +431,7 @@ impl Emitter<'_> {
         if operand.kind == RegisterKind::Null {
             return Ok(());
         }
-        // FAULT INJECTION (`dropped-saturate`): `_sat` is ignored.
-        let value = if saturate && !self.fault(super::Fault::DroppedSaturate) {
+        let value = if saturate {
             self.saturate(value)?
         } else {
             value

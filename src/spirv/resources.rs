@@ -749,14 +749,7 @@ impl Emitter<'_> {
                 let length = self.buffer_length(&buffer)?;
                 for (i, _) in mask_components(mask).enumerate() {
                     let part = self.extract(data, i as u32)?;
-                    if self.fault(super::Fault::OutOfBoundsWriteLands)
-                        && buffer.class == StorageClass::StorageBuffer
-                    {
-                        // FAULT INJECTION (`out-of-bounds-write-lands`).
-                        self.fault_landing_store(&buffer, address, i as u32, part.id)?;
-                    } else {
-                        self.buffer_store(&buffer, length, address, i as u32, part.id)?;
-                    }
+                    self.buffer_store(&buffer, length, address, i as u32, part.id)?;
                 }
             }
             Opcode::Sync => self.sync(instruction)?,
@@ -1007,10 +1000,6 @@ impl Emitter<'_> {
         };
         let memory = self.m.constant_u32(memory_scope as u32);
         let semantics = self.m.constant_u32(semantics.bits());
-        if flags.threads_in_group && self.fault(super::Fault::LostBarrier) {
-            // FAULT INJECTION (`lost-barrier`): no barrier at all.
-            return Ok(());
-        }
         if flags.threads_in_group {
             let execution = self.m.constant_u32(Scope::Workgroup as u32);
             built(self.m.b.control_barrier(execution, memory, semantics))
@@ -1072,7 +1061,6 @@ impl Emitter<'_> {
         let scope = self.m.constant_u32(scope as u32);
         let relaxed = self.m.constant_u32(0);
         let zero = self.m.constant_bits(scalar, 0);
-        let xor_for_add = self.fault(super::Fault::WrongAtomicOp);
         let old = self.guarded_value(in_range, ty, zero, |e| {
             let b = &mut e.m.b;
             let arg = |i: usize| args.get(i).map(|v| v.id).unwrap_or(zero);
@@ -1080,10 +1068,6 @@ impl Emitter<'_> {
                 AtomicKind::And => b.atomic_and(ty, None, ptr, scope, relaxed, arg(0)),
                 AtomicKind::Or => b.atomic_or(ty, None, ptr, scope, relaxed, arg(0)),
                 AtomicKind::Xor => b.atomic_xor(ty, None, ptr, scope, relaxed, arg(0)),
-                // FAULT INJECTION (`wrong-atomic-op`): the addition is an XOR.
-                AtomicKind::IAdd if xor_for_add => {
-                    b.atomic_xor(ty, None, ptr, scope, relaxed, arg(0))
-                }
                 AtomicKind::IAdd => b.atomic_i_add(ty, None, ptr, scope, relaxed, arg(0)),
                 AtomicKind::IMax => b.atomic_s_max(ty, None, ptr, scope, relaxed, arg(0)),
                 AtomicKind::IMin => b.atomic_s_min(ty, None, ptr, scope, relaxed, arg(0)),

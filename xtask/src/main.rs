@@ -113,7 +113,7 @@ enum Command {
         /// How long to run.
         #[arg(long)]
         seconds: Option<u64>,
-        /// Run against translations with each kind of injected back-end fault and show every kind is caught.
+        /// Run against translations rewritten with each kind of test-kit fault (crates/testkit/src/fault.rs) and show every kind is caught.
         #[arg(long)]
         self_check: bool,
         /// Where minimised failing programs go (default target/difftest).

@@ -8,11 +8,14 @@
 //!   oracle the translated modules are compared against.
 //!
 //! - [`spirv_val`]: runs SPIRV-Tools' validator on a module.
+//! - [`fault`]: deliberate miscompilations, as rewrites of finished modules, for the
+//!   differential harness's self-check.
 //!
 //! The translator crate (`dxbc2spirv`) depends on none of this; the command's `run`
 //! subcommand, xtask and the tests do.
 #![deny(unsafe_code)]
 
+pub mod fault;
 pub mod interp;
 pub mod shader_test;
 mod validate;

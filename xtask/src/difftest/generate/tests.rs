@@ -151,7 +151,7 @@ fn cases_follow_the_contract() {
     }
 }
 
-/// Opcodes the harness's fault injection and the issue ask for.
+/// Opcodes the harness's faults (the test kit's rewrites) and the issue ask for.
 const WANTED: &[Opcode] = &[
     Opcode::Ishl,
     Opcode::Ishr,

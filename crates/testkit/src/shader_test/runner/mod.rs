@@ -243,8 +243,8 @@ struct FileRun<'a> {
     native_16bit: bool,
     /// Translate without the optimiser.
     no_optimize: bool,
-    /// The deliberate back-end fault of the harness's self-check.
-    fault: Option<dxbc2spirv::spirv::Fault>,
+    /// The deliberate fault of the harness's self-check, applied to each translated module.
+    fault: Option<crate::fault::Fault>,
     /// `[stream output]` layouts and what the last draw captured.
     stream_output: stream_output::StreamOutputRun,
     /// `[interface STAGE]` maps by stage.
@@ -267,9 +267,9 @@ pub struct RunSettings<'a> {
     pub device_tags: &'a [&'a str],
     /// Translate the shaders without the optimiser ([`dxbc2spirv::spirv::opt`]).
     pub no_optimize: bool,
-    /// Testing only: translate with this deliberate back-end fault (the differential
-    /// harness's self-check, [`dxbc2spirv::spirv::Fault`]).
-    pub fault: Option<dxbc2spirv::spirv::Fault>,
+    /// Testing only: rewrite each translated module with this deliberate fault (the
+    /// differential harness's self-check, [`crate::fault::Fault`]).
+    pub fault: Option<crate::fault::Fault>,
     /// Keep every UAV's final bytes in [`FileReport::uavs`] (the differential harness
     /// compares them all, not only the probed elements).
     pub keep_uavs: bool,
@@ -571,7 +571,6 @@ impl FileRun<'_> {
         options.features.native_16bit = self.native_16bit;
         options.stream_output = stream_output;
         options.no_optimize = self.no_optimize;
-        options.fault = self.fault;
         options.dual_source_blending = self.dual_source && shader.stage == Stage::Pixel;
         options.interface = match self.interface_map(shader.stage) {
             Ok(map) => map,
@@ -581,7 +580,7 @@ impl FileRun<'_> {
             Some(map) => map,
             None => &DefaultBindings,
         };
-        translate(&bytes, options, mapper)
+        translate(&bytes, options, mapper, self.fault)
     }
 
     /// The interface map of a `stage` shader: its `[interface]` section's lists, with the
@@ -1052,6 +1051,7 @@ impl FileRun<'_> {
                     },
                     options,
                     &DefaultBindings,
+                    None,
                 );
                 match &default_vs {
                     ShaderState::Ready { words, .. } => (words.as_slice(), &[][..]),
@@ -1550,10 +1550,12 @@ fn blend_factor(name: &str) -> Option<vulkan::BlendFactor> {
     })
 }
 
+/// Translates a shader's bytes; with a `fault`, the module is rewritten with it.
 fn translate(
     bytes: &[u8],
     options: dxbc2spirv::spirv::Options,
     mapper: &dyn dxbc2spirv::bindings::BindingMapper,
+    fault: Option<crate::fault::Fault>,
 ) -> ShaderState {
     let dxbc = match dxbc2spirv::read(bytes, &dxbc2spirv::ReadOptions::default()) {
         Ok(d) => d,
@@ -1574,6 +1576,11 @@ fn translate(
     let plan = reflection.plan.clone();
     match dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper) {
         Ok(words) => {
+            let words = match fault.map(|f| (f, f.rewrite(&words))) {
+                None => words,
+                Some((_, Ok(rewritten))) => rewritten.words,
+                Some((f, Err(e))) => return ShaderState::Fail(format!("fault {f}: {e}")),
+            };
             // Vertex inputs at the locations the translation gave them (the register, or
             // the interface map's).
             let inputs = dxbc

@@ -66,6 +66,7 @@ pub(super) fn stand_in(
                 &bytes,
                 options.clone(),
                 &dxbc2spirv::bindings::DefaultBindings,
+                None,
             ) {
                 ShaderState::Ready { words, plan, .. } => Ok((words, plan)),
                 ShaderState::Skip(why) | ShaderState::Fail(why) => Err(format!("runner: {why}")),

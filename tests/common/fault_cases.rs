@@ -1,5 +1,5 @@
-// The fault-injection test programs (included, not a module: by src/spirv/fault_tests.rs and
-// tests/fault_vulkan.rs, each with `Fault` and `spirv::Op` in scope).
+// The fault test programs (included, not a module: by tests/fault_rewrite.rs and
+// tests/fault_vulkan.rs, each with the test kit's `Fault` and `spirv::Op` in scope).
 
 /// One fault's program: its code, the UAVs it runs on, and what D3D gives.
 // Each includer reads part of the fields (the module tests the opcodes, Vulkan the data).
@@ -15,7 +15,7 @@ struct Case {
     expected: &'static [&'static [u32]],
     /// Opcodes the fault removes from the module (present without it, absent with it).
     gone: &'static [Op],
-    /// Opcodes the fault brings into the module (absent without it, present with it).
+    /// Opcodes the fault adds to the module (more of them with it than without).
     new: &'static [Op],
 }
 
@@ -57,7 +57,7 @@ ret
         uavs: &[&[0xffff_fff0, 2, 0, 0, 0]],
         expected: &[&[0xffff_fff0, 2, 0xffff_ffc0, 0xffff_fffc, 0x3fff_fffc]],
         gone: &[],
-        new: &[],
+        new: &[Op::BitwiseAnd],
     },
     Case {
         fault: Fault::WrongComparison,
@@ -76,7 +76,7 @@ ret
         uavs: &[&[5, 5, 9, 9]],
         expected: &[&[5, 5, 0, 0]],
         gone: &[Op::SLessThan, Op::FOrdLessThan],
-        new: &[Op::SGreaterThanEqual, Op::FOrdGreaterThanEqual],
+        new: &[Op::SLessThanEqual, Op::FOrdLessThanEqual],
     },
     Case {
         fault: Fault::DroppedSaturate,
@@ -95,8 +95,8 @@ ret
         // 1.0f * 2 saturates to 1.0f; 1.0 + 1.0 saturates to 1.0.
         uavs: &[&[ONE_F32, 0, 0, ONE_F64_HIGH, 0, 0, 0]],
         expected: &[&[ONE_F32, 0, 0, ONE_F64_HIGH, ONE_F32, 0, ONE_F64_HIGH]],
-        gone: &[Op::FOrdGreaterThan],
-        new: &[],
+        gone: &[],
+        new: &[Op::CopyObject],
     },
     Case {
         fault: Fault::LoopExitOffByOne,
@@ -143,7 +143,7 @@ ret
         uavs: &[&[3, 0, 0, 0]],
         expected: &[&[3, 3, 3, 3]],
         gone: &[],
-        new: &[],
+        new: &[Op::Variable],
     },
     Case {
         fault: Fault::LostBarrier,
@@ -193,7 +193,7 @@ ret
         uavs: &[&[12, 1, 2, 3], &[0, 0]],
         expected: &[&[12, 1, 2, 7], &[9, 0]],
         gone: &[],
-        new: &[],
+        new: &[Op::ISub],
     },
     Case {
         fault: Fault::WrongAtomicOp,
@@ -213,7 +213,7 @@ ret
         new: &[Op::AtomicXor],
     },
     Case {
-        fault: Fault::WrongDoubleLane,
+        fault: Fault::SwappedDoubleHalves,
         program: "cs_5_0
 dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps
 dcl_uav_raw u0
@@ -224,7 +224,8 @@ dadd r1.xyzw, r0.xyzw, r0.xyzw
 store_raw u0.xyzw, l(16), r1.xyzw
 ret
 ",
-        // (1.0, 2.0) + (1.0, 2.0) = (2.0, 4.0).
+        // (1.0, 2.0) + (1.0, 2.0) = (2.0, 4.0); with the halves swapped, each source is a
+        // denormal.
         uavs: &[&[0, ONE_F64_HIGH, 0, TWO_F64_HIGH, 0, 0, 0, 0]],
         expected: &[&[
             0,
@@ -237,7 +238,7 @@ ret
             FOUR_F64_HIGH,
         ]],
         gone: &[],
-        new: &[],
+        new: &[Op::VectorShuffle],
     },
     Case {
         fault: Fault::UnclampedFtoi,
@@ -253,11 +254,11 @@ ftoi r1.z, r0.z
 store_raw u0.xyz, l(12), r1.xyzx
 ret
 ",
-        // 3e9 saturates to 0x7fffffff, -1.0 to 0 (ftou), NaN gives 0.
+        // 3e9 saturates to 0x7fffffff, -1.0 to 0 (ftou), NaN gives 0 (with the fault, each
+        // 0x80000000).
         uavs: &[&[0x4f32_d05e, 0xbf80_0000, 0x7fc0_0000, 0, 0, 0]],
         expected: &[&[0x4f32_d05e, 0xbf80_0000, 0x7fc0_0000, 0x7fff_ffff, 0, 0]],
-        gone: &[Op::IsNan],
-        new: &[],
+        gone: &[],
+        new: &[Op::LogicalAnd],
     },
 ];
-
