@@ -231,7 +231,7 @@ impl Writer {
     }
 
     /// An integer-to-float conversion.
-    fn to_float(&mut self) {
+    fn int_to_float(&mut self) {
         let d = self.float_dest();
         let m = self.mask();
         let op = self.rng.pick(&["itof", "utof"]);
@@ -275,7 +275,7 @@ impl Writer {
                 match roll % 10 {
                     0..=5 => self.float_alu(),
                     6..=8 => self.int_alu(),
-                    _ => self.to_float(),
+                    _ => self.int_to_float(),
                 }
                 n -= 1;
             }
@@ -330,11 +330,13 @@ impl Writer {
 }
 
 /// The assembly text of a compute shader of exactly `instructions` instructions (at least 16;
-/// declarations not counted), the same text for the same size every time.
+/// declarations not counted), the same text for the same size every time. Every size starts
+/// from the same seed, so a smaller program is, up to its last few blocks, the beginning of a
+/// larger one: the sizes differ in length, not in mix.
 pub(super) fn program(instructions: usize) -> String {
     let instructions = instructions.max(16);
     let mut w = Writer {
-        rng: Rng(0x9e37_79b9_7f4a_7c15 ^ instructions as u64),
+        rng: Rng(0x9e37_79b9_7f4a_7c15),
         text: String::new(),
         count: 0,
         depth: 0,
@@ -508,4 +510,27 @@ pub(super) fn run(exe: &Path, options: &TranslateOptions) -> Result<Value> {
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_programs_have_the_size_asked_and_translate() {
+        for size in [16, 500, 1_003] {
+            let text = program(size);
+            assert_eq!(text, program(size), "the generator is deterministic");
+            let bytes = dxbc2spirv::asm::assemble(&text).expect("assembles");
+            let dxbc = dxbc2spirv::read(&bytes, &ReadOptions::default()).expect("reads");
+            let program = dxbc.program.expect("a program");
+            let instructions = program
+                .instructions
+                .iter()
+                .filter(|i| !i.opcode.is_declaration())
+                .count();
+            assert_eq!(instructions, size);
+            dxbc2spirv::translate_bytes(&bytes, &TranslateOptions::default()).expect("translates");
+        }
+    }
 }
