@@ -21,7 +21,7 @@ use crate::paths::workspace_root;
 pub(super) const SIZES: [usize; 4] = [12_500, 25_000, 50_000, 100_000];
 
 /// Rounds of each translation; the fastest is reported.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// Float temps `r0`–`r3`, integer temps `r4`–`r6`, the loop counter `r7`, addresses `r8`.
 const FLOAT_REGS: u64 = 4;

@@ -19,7 +19,7 @@ use super::harness;
 use crate::paths::{corpus_root, workspace_root};
 
 /// Rounds of each pipeline creation; the fastest is counted.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// Runs the measurement in a child process with the driver's shader cache disabled, its
 /// output shown as it comes; returns the child's JSON report.
