@@ -4,7 +4,8 @@
 //!   every blob of the shared corpus.
 //! * `conformance`: runs the `.shader_test` files (dispatches and draws) on Vulkan.
 //! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
-//! * `bench`: translation speed, output size, peak memory and a vkd3d-compiler comparison.
+//! * `bench`: translation speed (against a baseline commit with `--baseline`), output size,
+//!   peak memory, pipeline creation and a vkd3d-compiler comparison.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod bench;
@@ -78,9 +79,9 @@ enum Command {
         #[arg(long, default_value_t = 60)]
         seconds: u64,
     },
-    /// Measure translation speed (in process, one core and all), SPIR-V size, peak RSS, batch time and the ratios to vkd3d-compiler over the corpus.
+    /// Measure translation speed (in process: a kept Translator and translate_bytes, one core and all), SPIR-V size, generated shaders up to 100,000 instructions, peak RSS, batch time, pipeline creation and the ratios to vkd3d-compiler; with --baseline, alternate with another commit.
     Bench {
-        /// Repetitions of the in-process corpus run.
+        /// Rounds of the in-process corpus run (each shader's fastest and median round are used).
         #[arg(long, default_value_t = 20)]
         reps: usize,
         /// Write the figures as JSON to this file.
@@ -89,7 +90,7 @@ enum Command {
         /// Run the criterion benches (`cargo bench --bench translate`) instead.
         #[arg(long)]
         criterion: bool,
-        /// Only the in-process run (no peak RSS, batch or vkd3d-compiler runs).
+        /// Only the in-process runs (no generated shaders, peak RSS, batch, spirv-opt, vkd3d-compiler or pipeline runs; --baseline still alternates).
         #[arg(long)]
         in_process_only: bool,
         /// Translate without the optimiser (to measure what it costs and saves).
@@ -101,6 +102,15 @@ enum Command {
         /// Fail when any module's digest differs from this file's (written by --save-digests).
         #[arg(long, value_name = "FILE")]
         check_digests: Option<PathBuf>,
+        /// Alternate the in-process run with this commit (built in target/bench-baseline/<hash>), each run a fresh process.
+        #[arg(long, value_name = "REV")]
+        baseline: Option<String>,
+        /// Alternations with --baseline (each: the baseline, then the current tree).
+        #[arg(long, default_value_t = 3, requires = "baseline")]
+        alternations: usize,
+        /// Internal: the pipeline-creation measurement, run by `bench` in a child process.
+        #[arg(long, value_name = "FILE", hide = true)]
+        pipelines_child: Option<PathBuf>,
     },
     /// Differential testing: random compute programs run on the reference interpreter and, translated with and without the optimiser, on the Vulkan device; every UAV word is compared. Mismatches are minimised and written as .shader_test files. Ends with `N programs, N mismatches`.
     Difftest {
@@ -182,15 +192,23 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             no_optimize,
             save_digests,
             check_digests,
-        } => bench::run(&bench::Options {
-            reps,
-            json,
-            criterion,
-            in_process_only,
-            no_optimize,
-            save_digests,
-            check_digests,
-        }),
+            baseline,
+            alternations,
+            pipelines_child,
+        } => match pipelines_child {
+            Some(file) => bench::pipelines::child(&file),
+            None => bench::run(&bench::Options {
+                reps,
+                json,
+                criterion,
+                in_process_only,
+                no_optimize,
+                save_digests,
+                check_digests,
+                baseline,
+                alternations,
+            }),
+        },
         Command::Difftest {
             seed,
             count,

@@ -20,6 +20,7 @@ mod ms_fill;
 pub use kept::{next_kept_id, KeptUse};
 pub use ms_fill::uniform_texels;
 mod pipeline;
+mod pipeline_timing;
 mod xfb;
 
 use std::fmt;

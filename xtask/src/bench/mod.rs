@@ -1,19 +1,30 @@
 //! `cargo xtask bench`: how fast the translator is and how big its output is, over the corpus.
 //!
-//! Per corpus (`fxc/**` and `shader_test_dxbc/`; root-signature-only containers skipped) every
-//! blob is loaded into memory and translated in process (debug names stripped, default
-//! options) `--reps` times. The report gives the median and p99 over shaders of each shader's
-//! median time, shaders per second on one thread and on every core (rayon; from the median
-//! pass over the corpus), and the SPIR-V size per shader (total and median). Then, with the release `dxbc2spirv` binary: the peak
-//! RSS of translating the largest blob in a fresh process (`/usr/bin/time -f %M`), the wall
-//! time of `dxbc2spirv batch` over both corpora, and — when Debian's `vkd3d-compiler` is
-//! installed — a process-per-file comparison with it (time and size ratios ours/peer over the
-//! shaders both translate).
+//! * In process ([`harness`], shared with the stand-alone harness of `--baseline`): every
+//!   corpus shader (`fxc/**` and `shader_test_dxbc/`; root signatures left out) translated
+//!   `--reps` rounds by a kept `Translator` and by `translate_bytes`, debug names stripped.
+//!   Printed per corpus: the median, mean, largest-quarter mean and p99 of the kept form's
+//!   per-shader medians, shaders per second on one thread and on every core, the SPIR-V size;
+//!   then the two forms side by side over each shader's fastest round ([`forms`]).
+//! * `--baseline REV`: the in-process harness built against REV (in its own worktree) and
+//!   against this tree, run alternately in fresh processes ([`baseline`]).
+//! * The full run adds the generated compute shaders of 12,500 to 100,000 instructions
+//!   ([`generated`]), the process-per-file runs (peak RSS, `dxbc2spirv batch`, the
+//!   `spirv-opt -O` size comparison, Debian's `vkd3d-compiler` when installed) and the
+//!   compute-pipeline creation times on the Vulkan device ([`pipelines`]).
 //!
 //! `--save-digests FILE` writes a digest of every module; `--check-digests FILE` fails when
 //! any module differs from the saved one (an optimisation of the translator must not change
 //! its output unless it means to). `--criterion` runs the criterion benches instead
 //! (`cargo bench --bench translate`).
+
+mod baseline;
+mod forms;
+mod generated;
+#[allow(dead_code)] // shared with the stand-alone harness, which uses all of it
+#[path = "../../bench-harness/measure.rs"]
+pub(crate) mod harness;
+pub(crate) mod pipelines;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,24 +32,22 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use dxbc2spirv::{ReadOptions, TranslateOptions, Translator};
+use dxbc2spirv::{TranslateOptions, Translator};
 use rayon::prelude::*;
 use serde_json::json;
 
 use crate::paths::{corpus_root, workspace_root};
-
-/// The sub-corpora: directory name and whether it is searched recursively.
-pub(crate) const CORPORA: &[(&str, bool)] = &[("fxc", true), ("shader_test_dxbc", false)];
+use harness::{Shader, Timing, CORPORA};
 
 /// Options of `cargo xtask bench`.
 pub struct Options {
-    /// Repetitions of the in-process whole-corpus run.
+    /// Rounds of the in-process corpus run (each shader's fastest and median are kept).
     pub reps: usize,
     /// Write the report as JSON to this file.
     pub json: Option<PathBuf>,
     /// Run the criterion benches instead of the corpus run.
     pub criterion: bool,
-    /// Skip the process-per-file runs (peak RSS, batch, vkd3d-compiler).
+    /// Skip everything but the in-process runs (and the alternation with `baseline`).
     pub in_process_only: bool,
     /// Translate without the optimiser (to measure what it costs and saves).
     pub no_optimize: bool,
@@ -46,19 +55,14 @@ pub struct Options {
     pub save_digests: Option<PathBuf>,
     /// Compare every module's digest with this file; fail on a difference.
     pub check_digests: Option<PathBuf>,
+    /// Alternate the in-process run with this commit, built in its own worktree.
+    pub baseline: Option<String>,
+    /// Alternations with the baseline (each: the baseline, then the current tree).
+    pub alternations: usize,
 }
 
-/// One loaded shader.
-struct Blob {
-    /// Path relative to the corpus root.
-    rel: String,
-    /// Absolute path.
-    path: PathBuf,
-    /// The container bytes.
-    bytes: Vec<u8>,
-}
-
-/// What the in-process run measured for one corpus.
+/// What the in-process run measured for one corpus (over the kept `Translator`'s per-shader
+/// median times).
 struct CorpusFigures {
     name: String,
     shaders: usize,
@@ -67,7 +71,7 @@ struct CorpusFigures {
     /// conversion waits for, per shader).
     mean_us: f64,
     p99_us: f64,
-    /// The mean time of the largest quarter of the shaders by container size.
+    /// The mean time of the largest quarter of the shaders by program size.
     largest_quarter_mean_us: f64,
     per_s_single: f64,
     per_s_all: f64,
@@ -85,44 +89,56 @@ pub fn run(options: &Options) -> Result<()> {
     }
     let root = corpus_root()?;
     let threads = rayon::current_num_threads();
+    let reps = options.reps.max(1);
     println!(
-        "dxbc2spirv bench: {} reps, {} threads, in process, debug names stripped",
-        options.reps, threads
+        "dxbc2spirv bench: {reps} rounds, {threads} threads, in process, debug names stripped{}",
+        if options.no_optimize {
+            ", optimiser off"
+        } else {
+            ""
+        }
     );
-    let mut translate_options = TranslateOptions::default();
-    translate_options.no_optimize = options.no_optimize;
-    translate_options.debug_names = false;
-    let mut corpora = Vec::new();
+    let translate_options = harness::options(options.no_optimize);
+    let shaders = harness::load(&root).map_err(anyhow::Error::msg)?;
+    let timings = harness::measure(&shaders, reps, &translate_options);
+
     let mut digests = BTreeMap::new();
-    let mut all_blobs = Vec::new();
-    for &(name, recursive) in CORPORA {
-        let blobs = load(&root, name, recursive)?;
-        // Shaders that are rightly rejected (the corpus has a few invalid programs) are left
-        // out of the figures.
-        let (blobs, rejected): (Vec<Blob>, Vec<Blob>) = blobs.into_iter().partition(|b| {
-            match dxbc2spirv::translate_bytes(&b.bytes, &translate_options) {
-                Ok(t) => {
-                    digests.insert(b.rel.clone(), digest(&t.words));
-                    true
-                }
-                Err(_) => false,
-            }
-        });
+    let mut corpora = Vec::new();
+    for &(name, _) in CORPORA {
+        let rejected: Vec<&str> = timings
+            .iter()
+            .filter(|t| t.corpus == name && t.spirv_words.is_none())
+            .map(|t| t.rel.as_str())
+            .collect();
         if !rejected.is_empty() {
             println!(
                 "{name}: {} shaders rejected by the translator, left out: {}",
                 rejected.len(),
-                rejected
-                    .iter()
-                    .map(|b| b.rel.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                rejected.join(", ")
             );
         }
-        corpora.push(measure(name, &blobs, options.reps, &translate_options)?);
-        all_blobs.extend(blobs);
+        let (blobs, times): (Vec<&Shader>, Vec<&Timing>) = shaders
+            .iter()
+            .zip(&timings)
+            .filter(|(s, t)| s.corpus == name && t.spirv_words.is_some())
+            .unzip();
+        for s in &blobs {
+            if let Ok(t) = dxbc2spirv::translate_bytes(&s.bytes, &translate_options) {
+                digests.insert(s.rel.clone(), digest(&t.words));
+            }
+        }
+        corpora.push(corpus_figures(
+            name,
+            &blobs,
+            &times,
+            reps,
+            &translate_options,
+        )?);
     }
     print_table(&corpora);
+    let translated: Vec<&Timing> = timings.iter().filter(|t| t.spirv_words.is_some()).collect();
+    let form_sets = forms::sets(&translated);
+    forms::print(&form_sets, reps);
 
     if let Some(path) = &options.save_digests {
         let text: String = digests
@@ -141,7 +157,7 @@ pub fn run(options: &Options) -> Result<()> {
     }
 
     let mut report = json!({
-        "reps": options.reps,
+        "reps": reps,
         "threads": threads,
         "corpora": corpora.iter().map(|c| json!({
             "name": c.name,
@@ -155,15 +171,32 @@ pub fn run(options: &Options) -> Result<()> {
             "spirv_bytes_total": c.bytes_total,
             "spirv_bytes_median": c.bytes_median,
         })).collect::<Vec<_>>(),
+        "forms": forms::to_json(&form_sets),
     });
 
-    if !options.in_process_only {
-        let exe = build_release_cli()?;
+    let exe = if options.in_process_only {
+        None
+    } else {
+        Some(build_release_cli()?)
+    };
+    if let Some(exe) = &exe {
+        report["generated"] = generated::run(exe, &translate_options)?;
+    }
+    if let Some(rev) = &options.baseline {
+        report["baseline"] = baseline::run(rev, &root, options)?;
+    }
+    if let Some(exe) = &exe {
+        let all_blobs: Vec<&Shader> = shaders
+            .iter()
+            .zip(&timings)
+            .filter(|(_, t)| t.spirv_words.is_some())
+            .map(|(s, _)| s)
+            .collect();
         let largest = all_blobs
             .iter()
             .max_by_key(|b| b.bytes.len())
             .context("no blobs")?;
-        match peak_rss_kb(&exe, &largest.path)? {
+        match peak_rss_kb(exe, &largest.path)? {
             Some(kb) => {
                 println!(
                     "peak RSS translating the largest blob ({}, {} bytes) in a fresh process: {:.2} MB",
@@ -176,7 +209,7 @@ pub fn run(options: &Options) -> Result<()> {
             }
             None => println!("peak RSS: /usr/bin/time not found (apt-get install time)"),
         }
-        let (wall, ok) = batch_time(&exe, &root)?;
+        let (wall, ok) = batch_time(exe, &root)?;
         println!(
             "dxbc2spirv batch over both corpora ({threads} jobs, --strip-debug): {:.3} s{}",
             wall.as_secs_f64(),
@@ -187,9 +220,10 @@ pub fn run(options: &Options) -> Result<()> {
             }
         );
         report["batch_s"] = json!(wall.as_secs_f64());
-        let fxc: Vec<&Blob> = all_blobs
+        let fxc: Vec<&Shader> = all_blobs
             .iter()
-            .filter(|b| b.rel.starts_with("fxc/"))
+            .copied()
+            .filter(|b| b.corpus == "fxc")
             .collect();
         if let Some((ours, optimised, count)) = spirv_opt_sizes(&fxc, &translate_options)? {
             println!(
@@ -203,9 +237,10 @@ pub fn run(options: &Options) -> Result<()> {
                 "spirv_opt_bytes": optimised,
             });
         }
-        if let Some(peer) = peer_comparison(&exe, &all_blobs)? {
+        if let Some(peer) = peer_comparison(exe, &all_blobs)? {
             report["vkd3d_compiler"] = peer;
         }
+        report["pipelines"] = pipelines::run_child()?;
     }
 
     if let Some(path) = &options.json {
@@ -219,7 +254,7 @@ pub fn run(options: &Options) -> Result<()> {
 /// what `spirv-opt -O --strip-debug` (SPIRV-Tools 2025.5, from `target/spirv-tools`) makes
 /// of each, with the module count; `None` when spirv-opt is not installed.
 fn spirv_opt_sizes(
-    blobs: &[&Blob],
+    blobs: &[&Shader],
     options: &TranslateOptions,
 ) -> Result<Option<(usize, usize, usize)>> {
     let opt = crate::tools::spirv_tools_bin().join("spirv-opt");
@@ -294,105 +329,42 @@ fn run_criterion() -> Result<()> {
     Ok(())
 }
 
-/// Loads every translatable blob of one sub-corpus, sorted by path.
-fn load(root: &Path, name: &str, recursive: bool) -> Result<Vec<Blob>> {
-    let mut paths = Vec::new();
-    collect(&root.join(name), recursive, &mut paths)?;
-    paths.sort();
-    let mut blobs = Vec::new();
-    for path in paths {
-        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-        let dxbc = dxbc2spirv::read(&bytes, &ReadOptions::default())
-            .with_context(|| format!("reading {}", path.display()))?;
-        if dxbc.program.is_none() {
-            continue; // a root signature
-        }
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .to_string_lossy()
-            .into_owned();
-        blobs.push(Blob { rel, path, bytes });
-    }
-    if blobs.is_empty() {
-        bail!("no shaders in {}", root.join(name).display());
-    }
-    Ok(blobs)
-}
-
-/// Adds the `.dxbc` files under `dir` (recursing when asked) to `out`.
-fn collect(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).with_context(|| format!("listing {}", dir.display()))? {
-        let path = entry?.path();
-        if path.is_dir() {
-            if recursive {
-                collect(&path, recursive, out)?;
-            }
-        } else if path.extension().is_some_and(|e| e == "dxbc") {
-            out.push(path);
-        }
-    }
-    Ok(())
-}
-
-/// The in-process measurements of one corpus.
-fn measure(
+/// The figures of one corpus: the table's statistics over the kept `Translator`'s
+/// per-shader medians, shaders per second on one thread (from the median round's total) and
+/// on every core (rayon, one `Translator` per thread, median of `reps` passes), and the
+/// SPIR-V sizes.
+fn corpus_figures(
     name: &str,
-    blobs: &[Blob],
+    blobs: &[&Shader],
+    times: &[&Timing],
     reps: usize,
     options: &TranslateOptions,
 ) -> Result<CorpusFigures> {
-    let reps = reps.max(1);
-    // As a translation layer translates: one translator per thread, its tables reused.
-    let translate = |translator: &mut Translator, b: &Blob| {
+    if blobs.is_empty() {
+        bail!("{name}: no shader translated");
+    }
+    let mut medians: Vec<f64> = times.iter().map(|t| t.kept_median()).collect();
+    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
+    let mean_us = mean(&medians);
+    let largest_quarter_mean_us = mean(
+        &forms::largest_quarter(times)
+            .iter()
+            .map(|t| t.kept_median())
+            .collect::<Vec<_>>(),
+    );
+    medians.sort_by(f64::total_cmp);
+    // One thread: the total of each round over the corpus, the median round.
+    let mut rounds: Vec<f64> = (0..reps)
+        .map(|r| times.iter().filter_map(|t| t.kept_us.get(r)).sum::<f64>())
+        .collect();
+    rounds.sort_by(f64::total_cmp);
+    let single_s = rounds[rounds.len() / 2] / 1e6;
+    let translate = |translator: &mut Translator, b: &Shader| {
         translator
             .translate(&b.bytes, options)
             .map(|t| t.words.len())
             .unwrap_or(0)
     };
-    let mut translator = Translator::new();
-    // Warm-up, and the sizes.
-    let mut sizes: Vec<usize> = blobs
-        .iter()
-        .map(|b| translate(&mut translator, b) * 4)
-        .collect();
-    // Single-threaded: each shader's time in every repetition.
-    let mut times = vec![Vec::with_capacity(reps); blobs.len()];
-    // Throughput from the median pass, so that a pass slowed by other processes on the
-    // machine does not skew it.
-    let mut passes = Vec::with_capacity(reps);
-    for _ in 0..reps {
-        let start = Instant::now();
-        for (b, t) in blobs.iter().zip(&mut times) {
-            let s = Instant::now();
-            std::hint::black_box(translate(&mut translator, b));
-            t.push(s.elapsed());
-        }
-        passes.push(start.elapsed());
-    }
-    passes.sort();
-    let single = passes[passes.len() / 2];
-    let mut medians: Vec<f64> = times
-        .iter_mut()
-        .map(|t| {
-            t.sort();
-            t[t.len() / 2].as_secs_f64() * 1e6
-        })
-        .collect();
-    let mean = |values: &[f64]| values.iter().sum::<f64>() / values.len().max(1) as f64;
-    let mean_us = mean(&medians);
-    let mut by_size: Vec<(usize, f64)> = blobs
-        .iter()
-        .zip(&medians)
-        .map(|(b, &m)| (b.bytes.len(), m))
-        .collect();
-    by_size.sort_by_key(|&(size, _)| std::cmp::Reverse(size));
-    let quarter: Vec<f64> = by_size[..blobs.len().div_ceil(4)]
-        .iter()
-        .map(|&(_, m)| m)
-        .collect();
-    let largest_quarter_mean_us = mean(&quarter);
-    medians.sort_by(f64::total_cmp);
     // All cores (after a warm-up that starts rayon's threads).
     blobs.par_iter().for_each_init(Translator::new, |t, b| {
         std::hint::black_box(translate(t, b));
@@ -408,6 +380,10 @@ fn measure(
     passes.sort();
     let all = passes[passes.len() / 2];
     let count = blobs.len() as f64;
+    let mut sizes: Vec<usize> = times
+        .iter()
+        .map(|t| t.spirv_words.unwrap_or(0) * 4)
+        .collect();
     let bytes_total = sizes.iter().sum();
     sizes.sort();
     Ok(CorpusFigures {
@@ -416,16 +392,17 @@ fn measure(
         median_us: medians[medians.len() / 2],
         mean_us,
         largest_quarter_mean_us,
-        p99_us: medians[((medians.len() * 99).div_ceil(100)).min(medians.len()) - 1],
-        per_s_single: count / single.as_secs_f64(),
+        p99_us: forms::p99_sorted(&medians),
+        per_s_single: count / single_s.max(1e-12),
         per_s_all: count / all.as_secs_f64(),
         bytes_total,
         bytes_median: sizes[sizes.len() / 2],
     })
 }
 
-/// Prints the in-process figures.
+/// Prints the in-process figures of the kept `Translator` (per-shader medians).
 fn print_table(corpora: &[CorpusFigures]) {
+    println!("kept Translator, each shader's median round; largest¼ = the quarter of the shaders with the largest program (SHDR/SHEX bytes):");
     println!(
         "{:<18} {:>7} {:>10} {:>8} {:>10} {:>9} {:>11} {:>11} {:>12} {:>10}",
         "corpus",
@@ -590,7 +567,7 @@ fn run_one(command: &mut Command, out: &Path) -> Option<(Duration, u64)> {
 
 /// Runs Debian's `vkd3d-compiler` and ours, one process per file, over every blob, and prints
 /// the ratios ours/peer over the shaders both translate. `None` when the peer is missing.
-fn peer_comparison(exe: &Path, blobs: &[Blob]) -> Result<Option<serde_json::Value>> {
+fn peer_comparison(exe: &Path, blobs: &[&Shader]) -> Result<Option<serde_json::Value>> {
     let Some(peer) = find_on_path("vkd3d-compiler") else {
         println!(
             "vkd3d-compiler not installed (apt-get install vkd3d-compiler): no peer comparison"
