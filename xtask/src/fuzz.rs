@@ -1,7 +1,8 @@
 //! `cargo xtask fuzz --target NAME --seconds N`: runs one coverage-guided fuzz target
 //! (`tests/fuzz`, cargo fuzz / libFuzzer on the stable toolchain with `RUSTC_BOOTSTRAP=1`),
-//! seeded with the corpus blobs (or, for `assemble`, their disassembly and the snapshot
-//! inputs), then validates every distinct module the run translated with spirv-val.
+//! seeded with the corpus blobs (for `assemble`, their disassembly) and the snapshot inputs
+//! (`tests/in`: their text for `assemble`, assembled for the others), then validates every
+//! distinct module the run translated with spirv-val.
 //!
 //! Kept between runs under `target/fuzz/NAME/`: `corpus/` (the working corpus), `modules/`
 //! (the last run's modules with their inputs), `artifacts/` (crashes, hangs, leaks) and
@@ -121,16 +122,26 @@ fn seed(target: &str, corpus: &Path) -> Result<usize> {
         std::fs::write(corpus.join(format!("seed-{i:05}")), bytes)?;
         count += 1;
     }
-    if target == "assemble" {
-        let dir = paths::workspace_root().join("tests/in");
-        for entry in std::fs::read_dir(&dir)? {
-            let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "asm") {
-                let name = path.file_name().unwrap_or_default().to_string_lossy();
-                std::fs::copy(&path, corpus.join(format!("seed-{name}")))?;
-                count += 1;
-            }
+    // The snapshot inputs: as text for `assemble`, assembled for the targets that read
+    // containers (they hold what the corpus lacks: subroutines, class linkage).
+    let dir = paths::workspace_root().join("tests/in");
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        if !path.extension().is_some_and(|e| e == "asm") {
+            continue;
         }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let text = std::fs::read_to_string(&path)?;
+        let bytes = match target {
+            "assemble" => text.into_bytes(),
+            _ => match dxbc2spirv::asm::assemble(&text) {
+                Ok(dxbc) if target == "mutate_program" => [&[0u8][..], &dxbc].concat(),
+                Ok(dxbc) => dxbc,
+                Err(_) => continue,
+            },
+        };
+        std::fs::write(corpus.join(format!("seed-{name}")), bytes)?;
+        count += 1;
     }
     Ok(count)
 }

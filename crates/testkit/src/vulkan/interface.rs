@@ -60,24 +60,27 @@ enum Numeric {
 
 /// One descriptor a module's functions use.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Used {
-    set: u32,
-    binding: u32,
-    ty: vk::DescriptorType,
+pub(super) struct Used {
+    /// The descriptor set.
+    pub(super) set: u32,
+    /// The binding in the set.
+    pub(super) binding: u32,
+    /// The descriptor type.
+    pub(super) ty: vk::DescriptorType,
     /// Descriptors of a sized array (1 for a single descriptor, `None` for a runtime array).
-    count: Option<u32>,
+    pub(super) count: Option<u32>,
     /// The texel type and SPIR-V image format of an image or texel buffer.
     image: Option<(Numeric, u32)>,
 }
 
 /// What [`scan`] finds in a module.
-struct Interface {
+pub(super) struct Interface {
     /// (execution model, name) of every entry point (unknown models left out).
     entry_points: Vec<(Option<Model>, String)>,
     /// Every descriptor the functions use.
-    used: Vec<Used>,
+    pub(super) used: Vec<Used>,
     /// The functions read a push-constant block.
-    push_constants: bool,
+    pub(super) push_constants: bool,
 }
 
 const OP_ENTRY_POINT: u32 = 15;
@@ -155,7 +158,7 @@ fn literal_string(words: &[u32]) -> String {
 }
 
 /// Reads a module's entry points and the descriptors its functions use.
-fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
+pub(super) fn scan(spirv: &[u32]) -> Result<Interface, VulkanError> {
     use std::collections::{HashMap, HashSet};
     let insts = instructions(spirv)?;
     let mut entry_points = Vec::new();
