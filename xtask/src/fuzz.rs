@@ -127,7 +127,7 @@ fn seed(target: &str, corpus: &Path) -> Result<usize> {
     let dir = paths::workspace_root().join("tests/in");
     for entry in std::fs::read_dir(&dir)? {
         let path = entry?.path();
-        if !path.extension().is_some_and(|e| e == "asm") {
+        if path.extension().is_none_or(|e| e != "asm") {
             continue;
         }
         let name = path.file_name().unwrap_or_default().to_string_lossy();

@@ -1,6 +1,6 @@
 //! Timing the creation of a compute pipeline (`vkCreateComputePipelines`), for
 //! `cargo xtask bench`: how long the driver takes to compile a module, with a pipeline layout
-//! made from the descriptors the module declares, no resources bound and nothing dispatched.
+//! made from the descriptors the module uses, no resources bound and nothing dispatched.
 
 use std::time::{Duration, Instant};
 
