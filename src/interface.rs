@@ -666,8 +666,8 @@ pub struct Placements {
     pub patch_constants: Vec<Option<Placement>>,
 }
 
-/// One past the highest register of a signature's elements (among D3D's 32): where the
-/// register scheme puts patch constant 0.
+/// One past the highest register of a signature's elements (among D3D's 32; registers past
+/// them, in a damaged signature, have no location).
 pub fn registers_end(signature: Option<&Signature>) -> u32 {
     signature
         .iter()
@@ -676,6 +676,87 @@ pub fn registers_end(signature: Option<&Signature>) -> u32 {
         .map(|e| e.register + 1)
         .max()
         .unwrap_or(0)
+}
+
+/// Where the register scheme puts patch constant 0 of a hull or domain shader: one past the
+/// last control-point register, since per-vertex and per-patch variables share the location
+/// space. The hull shader (its control-point outputs, or the inputs it passes through when
+/// it has no control-point phase) and the domain shader (its control-point inputs) both
+/// derive it from the control-point signature and from the control-point registers the
+/// program declares, which only differ when a damaged signature lacks a declared register.
+/// `hull` is the hull shader's phases ([`crate::passes::hull_phases::hull_phases`]). The
+/// module and the reflection both place patch constants from this one value.
+pub fn patch_constant_base(
+    program: &crate::ir::Program,
+    signatures: &crate::container::Reflection,
+    hull: Option<&crate::passes::hull_phases::HullPhases>,
+) -> u32 {
+    use crate::ir::{Declaration, RegisterKind};
+    use crate::passes::hull_phases::PhaseKind;
+    let is_hull = program.model.stage == crate::ir::Stage::Hull;
+    let control_points = if is_hull {
+        signatures.output.as_ref()
+    } else {
+        signatures.input.as_ref()
+    };
+    let passthrough = hull.is_some_and(|h| h.control_point_phase().is_none());
+    let mut declared = 0u32;
+    for (index, instruction) in program.instructions.iter().enumerate() {
+        let Some(Declaration::Signature { operand, .. }) = &instruction.declaration else {
+            continue;
+        };
+        let operand = program.operand(*operand);
+        let counts = match operand.kind {
+            RegisterKind::Output => {
+                hull.map(|h| h.phase_at(index)) == Some(PhaseKind::ControlPoint)
+            }
+            RegisterKind::OutputControlPoint => true,
+            RegisterKind::InputControlPoint => !is_hull || passthrough,
+            RegisterKind::Input => is_hull && passthrough && operand.index_count == 2,
+            _ => false,
+        };
+        if !counts {
+            continue;
+        }
+        // Registers past D3D's 32 have no location (declaring one is an error).
+        if let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) {
+            declared = declared.max(register.saturating_add(1));
+        }
+    }
+    // Control points passed through are the input signature's registers.
+    let passed_through = if passthrough {
+        registers_end(signatures.input.as_ref())
+    } else {
+        0
+    };
+    declared
+        .max(registers_end(control_points))
+        .max(passed_through)
+}
+
+/// Places the signature elements of a program (the register scheme, or `map`'s places, with
+/// patch constants from [`patch_constant_base`]). A translation makes this once: the module's
+/// variables and the reflection's [`Placement`]s both come from it.
+pub(crate) fn place_program(
+    program: &crate::ir::Program,
+    signatures: &crate::container::Reflection,
+    map: Option<&InterfaceMap>,
+    dual_source_blending: bool,
+) -> Result<Placements> {
+    let stage = program.model.stage;
+    let hull = crate::passes::hull_phases::hull_phases(program);
+    let patch_base = patch_constant_base(program, signatures, hull.as_ref());
+    place_all(
+        stage,
+        [
+            signatures.input.as_ref(),
+            signatures.output.as_ref(),
+            signatures.patch_constant.as_ref(),
+        ],
+        map,
+        patch_base,
+        dual_source_blending && stage == Stage::Pixel,
+    )
 }
 
 /// Places the elements of all three signatures of a shader (`patch_base`: where the register

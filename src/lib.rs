@@ -147,16 +147,16 @@ pub fn translate_with_bindings(
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
     let tables = &mut spirv::Tables::default();
-    translate_and_plan(dxbc, options, mapper, tables).map(|(words, _)| words)
+    translate_and_plan(dxbc, options, mapper, tables).map(|planned| planned.words)
 }
 
-/// [`translate_with_bindings`], also giving the program's binding plan.
+/// [`translate_with_bindings`], also giving the program's binding plan and placements.
 pub(crate) fn translate_and_plan(
     dxbc: &Dxbc<'_>,
     options: &spirv::Options,
     mapper: &dyn bindings::BindingMapper,
     tables: &mut spirv::Tables,
-) -> Result<(Vec<u32>, passes::bindings::BindingPlan)> {
+) -> Result<spirv::Planned> {
     let program = dxbc.program.as_ref().ok_or_else(|| dxbc.no_program())?;
     ir::validate_control_flow(program)?;
     spirv::translate_and_plan(program, &dxbc.reflection, options, mapper, tables)

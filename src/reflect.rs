@@ -216,7 +216,8 @@ pub fn scan_with(
     interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
     let plan = BindingPlan::build(program, mapper)?;
-    let scanned = scan_program(program, reflection, plan, interface)?;
+    let placements = place(program, reflection, interface)?;
+    let scanned = scan_program(program, reflection, plan, placements)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -257,17 +258,33 @@ pub fn scan_owned(
     interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
     let plan = BindingPlan::build(program, mapper)?;
-    scan_owned_with_plan(program, reflection, plan, interface)
+    let placements = place(program, &reflection, interface)?;
+    scan_owned_with_plan(program, reflection, plan, placements)
 }
 
-/// [`scan_owned`] with the program's binding plan already made (by the translation).
+/// The placements of a program's signature elements as `interface` lays them out.
+fn place(
+    program: &Program,
+    reflection: &Reflection,
+    interface: InterfaceOptions<'_>,
+) -> Result<crate::interface::Placements> {
+    crate::interface::place_program(
+        program,
+        reflection,
+        interface.map,
+        interface.dual_source_blending,
+    )
+}
+
+/// [`scan_owned`] with the program's binding plan and placements already made (by the
+/// translation, whose module uses the same).
 pub(crate) fn scan_owned_with_plan(
     program: &Program,
     mut reflection: Reflection,
     plan: BindingPlan,
-    interface: InterfaceOptions<'_>,
+    placements: crate::interface::Placements,
 ) -> Result<ShaderReflection> {
-    let scanned = scan_program(program, &reflection, plan, interface)?;
+    let scanned = scan_program(program, &reflection, plan, placements)?;
     Ok(with_interface(
         scanned,
         Interface {
@@ -284,7 +301,7 @@ fn scan_program(
     program: &Program,
     reflection: &Reflection,
     plan: BindingPlan,
-    interface: InterfaceOptions<'_>,
+    placements: crate::interface::Placements,
 ) -> Result<ShaderReflection> {
     let mut ranges = Vec::new();
     let mut stage_parameters = StageParameters::default();
@@ -466,23 +483,6 @@ fn scan_program(
     };
     let dynamic_constant_buffers = dynamic_constant_buffers(&plan, &mut ranges);
     let model = program.model;
-    let stage = model.stage;
-    let control_points = if stage == crate::ir::Stage::Hull {
-        reflection.output.as_ref()
-    } else {
-        reflection.input.as_ref()
-    };
-    let placements = crate::interface::place_all(
-        stage,
-        [
-            reflection.input.as_ref(),
-            reflection.output.as_ref(),
-            reflection.patch_constant.as_ref(),
-        ],
-        interface.map,
-        crate::interface::registers_end(control_points),
-        interface.dual_source_blending && stage == crate::ir::Stage::Pixel,
-    )?;
     let push_constants = plan
         .push_constants
         .iter()

@@ -247,7 +247,7 @@ fn translate_with(
 ) -> Result<Translation> {
     let mut dxbc = crate::read_into(bytes, &options.read_options(), decoder)?;
     let mapper = options.mapper();
-    let (words, plan) = crate::translate_and_plan(&dxbc, &options.backend(), mapper, tables)?;
+    let planned = crate::translate_and_plan(&dxbc, &options.backend(), mapper, tables)?;
     let Some(program) = dxbc.program.take() else {
         return Err(dxbc.no_program());
     };
@@ -255,11 +255,14 @@ fn translate_with(
     let reflection = crate::reflect::scan_owned_with_plan(
         &program,
         dxbc.reflection,
-        plan,
-        options.interface_options(),
+        planned.plan,
+        planned.placements,
     )?;
     decoder.keep(program);
-    Ok(Translation { words, reflection })
+    Ok(Translation {
+        words: planned.words,
+        reflection,
+    })
 }
 
 #[cfg(test)]

@@ -733,3 +733,93 @@ ret
         translate(&text, &options);
     }
 }
+
+/// A domain shader whose control-point signature lacks a register the program declares
+/// (`vicp[3][1]`; the signature has register 0 only): patch constants go past the declared
+/// register in the module, and the reflection reports the same locations (the two are
+/// derived from one [`crate::interface::patch_constant_base`]).
+#[test]
+fn a_signature_lacking_a_declared_register_places_patch_constants_as_the_module_does() {
+    const DAMAGED: &str = "//
+// Patch Constant signature:
+//
+// Name                 Index   Mask Register SysValue  Format   Used
+// -------------------- ----- ------ -------- -------- ------- ------
+// SV_TessFactor            0   x           0 TRIEDGE    float   x
+// SV_TessFactor            1   x           1 TRIEDGE    float   x
+// SV_TessFactor            2   x           2 TRIEDGE    float   x
+// SV_InsideTessFactor      0   x           3   TRIINT   float   x
+// PATCH                    0   xyzw        4     NONE   float   xyzw
+//
+//
+// Input signature:
+//
+// Name                 Index   Mask Register SysValue  Format   Used
+// -------------------- ----- ------ -------- -------- ------- ------
+// TEXCOORD                 0   xyzw        0     NONE   float   xyzw
+//
+//
+// Output signature:
+//
+// Name                 Index   Mask Register SysValue  Format   Used
+// -------------------- ----- ------ -------- -------- ------- ------
+// SV_Position              0   xyzw        0      POS   float   xyzw
+// TEXCOORD                 0   xyzw        1     NONE   float   xyzw
+//
+ds_5_0
+dcl_input_control_point_count 3
+dcl_tessellator_domain domain_tri
+dcl_input vDomain.xyz
+dcl_input vicp[3][0].xyzw
+dcl_input vicp[3][1].xyzw
+dcl_input vpc4.xyzw
+dcl_output_siv o0.xyzw, position
+dcl_output o1.xyzw
+mov o0.xyzw, vicp[0][0].xyzw
+add o1.xyzw, vicp[1][1].xyzw, vpc4.xyzw
+ret
+";
+    let bytes = assemble(DAMAGED);
+    let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
+    let control_points = dxbc.reflection.input.as_ref().expect("an input signature");
+    assert_eq!(
+        crate::interface::registers_end(Some(control_points)),
+        1,
+        "the signature lacks register 1: {control_points:?}"
+    );
+    let translation = translate(DAMAGED, &TranslateOptions::default());
+    let m = module(&translation.words);
+    let patches: Vec<u32> = decorations(&m, Decoration::Patch)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    let module_patch: Vec<u32> = locations(&translation.words)
+        .into_iter()
+        .filter(|(_, _, class, id)| *class == StorageClass::Input && patches.contains(id))
+        .map(|(location, ..)| location)
+        .collect();
+    assert_eq!(
+        module_patch,
+        vec![2 + 4],
+        "vpc4 past the declared vicp[][1]: {}",
+        disassemble(&translation.words)
+    );
+    let reflected: Vec<(String, u32)> = translation
+        .reflection
+        .patch_constants
+        .as_ref()
+        .expect("patch constants")
+        .elements
+        .iter()
+        .zip(&translation.reflection.placements.patch_constants)
+        .filter_map(|(e, p)| Some((e.semantic_name.clone(), p.as_ref()?.location)))
+        .collect();
+    assert_eq!(
+        reflected,
+        vec![("PATCH".to_string(), 6)],
+        "the reflection's patch constants (the module has them at {module_patch:?})"
+    );
+    // The scan alone reports the same.
+    let scanned = crate::scan_bytes(&bytes, &TranslateOptions::default()).expect("scans");
+    assert_eq!(scanned.placements, translation.reflection.placements);
+}

@@ -67,6 +67,9 @@ pub struct Emitter<'a> {
     pub res: super::resources::ResourceState,
     /// The descriptor bindings of the program's ranges.
     pub bindings: &'a crate::passes::bindings::BindingPlan,
+    /// Where the signature elements are (used when a map or dual-source blending places
+    /// them; the register scheme's locations are the registers).
+    pub placements: &'a crate::interface::Placements,
     /// The `fma64` helper function, once a `dfma` calls it (see [`super::fma64`]).
     pub fma64: Option<Word>,
     /// State of the class-linkage lowering.
@@ -111,6 +114,7 @@ impl<'a> Emitter<'a> {
         reflection: &'a Reflection,
         options: &'a Options,
         bindings: &'a crate::passes::bindings::BindingPlan,
+        placements: &'a crate::interface::Placements,
         tables: &mut super::Tables,
     ) -> Result<Vec<u32>> {
         let mut kept = super::take_tables(&mut tables.emitter);
@@ -135,6 +139,7 @@ impl<'a> Emitter<'a> {
             io: super::io::IoState::with_tables(std::mem::take(&mut kept.io)),
             res: Default::default(),
             bindings,
+            placements,
             fma64: None,
             link: Default::default(),
             ssa: Default::default(),

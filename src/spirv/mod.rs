@@ -279,22 +279,43 @@ pub fn translate_with_bindings(
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
     let tables = &mut Tables::default();
-    translate_and_plan(program, reflection, options, mapper, tables).map(|(words, _)| words)
+    translate_and_plan(program, reflection, options, mapper, tables).map(|planned| planned.words)
 }
 
-/// [`translate_with_bindings`], also giving the program's binding plan (for a caller that
-/// needs it too: one plan serves the translation and the reflection).
+/// A translated module with the binding plan and the placements it was made with, which the
+/// reflection reports (one plan and one set of placements serve both).
+pub(crate) struct Planned {
+    /// The module's words.
+    pub(crate) words: Vec<u32>,
+    /// Where the program's descriptor ranges are bound.
+    pub(crate) plan: crate::passes::bindings::BindingPlan,
+    /// Where the signature elements are.
+    pub(crate) placements: crate::interface::Placements,
+}
+
+/// [`translate_with_bindings`], also giving the program's binding plan and placements (for a
+/// caller that reports them).
 pub(crate) fn translate_and_plan(
     program: &Program,
     reflection: &Reflection,
     options: &Options,
     mapper: &dyn crate::bindings::BindingMapper,
     tables: &mut Tables,
-) -> Result<(Vec<u32>, crate::passes::bindings::BindingPlan)> {
+) -> Result<Planned> {
     crate::ir::validate_stage_rules(program)?;
     let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
-    let words = emitter::Emitter::run(program, reflection, options, &plan, tables)?;
-    Ok((words, plan))
+    let placements = crate::interface::place_program(
+        program,
+        reflection,
+        options.interface.as_ref(),
+        options.dual_source_blending,
+    )?;
+    let words = emitter::Emitter::run(program, reflection, options, &plan, &placements, tables)?;
+    Ok(Planned {
+        words,
+        plan,
+        placements,
+    })
 }
 
 #[cfg(test)]

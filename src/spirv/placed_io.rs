@@ -81,20 +81,7 @@ impl Emitter<'_> {
         if map.is_none() && !dual {
             return Ok(());
         }
-        let stage = self.program.model.stage;
-        let r = self.reflection;
-        let base = self.patch_location_base_for_map();
-        let placements = crate::interface::place_all(
-            stage,
-            [
-                r.input.as_ref(),
-                r.output.as_ref(),
-                r.patch_constant.as_ref(),
-            ],
-            map,
-            base,
-            dual,
-        )?;
+        let placements = self.placements.clone();
         let listed = |file| map.is_some_and(|m| m.list(file).is_some());
         let mapped = [
             listed(InterfaceFile::Inputs),
@@ -159,17 +146,6 @@ impl Emitter<'_> {
             return from_registers;
         }
         from_registers.max(self.placed_control_points_end())
-    }
-
-    /// The patch base the placements of the register scheme use (from the signature).
-    fn patch_location_base_for_map(&self) -> u32 {
-        let r = self.reflection;
-        let control_points = if self.program.model.stage == Stage::Hull {
-            r.output.as_ref()
-        } else {
-            r.input.as_ref()
-        };
-        crate::interface::registers_end(control_points)
     }
 
     fn signature_of(&self, file: InterfaceFile) -> Option<&Signature> {

@@ -27,7 +27,7 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, StorageClass, Word};
 use super::emitter::{Emitter, Val};
 use super::io::Slot;
 use super::module::{built, Scalar};
-use crate::container::{ComponentType, Signature};
+use crate::container::ComponentType;
 use crate::error::Result;
 use crate::interface::InterfaceFile;
 use crate::ir::{
@@ -294,53 +294,14 @@ impl Emitter<'_> {
         (var, scalar)
     }
 
-    /// The location of patch constant 0: one past the last control-point register, since
-    /// per-vertex and per-patch variables share the location space. Both the hull shader
-    /// (its control-point outputs) and the domain shader (its control-point inputs) derive
-    /// it from the control-point signature, or from the declared registers without one.
+    /// The location of patch constant 0 ([`crate::interface::patch_constant_base`], moved
+    /// past the control points a map places elsewhere).
     fn patch_location_base(&self) -> u32 {
-        let hull = self.program.model.stage == Stage::Hull;
-        let signature = if hull {
-            self.reflection.output.as_ref()
-        } else {
-            self.reflection.input.as_ref()
-        };
-        // From the signature when there is one; the declared registers count too, which only
-        // matters when a damaged signature lacks a declared register (the locations of
-        // the two kinds of variables must not overlap). Registers past D3D's 32 have no
-        // location (declaring one is an error).
-        let from_signature = signature.map(registers_end);
-        let phases = self.io.stage.hull.as_ref();
-        let passthrough = phases.is_some_and(|h| h.control_point_phase().is_none());
-        let mut next = 0u32;
-        for (index, instruction) in self.program.instructions.iter().enumerate() {
-            let Some(Declaration::Signature { operand, .. }) = &instruction.declaration else {
-                continue;
-            };
-            let operand = self.program.operand(*operand);
-            let counts = match operand.kind {
-                RegisterKind::Output => {
-                    phases.map(|h| h.phase_at(index)) == Some(PhaseKind::ControlPoint)
-                }
-                RegisterKind::OutputControlPoint => true,
-                RegisterKind::InputControlPoint => !hull || passthrough,
-                RegisterKind::Input => hull && passthrough && operand.index_count == 2,
-                _ => false,
-            };
-            if !counts {
-                continue;
-            }
-            if let Some(register) = operand.indices().last().and_then(|i| i.as_imm32()) {
-                next = next.max(register.saturating_add(1));
-            }
-        }
-        // Control points passed through are the input signature's registers.
-        let passed_through = if hull && passthrough {
-            self.reflection.input.as_ref().map_or(0, registers_end)
-        } else {
-            0
-        };
-        let from_registers = next.max(from_signature.unwrap_or(0)).max(passed_through);
+        let from_registers = crate::interface::patch_constant_base(
+            self.program,
+            self.reflection,
+            self.io.stage.hull.as_ref(),
+        );
         self.patch_location_base_with_map(from_registers)
     }
 
@@ -493,16 +454,4 @@ impl Emitter<'_> {
             );
         }
     }
-}
-
-/// One past the highest register a signature uses, among D3D's 32 (registers past them, in a
-/// damaged signature, have no location).
-fn registers_end(signature: &Signature) -> u32 {
-    signature
-        .elements
-        .iter()
-        .filter(|e| e.register < 32)
-        .map(|e| e.register + 1)
-        .max()
-        .unwrap_or(0)
 }
