@@ -52,7 +52,6 @@ fn stages(c: &mut Criterion) {
     };
     let mut options = TranslateOptions::default();
     options.debug_names = false;
-    let backend = options.backend();
     for &(label, rel) in SHADERS {
         let path = root.join(rel);
         let bytes = match std::fs::read(&path) {
@@ -91,7 +90,14 @@ fn stages(c: &mut Criterion) {
             b.iter(|| passes::bindings::BindingPlan::build(black_box(program), &DefaultBindings))
         });
         group.bench_function("emit", |b| {
-            b.iter(|| dxbc2spirv::translate(black_box(&dxbc), &backend))
+            b.iter(|| {
+                dxbc2spirv::translate_program(
+                    black_box(program),
+                    &dxbc.reflection,
+                    &options,
+                    &DefaultBindings,
+                )
+            })
         });
         group.bench_function("whole", |b| {
             b.iter(|| dxbc2spirv::translate_bytes(black_box(&bytes), &options))

@@ -17,8 +17,6 @@ use crate::bindings::{
     BindingMapper, DefaultBindings, DescriptorClass, DescriptorKind, RangeKey, ShaderBindings,
 };
 use crate::error::{Error, Location, Result};
-use crate::passes::bindings::BindingPlan;
-use crate::spirv::Options;
 
 /// Where one descriptor variable's set and binding are in the words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,16 +45,16 @@ fn invalid(message: impl Into<String>) -> Error {
 }
 
 impl CachedShader {
-    /// Reads and translates a DXBC container with the default bindings (`options` give the
-    /// target, debug names and features) and records its binding sites.
-    pub fn new(bytes: &[u8], read: &crate::ReadOptions, options: &Options) -> Result<Self> {
-        let dxbc = crate::read(bytes, read)?;
-        let words = crate::translate_with_bindings(&dxbc, options, &DefaultBindings)?;
-        let program = dxbc
-            .program
-            .as_ref()
-            .ok_or_else(|| invalid("the container holds no shader program"))?;
-        let plan = BindingPlan::build(program, &DefaultBindings)?;
+    /// Reads and translates a DXBC container and records its binding sites. The bindings are
+    /// the default layout's whatever `options.bindings` says (they are chosen per pipeline
+    /// with [`CachedShader::bind`]); the other options apply as to [`crate::translate_bytes`].
+    pub fn new(bytes: &[u8], options: &crate::TranslateOptions) -> Result<Self> {
+        let dxbc = crate::read(bytes, &options.read_options())?;
+        let program = dxbc.shader_program()?;
+        let tables = &mut crate::spirv::Tables::default();
+        let planned =
+            crate::translate_planned(program, &dxbc.reflection, options, &DefaultBindings, tables)?;
+        let (words, plan) = (planned.words, planned.plan);
         let decorations = binding_decorations(&words);
         let mut sites = Vec::new();
         for b in &plan.bindings {
@@ -316,10 +314,17 @@ mod tests {
         imm_atomic_alloc r0.x, u5\n\
         ret\n";
 
+    /// The full translation with `mapper`.
+    fn translate(dxbc: &crate::Dxbc<'_>, mapper: &dyn crate::bindings::BindingMapper) -> Vec<u32> {
+        let program = dxbc.shader_program().expect("a program");
+        let options = crate::TranslateOptions::default();
+        crate::translate_program(program, &dxbc.reflection, &options, mapper).expect("translates")
+    }
+
     fn cached() -> (Vec<u8>, CachedShader) {
         let bytes = crate::asm::assemble(SHADER).expect("assembles");
-        let cached = CachedShader::new(&bytes, &crate::ReadOptions::default(), &Options::default())
-            .expect("translates");
+        let cached =
+            CachedShader::new(&bytes, &crate::TranslateOptions::default()).expect("translates");
         (bytes, cached)
     }
 
@@ -332,8 +337,7 @@ mod tests {
             "cb, sampler, texture, two UAVs, one counter"
         );
         let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
-        let direct =
-            crate::translate_with_bindings(&dxbc, &Options::default(), &Moved).expect("translates");
+        let direct = translate(&dxbc, &Moved);
         assert_eq!(cached.bind(&Moved).expect("binds"), direct);
         // The default mapper gives back the cached words.
         assert_eq!(
@@ -355,8 +359,8 @@ mod tests {
             store_raw u0[536870912].x, l(0), r0.x\n\
             ret\n";
         let bytes = crate::asm::assemble(text).expect("assembles");
-        let cached = CachedShader::new(&bytes, &crate::ReadOptions::default(), &Options::default())
-            .expect("translates");
+        let cached =
+            CachedShader::new(&bytes, &crate::TranslateOptions::default()).expect("translates");
         assert_eq!(
             cached.bind(&DefaultBindings).expect("binds"),
             cached.words()
@@ -367,8 +371,7 @@ mod tests {
         )
         .expect("a map");
         let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
-        let direct =
-            crate::translate_with_bindings(&dxbc, &Options::default(), &map).expect("translates");
+        let direct = translate(&dxbc, &map);
         assert_eq!(cached.bind(&map).expect("binds"), direct);
     }
 

@@ -65,10 +65,15 @@ pub fn translate_case(data: &[u8]) -> Result<Option<Vec<u32>>, Finding> {
     let Ok(dxbc) = crate::read(data, &reader_options()) else {
         return Ok(None);
     };
-    if dxbc.program.is_none() {
+    let Some(program) = &dxbc.program else {
         return Ok(None);
-    }
-    translated(crate::translate(&dxbc, &crate::spirv::Options::default()))
+    };
+    translated(crate::translate_program(
+        program,
+        &dxbc.reflection,
+        &crate::TranslateOptions::default(),
+        &crate::bindings::DefaultBindings,
+    ))
 }
 
 /// The program a `mutate_program` input makes (mutated, encoded and decoded again), for
@@ -111,16 +116,14 @@ pub fn mutate_program_case(data: &[u8]) -> Result<Option<Vec<u32>>, Finding> {
     let Ok(decoded) = crate::tpf::decode(&code) else {
         return Ok(None);
     };
-    if options.limits.check_program(&decoded).is_err()
-        || crate::ir::validate(&decoded).is_err()
-        || crate::ir::validate_control_flow(&decoded).is_err()
-    {
+    if options.limits.check_program(&decoded).is_err() || crate::ir::validate(&decoded).is_err() {
         return Ok(None);
     }
-    translated(crate::spirv::translate(
+    translated(crate::translate_program(
         &decoded,
         &dxbc.reflection,
-        &crate::spirv::Options::default(),
+        &crate::TranslateOptions::default(),
+        &crate::bindings::DefaultBindings,
     ))
 }
 

@@ -85,6 +85,12 @@ impl Dxbc<'_> {
         self.program.is_none() && self.container.find(*b"RTS0").is_some()
     }
 
+    /// The program, or the error saying why there is none (a root signature, or no SHDR/SHEX
+    /// chunk).
+    pub fn shader_program(&self) -> Result<&ir::Program> {
+        self.program.as_ref().ok_or_else(|| self.no_program())
+    }
+
     /// The error for a container without a program: a root signature or no SHDR/SHEX chunk.
     pub(crate) fn no_program(&self) -> Error {
         Error::new(
@@ -133,31 +139,33 @@ pub(crate) fn read_into<'a>(
     })
 }
 
-/// Translates a read container's program into SPIR-V words (default bindings).
+/// Translates a program (read from a container, or parsed from assembly) with its
+/// container's signatures and resource definitions into SPIR-V words: the steps of
+/// [`translate_bytes`] after reading, for the workspace's own crates (the test kit, the
+/// command, xtask and the tests), which read or make the program themselves. `mapper` binds
+/// the descriptor ranges ([`TranslateOptions::mapper`]: the options' own).
 #[doc(hidden)]
-pub fn translate(dxbc: &Dxbc<'_>, options: &spirv::Options) -> Result<Vec<u32>> {
-    translate_with_bindings(dxbc, options, &bindings::DefaultBindings)
-}
-
-/// Translates a read container's program with descriptor bindings chosen by `mapper`.
-#[doc(hidden)]
-pub fn translate_with_bindings(
-    dxbc: &Dxbc<'_>,
-    options: &spirv::Options,
+pub fn translate_program(
+    program: &ir::Program,
+    signatures: &container::Reflection,
+    options: &TranslateOptions,
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
     let tables = &mut spirv::Tables::default();
-    translate_and_plan(dxbc, options, mapper, tables).map(|planned| planned.words)
+    translate_planned(program, signatures, options, mapper, tables).map(|planned| planned.words)
 }
 
-/// [`translate_with_bindings`], also giving the program's binding plan and placements.
-pub(crate) fn translate_and_plan(
-    dxbc: &Dxbc<'_>,
-    options: &spirv::Options,
+/// The translation of a read program, the one path every entry takes: the checks that need
+/// the whole program (control flow, the stage's rules), then the binding plan and the
+/// placements, then the module.
+pub(crate) fn translate_planned(
+    program: &ir::Program,
+    signatures: &container::Reflection,
+    options: &TranslateOptions,
     mapper: &dyn bindings::BindingMapper,
     tables: &mut spirv::Tables,
 ) -> Result<spirv::Planned> {
-    let program = dxbc.program.as_ref().ok_or_else(|| dxbc.no_program())?;
     ir::validate_control_flow(program)?;
-    spirv::translate_and_plan(program, &dxbc.reflection, options, mapper, tables)
+    ir::validate_stage_rules(program)?;
+    spirv::translate_and_plan(program, signatures, options, mapper, tables)
 }

@@ -17,8 +17,8 @@ use crate::ReadOptions;
 /// Only switches that really change the output are here; each field says what it changes.
 /// The C API (`dxbc2spirv_options_default`) and the command start from these same defaults
 /// (docs/library.md lists them): Vulkan 1.3, debug names kept, checksum checked, the default
-/// binding layout, no device features beyond Vulkan's core, the limits D3D admits, no stream
-/// output, the optimiser on.
+/// binding layout, the device features `float64`, `sparse_residency` and `min_lod` (the rest
+/// off; see [`Features`]), the limits D3D admits, no stream output, the optimiser on.
 ///
 /// New fields will come; build the options from [`TranslateOptions::default`] and set
 /// the fields you change.
@@ -103,20 +103,6 @@ impl Translation {
 }
 
 impl TranslateOptions {
-    /// The SPIR-V back end's options (for the workspace's own crates).
-    #[doc(hidden)]
-    pub fn backend(&self) -> crate::spirv::Options {
-        crate::spirv::Options {
-            target: self.target,
-            debug_names: self.debug_names,
-            features: self.features,
-            stream_output: self.stream_output.clone(),
-            no_optimize: self.no_optimize,
-            interface: self.interface.clone(),
-            dual_source_blending: self.dual_source_blending,
-        }
-    }
-
     /// The options of reading the container (checksum leniency and limits).
     pub fn read_options(&self) -> ReadOptions {
         ReadOptions {
@@ -246,8 +232,9 @@ fn translate_with(
     tables: &mut crate::spirv::Tables,
 ) -> Result<Translation> {
     let mut dxbc = crate::read_into(bytes, &options.read_options(), decoder)?;
-    let mapper = options.mapper();
-    let planned = crate::translate_and_plan(&dxbc, &options.backend(), mapper, tables)?;
+    let program = dxbc.shader_program()?;
+    let planned =
+        crate::translate_planned(program, &dxbc.reflection, options, options.mapper(), tables)?;
     let Some(program) = dxbc.program.take() else {
         return Err(dxbc.no_program());
     };

@@ -6,8 +6,6 @@ mod common;
 
 use dxbc2spirv::bindings::{Binding, BindingMapper, DefaultBindings, RangeKey};
 use dxbc2spirv::cache::CachedShader;
-use dxbc2spirv::spirv::Options;
-use dxbc2spirv::ReadOptions;
 
 /// Every range in set `2 * space + 1`, at binding 7 + its default binding.
 struct Moved;
@@ -25,18 +23,21 @@ impl BindingMapper for Moved {
 
 #[test]
 fn cached_and_bound_equals_translated_with_the_mapper() {
-    let read = ReadOptions::default();
-    let options = Options::default();
+    let options = common::options();
     let mut checked = 0;
     let mut failures = Vec::new();
     for (name, bytes) in common::corpus_blobs() {
-        let Ok(dxbc) = dxbc2spirv::read(&bytes, &read) else {
+        let Ok(dxbc) = dxbc2spirv::read(&bytes, &options.read_options()) else {
             continue;
         };
-        let Ok(direct) = dxbc2spirv::translate_with_bindings(&dxbc, &options, &Moved) else {
+        let Ok(program) = dxbc.shader_program() else {
             continue;
         };
-        let result = CachedShader::new(&bytes, &read, &options)
+        let Ok(direct) = dxbc2spirv::translate_program(program, &dxbc.reflection, &options, &Moved)
+        else {
+            continue;
+        };
+        let result = CachedShader::new(&bytes, &options)
             .and_then(|c| CachedShader::from_bytes(&c.to_bytes()))
             .and_then(|c| c.bind(&Moved));
         match result {

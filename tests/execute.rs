@@ -5,6 +5,8 @@
 //! Set `DXBC2SPIRV_VALIDATION=1` to run under `VK_LAYER_KHRONOS_validation`; every
 //! validation error then fails the test.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -171,8 +173,7 @@ fn constant_buffer_to_raw_uav() {
         ret\n";
     let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
-    let spirv =
-        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates");
+    let spirv = common::translate(&dxbc).expect("translates");
     let mut bindings = vec![
         Binding::new(
             0,
@@ -213,8 +214,7 @@ fn validation_layer_reports_errors() {
         store_raw u0.x, l(0), l(7)\nret\n";
     let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
-    let spirv =
-        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates");
+    let spirv = common::translate(&dxbc).expect("translates");
     let spirv = with_denorm_preserve_32(&spirv);
     let mut bindings = vec![Binding::new(
         0,
@@ -300,7 +300,7 @@ fn draw_two_render_targets() {
     let assemble = |text: &str| {
         let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
         let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
-        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates")
+        common::translate(&dxbc).expect("translates")
     };
     let vs = assemble(
         "vs_4_0\ndcl_input v0.xy\ndcl_input v1.xyzw\n\
@@ -473,8 +473,7 @@ fn texture_load_and_sample_to_storage_image() {
         ret\n";
     let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
-    let spirv =
-        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates");
+    let spirv = common::translate(&dxbc).expect("translates");
     let texel = |x: u32, y: u32| {
         [
             x as f32 + 1.0,
@@ -646,8 +645,7 @@ fn dfma_rounds_once_on_random_operands() {
     }
     let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
     let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default()).expect("reads");
-    let spirv =
-        dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()).expect("translates");
+    let spirv = common::translate(&dxbc).expect("translates");
     let mut bindings = vec![
         Binding::new(
             0,

@@ -8,7 +8,7 @@
 //! Needs spirv-val on PATH.
 
 use dxbc2spirv::container::Reflection;
-use dxbc2spirv::spirv::{Options, TargetEnv};
+use dxbc2spirv::spirv::TargetEnv;
 use dxbc2spirv_testkit::fault::Fault;
 use rspirv::binary::Disassemble;
 use spirv::Op;
@@ -38,12 +38,11 @@ fn count(words: &[u32], op: Op) -> usize {
 /// The translation of assembly text.
 fn translate(text: &str, target: TargetEnv, no_optimize: bool) -> Result<Vec<u32>, String> {
     let program = dxbc2spirv::asm::parse_program(text).map_err(|e| e.to_string())?;
-    let options = Options {
-        target,
-        no_optimize,
-        ..Options::default()
-    };
-    dxbc2spirv::spirv::translate(&program, &Reflection::default(), &options)
+    let mut options = dxbc2spirv::TranslateOptions::default();
+    options.debug_names = false;
+    options.target = target;
+    options.no_optimize = no_optimize;
+    dxbc2spirv::translate_program(&program, &Reflection::default(), &options, options.mapper())
         .map_err(|e| e.to_string())
 }
 

@@ -4,7 +4,7 @@
 //! what the differential harness's self-check relies on.
 
 use dxbc2spirv::container::Reflection;
-use dxbc2spirv::spirv::{Options, TargetEnv};
+use dxbc2spirv::spirv::TargetEnv;
 use dxbc2spirv_testkit::fault::Fault;
 use spirv::Op;
 
@@ -16,18 +16,22 @@ fn modules(case: &Case, fault: Option<Fault>, target: TargetEnv) -> [Vec<u32>; 2
     let program = dxbc2spirv::asm::parse_program(case.program)
         .unwrap_or_else(|e| panic!("{}: the program does not assemble: {e}", case.fault));
     [false, true].map(|no_optimize| {
-        let options = Options {
-            target,
-            no_optimize,
-            ..Options::default()
-        };
-        let words = dxbc2spirv::spirv::translate(&program, &Reflection::default(), &options)
-            .unwrap_or_else(|e| {
-                panic!(
-                    "{} (optimiser off: {no_optimize}): does not translate: {e}\n{}",
-                    case.fault, case.program
-                )
-            });
+        let mut options = dxbc2spirv::TranslateOptions::default();
+        options.debug_names = false;
+        options.target = target;
+        options.no_optimize = no_optimize;
+        let words = dxbc2spirv::translate_program(
+            &program,
+            &Reflection::default(),
+            &options,
+            options.mapper(),
+        )
+        .unwrap_or_else(|e| {
+            panic!(
+                "{} (optimiser off: {no_optimize}): does not translate: {e}\n{}",
+                case.fault, case.program
+            )
+        });
         match fault {
             None => words,
             Some(fault) => {

@@ -251,7 +251,7 @@ fn exercise(bytes: &[u8], options: &ReadOptions) -> Result<Outcome, String> {
     if dxbc.program.is_none() {
         return Ok(Outcome::Read(None));
     }
-    match dxbc2spirv::translate(&dxbc, &dxbc2spirv::spirv::Options::default()) {
+    match common::translate(&dxbc) {
         Ok(words) => Ok(Outcome::Read(Some(words))),
         Err(e) if e.message.is_empty() => Err("a translation error with an empty message".into()),
         Err(_) => Ok(Outcome::Read(None)),

@@ -55,20 +55,23 @@ const PENDING: &[(&str, &str)] = &[];
 
 /// Translates for every Vulkan target and runs spirv-val on each module.
 fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {
-    use dxbc2spirv::spirv::{Options, TargetEnv};
+    use dxbc2spirv::spirv::TargetEnv;
     for target in [
         TargetEnv::Vulkan1_1,
         TargetEnv::Vulkan1_2,
         TargetEnv::Vulkan1_3,
     ] {
-        let mut options = Options {
-            target,
-            ..Options::default()
-        };
+        let mut options = dxbc2spirv::TranslateOptions::default();
+        options.target = target;
         // Device features off by default that sections use (shaders/clock/).
         options.features.shader_clock = true;
-        let words = dxbc2spirv::translate(dxbc, &options)
-            .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
+        let words = dxbc2spirv::translate_program(
+            dxbc.shader_program().map_err(|e| e.to_string())?,
+            &dxbc.reflection,
+            &options,
+            options.mapper(),
+        )
+        .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
         dxbc2spirv_testkit::spirv_val(&words, target.name()).map_err(|e| e.to_string())?;
     }
     Ok(())

@@ -79,12 +79,14 @@ fn translate(input: &Path) -> Result<String, String> {
     } else {
         None
     };
-    let options = dxbc2spirv::spirv::Options {
-        debug_names: true,
-        stream_output,
-        ..Default::default()
-    };
-    let words = dxbc2spirv::translate(&dxbc, &options).map_err(|e| format!("translating: {e}"))?;
+    let mut options = dxbc2spirv::TranslateOptions::default();
+    options.stream_output = stream_output;
+    let program = dxbc
+        .shader_program()
+        .map_err(|e| format!("translating: {e}"))?;
+    let words =
+        dxbc2spirv::translate_program(program, &dxbc.reflection, &options, options.mapper())
+            .map_err(|e| format!("translating: {e}"))?;
     dxbc2spirv_testkit::spirv_val(&words, TARGET_ENV.name()).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;

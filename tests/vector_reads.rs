@@ -154,11 +154,9 @@ fn the_snapshot_inputs_read_read_only_vector_memory_a_vector_at_a_time() {
         let bytes = dxbc2spirv::asm::assemble(&text).expect("the input assembles");
         let dxbc = dxbc2spirv::read(&bytes, &Default::default()).expect("the container reads");
         for no_optimize in [false, true] {
-            let options = dxbc2spirv::spirv::Options {
-                no_optimize,
-                ..Default::default()
-            };
-            let words = dxbc2spirv::translate(&dxbc, &options).expect("the input translates");
+            let mut options = common::options();
+            options.no_optimize = no_optimize;
+            let words = common::translate_with(&dxbc, &options).expect("the input translates");
             let loads = component_loads(&words);
             if !loads.is_empty() {
                 failures.push(format!(

@@ -115,7 +115,7 @@ fn ld_of_a_cube_texture_and_gather_of_a_3d_texture_are_refused() {
         crate::spirv::translate(
             &program,
             &crate::container::Reflection::default(),
-            &crate::spirv::Options::default(),
+            &crate::TranslateOptions::default(),
         )
         .err()
         .map(|e| e.to_string())

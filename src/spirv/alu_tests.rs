@@ -8,7 +8,8 @@ use spirv::Op;
 use super::test_support::{code, count_op, validate};
 use crate::container::Reflection;
 use crate::error::ErrorKind;
-use crate::spirv::{translate, Options};
+use crate::spirv::translate;
+use crate::TranslateOptions as Options;
 
 /// Assembles and translates a program (panics with the error on failure).
 fn compile(text: &str) -> Vec<u32> {

@@ -8,7 +8,8 @@ use super::test_support::validate_for;
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
 use crate::container::Reflection;
 use crate::error::Result;
-use crate::spirv::{translate_with_bindings, Options, TargetEnv};
+use crate::spirv::TargetEnv;
+use crate::TranslateOptions as Options;
 
 fn compile(text: &str, mapper: &dyn BindingMapper, target: TargetEnv) -> Result<Vec<u32>> {
     let program =
@@ -17,7 +18,7 @@ fn compile(text: &str, mapper: &dyn BindingMapper, target: TargetEnv) -> Result<
         target,
         ..Options::default()
     };
-    translate_with_bindings(&program, &Reflection::default(), &options, mapper)
+    crate::translate_program(&program, &Reflection::default(), &options, mapper)
 }
 
 /// Translates with `mapper` for Vulkan 1.3 and 1.1, validates both, returns the 1.3 module.

@@ -8,7 +8,8 @@ use spirv::{Capability, Op};
 use super::test_support::validate_for;
 use crate::container::Reflection;
 use crate::error::ErrorKind;
-use crate::spirv::{translate, Features, Options, TargetEnv};
+use crate::spirv::{translate, Features, TargetEnv};
+use crate::TranslateOptions as Options;
 
 fn cs(body: &str) -> String {
     format!(

@@ -6,12 +6,12 @@ use spirv::{AddressingModel, ExecutionMode, ExecutionModel, MemoryModel, Storage
 
 use super::flow::Construct;
 use super::module::{built, Module, Scalar};
-use super::Options;
 use crate::container::Reflection;
 use crate::error::{Error, Location, Result};
 use crate::ir::{Declaration, Instruction, Operand, Program, RegisterKind, Stage};
 use crate::isa::Opcode;
 use crate::passes::temp_types::{infer_temp_types, TempTypes};
+use crate::TranslateOptions;
 
 /// A value in the emitted code: a scalar or a vector of `count` components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub struct Emitter<'a> {
     /// Signatures and resource definitions of the container.
     pub reflection: &'a Reflection,
     /// Back-end options.
-    pub options: &'a Options,
+    pub options: &'a TranslateOptions,
     /// Index and dword of the instruction being translated (for errors).
     pub at: (u32, u32),
     /// Inferred component types of the temps.
@@ -112,7 +112,7 @@ impl<'a> Emitter<'a> {
     pub fn run(
         program: &'a Program,
         reflection: &'a Reflection,
-        options: &'a Options,
+        options: &'a TranslateOptions,
         bindings: &'a crate::passes::bindings::BindingPlan,
         placements: &'a crate::interface::Placements,
         tables: &mut super::Tables,
@@ -759,7 +759,8 @@ mod dispatch_tests {
     use crate::container::Reflection;
     use crate::ir::Instruction;
     use crate::isa::OPCODES;
-    use crate::spirv::{translate, Options};
+    use crate::spirv::translate;
+    use crate::TranslateOptions as Options;
 
     /// Every opcode of the table goes to a part of the back end that handles it: each one,
     /// without operands, is put in a pixel shader and translated; whatever the part answers

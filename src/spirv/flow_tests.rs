@@ -2,7 +2,7 @@
 
 use super::test_support::{lowered, validate};
 use crate::container::Reflection;
-use crate::spirv::Options;
+use crate::TranslateOptions as Options;
 
 /// Translates a program (validating the module with and without the optimiser); returns
 /// the unoptimised module's words.
@@ -85,12 +85,10 @@ ret
 }
 
 #[test]
-fn a_second_default_block_is_sealed_too() {
-    // Found by the `translate` fuzz target: the second `default` replaces the first as the
-    // switch's target, and the first one's block, begun unsealed (temps are SSA values),
-    // must still be sealed at `endswitch`.
-    compile(
-        "ps_5_0
+fn a_second_default_is_refused_where_it_is() {
+    // Found by the `translate` fuzz target when the back end could be reached without the
+    // control-flow check: the second `default` of one switch. Every path now checks first.
+    let text = "ps_5_0
 dcl_constantbuffer cb0[1], immediateIndexed
 dcl_output o0.x
 dcl_temps 1
@@ -105,7 +103,14 @@ break
 endswitch
 mov o0.x, r0.x
 ret
-",
+";
+    let program = crate::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let error = crate::spirv::translate(&program, &Reflection::default(), &Options::default())
+        .expect_err("two defaults");
+    assert_eq!(
+        error.to_string(),
+        "instruction 8 (dword 0x1e): a second default in one switch",
+        "{text}"
     );
 }
 

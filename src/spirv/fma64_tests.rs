@@ -11,7 +11,8 @@ use super::fma64::{fma64, Ops};
 use super::test_support::validate_for;
 use crate::container::Reflection;
 use crate::error::Result;
-use crate::spirv::{translate, Options, TargetEnv};
+use crate::spirv::{translate, TargetEnv};
+use crate::TranslateOptions as Options;
 
 /// [`Ops`] on plain values.
 struct Eval;

@@ -8,7 +8,8 @@ use super::test_support::{builtin_var, code, count_op, decorations, validate_for
 
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
-use crate::spirv::{translate, Options, TargetEnv};
+use crate::spirv::{translate, TargetEnv};
+use crate::TranslateOptions as Options;
 
 /// Assembles a program, derives its signatures, translates and validates it.
 fn compile_with(text: &str, options: &Options) -> SpvModule {

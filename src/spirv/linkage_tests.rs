@@ -7,7 +7,8 @@ use spirv::{Decoration, Op};
 use super::test_support::{decorations, validate_for};
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
 use crate::container::{signatures_from_program, Reflection};
-use crate::spirv::{Options, TargetEnv};
+use crate::spirv::TargetEnv;
+use crate::TranslateOptions as Options;
 
 /// A compute shader with two interfaces (slots 0 and 1..=2) and a subroutine `l0` whose
 /// number collides with `fb0`.

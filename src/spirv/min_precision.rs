@@ -222,7 +222,8 @@ impl Emitter<'_> {
 mod tests {
     use crate::container::Reflection;
     use crate::spirv::test_support::validate;
-    use crate::spirv::{translate, Features, Options};
+    use crate::spirv::{translate, Features};
+    use crate::TranslateOptions as Options;
     use rspirv::dr::load_words;
     use spirv::{Capability, Op};
 

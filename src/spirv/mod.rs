@@ -121,28 +121,6 @@ impl TargetEnv {
     }
 }
 
-/// Options of the SPIR-V back end.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Options {
-    /// The Vulkan version to target.
-    pub target: TargetEnv,
-    /// Keep `OpName` debug names in the module.
-    pub debug_names: bool,
-    /// Optional device features the module may rely on.
-    pub features: Features,
-    /// The stream-output (transform-feedback) layout the application gives with a vertex,
-    /// domain or geometry shader; `None` captures nothing (see [`StreamOutput`]).
-    pub stream_output: Option<StreamOutput>,
-    /// Leave the module as emitted: skip the optimiser ([`opt`]).
-    pub no_optimize: bool,
-    /// Where the inputs, outputs and patch constants go (see [`crate::interface`]); `None`:
-    /// `Location = register`.
-    pub interface: Option<crate::interface::InterfaceMap>,
-    /// A pixel shader's `o0` and `o1` become `Location 0, Index 0` and `Index 1` for
-    /// dual-source blending; writes to `o2` and above are dropped.
-    pub dual_source_blending: bool,
-}
-
 /// Optional device features a module may rely on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -198,14 +176,14 @@ impl Default for Features {
     }
 }
 
-/// Translates a program (with the container's signatures and resource definitions) into
-/// SPIR-V words.
-pub fn translate(
+/// Translates a program with the default bindings (for the crate's tests).
+#[cfg(test)]
+pub(crate) fn translate(
     program: &Program,
     reflection: &Reflection,
-    options: &Options,
+    options: &crate::TranslateOptions,
 ) -> Result<Vec<u32>> {
-    translate_with_bindings(
+    crate::translate_program(
         program,
         reflection,
         options,
@@ -270,18 +248,6 @@ pub(crate) fn keep_tables<T>(
     }
 }
 
-/// Translates a program with descriptor bindings chosen by `mapper` (see
-/// [`crate::bindings`]); [`translate`] uses the default layout.
-pub fn translate_with_bindings(
-    program: &Program,
-    reflection: &Reflection,
-    options: &Options,
-    mapper: &dyn crate::bindings::BindingMapper,
-) -> Result<Vec<u32>> {
-    let tables = &mut Tables::default();
-    translate_and_plan(program, reflection, options, mapper, tables).map(|planned| planned.words)
-}
-
 /// A translated module with the binding plan and the placements it was made with, which the
 /// reflection reports (one plan and one set of placements serve both).
 pub(crate) struct Planned {
@@ -293,16 +259,15 @@ pub(crate) struct Planned {
     pub(crate) placements: crate::interface::Placements,
 }
 
-/// [`translate_with_bindings`], also giving the program's binding plan and placements (for a
-/// caller that reports them).
+/// Emits the module of a validated program, with its binding plan and placements (which the
+/// reflection reports too).
 pub(crate) fn translate_and_plan(
     program: &Program,
     reflection: &Reflection,
-    options: &Options,
+    options: &crate::TranslateOptions,
     mapper: &dyn crate::bindings::BindingMapper,
     tables: &mut Tables,
 ) -> Result<Planned> {
-    crate::ir::validate_stage_rules(program)?;
     let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
     let placements = crate::interface::place_program(
         program,
@@ -342,14 +307,8 @@ mod kept_tables_tests {
         let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
         let program = dxbc.program.as_ref().expect("a program");
         let mapper = &crate::bindings::DefaultBindings;
-        super::translate_and_plan(
-            program,
-            &dxbc.reflection,
-            &options.backend(),
-            mapper,
-            &mut one_shot,
-        )
-        .expect("translates");
+        super::translate_and_plan(program, &dxbc.reflection, &options, mapper, &mut one_shot)
+            .expect("translates");
         assert_eq!(one_shot.holds(), (false, false), "tables that are not kept");
     }
 }

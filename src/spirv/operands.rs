@@ -631,7 +631,7 @@ enum InRange {
 #[cfg(test)]
 mod tests {
     use crate::container::Reflection;
-    use crate::spirv::Options;
+    use crate::TranslateOptions as Options;
 
     const DOUBLES: &str = "cs_5_0
 dcl_globalFlags refactoringAllowed | enableDoublePrecisionFloatOps
@@ -641,7 +641,7 @@ dcl_thread_group 1, 1, 1
 ";
 
     fn translate(program: &crate::ir::Program) -> crate::error::Result<Vec<u32>> {
-        crate::spirv::translate_with_bindings(
+        crate::translate_program(
             program,
             &Reflection::default(),
             &Options::default(),

@@ -7,7 +7,7 @@
 //! reads and writes it as it does a register's `vec4`. Per-vertex elements (`v[n][r]`,
 //! control points) are arrays of it; patch constants carry `Patch`.
 //!
-//! Dual-source blending ([`super::Options::dual_source_blending`]) makes a pixel shader's
+//! Dual-source blending ([`crate::TranslateOptions::dual_source_blending`]) makes a pixel shader's
 //! `o0` and `o1` `Location 0, Index 0` and `Location 0, Index 1`. Vulkan then allows at most
 //! `maxFragmentDualSrcAttachments` outputs (1 on the common devices), and D3D11 ignores the
 //! other targets in that mode, so `o2` and above get no variable and their writes are

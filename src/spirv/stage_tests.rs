@@ -10,7 +10,8 @@ use super::test_support::{builtin_var, count_op, decorations, validate_for};
 use crate::container::{signatures_from_program, Reflection};
 use crate::error::ErrorKind;
 use crate::ir::SystemValue;
-use crate::spirv::{translate, Options, TargetEnv};
+use crate::spirv::{translate, TargetEnv};
+use crate::TranslateOptions as Options;
 
 /// Assembles a program with its derived signatures, translates it for every Vulkan version
 /// with the optimiser and without, checks that each module passes spirv-val, and returns

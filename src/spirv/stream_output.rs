@@ -3,7 +3,7 @@
 //! buffer strides and rasterized stream) and its lowering to `TransformFeedback`.
 //!
 //! The layout is not in the bytecode, so it comes with the back-end options
-//! ([`super::Options::stream_output`]). Each entry names an element of the output signature
+//! ([`crate::TranslateOptions::stream_output`]). Each entry names an element of the output signature
 //! by stream, semantic name (case-insensitive, as D3D compares them) and semantic index, and
 //! a run of its components: `start` and `count` count the components of the element (its
 //! mask), so for `TEXCOORD1` in `o1.zw` component 0 is `o1.z`. An entry without a semantic is

@@ -7,7 +7,8 @@ use rspirv::dr::{Module as SpvModule, Operand as SpvOperand};
 use spirv::{Capability, Decoration, ExecutionMode, Op};
 
 use super::test_support::decorations;
-use crate::spirv::{Options, StreamOutput, StreamOutputEntry, TargetEnv};
+use crate::spirv::{StreamOutput, StreamOutputEntry, TargetEnv};
+use crate::TranslateOptions as Options;
 
 const GS: &str = include_str!("../../tests/in/gs_stream_output.asm");
 const GS_LAYOUT: &str = include_str!("../../tests/in/gs_stream_output.json");
@@ -39,8 +40,11 @@ fn compile(text: &str, layout: Option<StreamOutput>) -> SpvModule {
             ..Options::default()
         };
         // The tests look at the lowering, as the emitter writes it.
-        last = super::test_support::lowered_with(&options, |o| crate::translate(&dxbc, o))
-            .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
+        last = super::test_support::lowered_with(&options, |o| {
+            let program = dxbc.shader_program()?;
+            crate::translate_program(program, &dxbc.reflection, o, o.mapper())
+        })
+        .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
     }
     rspirv::dr::load_words(&last).expect("loads")
 }
@@ -52,7 +56,8 @@ fn error(text: &str, layout: StreamOutput) -> String {
         stream_output: Some(layout.clone()),
         ..Options::default()
     };
-    match crate::translate(&dxbc, &options) {
+    let program = dxbc.shader_program().expect("a program");
+    match crate::translate_program(program, &dxbc.reflection, &options, options.mapper()) {
         Ok(_) => panic!("{text}\nwith {layout:?}\ntranslated, expected an error"),
         Err(e) => e.to_string(),
     }

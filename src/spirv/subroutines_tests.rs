@@ -5,7 +5,7 @@
 
 use super::test_support::{count_op, lowered, validate};
 use crate::container::Reflection;
-use crate::spirv::Options;
+use crate::TranslateOptions as Options;
 use spirv::Op;
 
 /// The unoptimised module of a program (validated with and without the optimiser).

@@ -71,23 +71,23 @@ pub fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
 pub fn lowered(
     program: &crate::ir::Program,
     reflection: &crate::container::Reflection,
-    options: &crate::spirv::Options,
+    options: &crate::TranslateOptions,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> crate::error::Result<Vec<u32>> {
     lowered_with(options, |o| {
-        crate::spirv::translate_with_bindings(program, reflection, o, mapper)
+        crate::translate_program(program, reflection, o, mapper)
     })
 }
 
 /// [`lowered`] with the translation given: `translate` runs with `options` (the module must
 /// pass spirv-val) and again with the optimiser off, whose module is returned.
 pub fn lowered_with(
-    options: &crate::spirv::Options,
-    translate: impl Fn(&crate::spirv::Options) -> crate::error::Result<Vec<u32>>,
+    options: &crate::TranslateOptions,
+    translate: impl Fn(&crate::TranslateOptions) -> crate::error::Result<Vec<u32>>,
 ) -> crate::error::Result<Vec<u32>> {
     let optimised = translate(options)?;
     validate_for(&optimised, options.target.name());
-    translate(&crate::spirv::Options {
+    translate(&crate::TranslateOptions {
         no_optimize: true,
         ..options.clone()
     })

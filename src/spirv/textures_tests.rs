@@ -8,7 +8,7 @@ use spirv::{Capability, Decoration, Op};
 use super::test_support::{code, count_op, validate};
 use crate::container::Reflection;
 use crate::error::Result;
-use crate::spirv::Options;
+use crate::TranslateOptions as Options;
 
 fn try_compile(text: &str) -> Result<Vec<u32>> {
     let program =

@@ -85,3 +85,29 @@ pub fn for_each_corpus_module(mut check: impl FnMut(&str, &[u8], bool, Vec<u32>)
     }
     modules
 }
+
+/// The options these tests translate with: a user's defaults without debug names (which no
+/// test reads).
+pub fn options() -> dxbc2spirv::TranslateOptions {
+    let mut options = dxbc2spirv::TranslateOptions::default();
+    options.debug_names = false;
+    options
+}
+
+/// Translates a read container's program with [`options`].
+pub fn translate(dxbc: &dxbc2spirv::Dxbc<'_>) -> dxbc2spirv::Result<Vec<u32>> {
+    translate_with(dxbc, &options())
+}
+
+/// Translates a read container's program as `translate_bytes` would after reading it.
+pub fn translate_with(
+    dxbc: &dxbc2spirv::Dxbc<'_>,
+    options: &dxbc2spirv::TranslateOptions,
+) -> dxbc2spirv::Result<Vec<u32>> {
+    dxbc2spirv::translate_program(
+        dxbc.shader_program()?,
+        &dxbc.reflection,
+        options,
+        options.mapper(),
+    )
+}

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{anyhow, bail, Context, Result};
 use dxbc2spirv::spirv::TargetEnv;
-use dxbc2spirv::{disasm, Dxbc, ErrorKind, ReadOptions};
+use dxbc2spirv::{disasm, Dxbc, ErrorKind, ReadOptions, TranslateOptions};
 
 /// Deliberately invalid corpus programs: path relative to the corpus root (without
 /// `.dxbc`), and why the translator must reject them. Their `translate` error counts as an
@@ -143,7 +143,7 @@ pub fn known_invalid(path: &str) -> Option<&'static str> {
 /// `dxbc2spirv::translate` (default options: Vulkan 1.3), then spirv-val on the words; a
 /// module that translates is also translated and validated for Vulkan 1.1 and 1.2, and for
 /// Vulkan 1.3 without the optimiser (`no_optimize`), whose passes must not be what makes it
-/// valid.
+/// valid. The options are those a user gets by default (debug names kept).
 ///
 /// An `Unsupported` error skips the blob; an `Invalid` error fails it, except for a blob in
 /// [`KNOWN_INVALID`], where it is expected (and success is a failure).
@@ -156,25 +156,20 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
     // The default target (Vulkan 1.3) decides the outcome; a module that translates must
     // also translate and validate for Vulkan 1.1 and 1.2 (other capabilities, extensions
     // and SPIR-V versions).
-    let options = dxbc2spirv::spirv::Options::default();
-    let result = dxbc2spirv::translate(dxbc, &options);
+    let defaults = TranslateOptions::default();
+    let result = translate_read(dxbc, &defaults);
     if result.is_ok() {
         for target in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_2] {
-            let options = dxbc2spirv::spirv::Options {
-                target,
-                ..Default::default()
-            };
-            let words = dxbc2spirv::translate(dxbc, &options)
+            let mut options = defaults.clone();
+            options.target = target;
+            let words = translate_read(dxbc, &options)
                 .with_context(|| format!("translating for {}", target.name()))?;
             spirv_val(&words, target.name())
                 .with_context(|| format!("validating for {}", target.name()))?;
         }
-        let options = dxbc2spirv::spirv::Options {
-            no_optimize: true,
-            ..Default::default()
-        };
-        let words =
-            dxbc2spirv::translate(dxbc, &options).context("translating without the optimiser")?;
+        let mut options = defaults.clone();
+        options.no_optimize = true;
+        let words = translate_read(dxbc, &options).context("translating without the optimiser")?;
         spirv_val(&words, TargetEnv::default().name())
             .context("validating the module made without the optimiser")?;
     }
@@ -306,6 +301,19 @@ pub fn first_difference(original: &[u8], words: &[u32]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Translates a read container's program as `translate_bytes` would after reading it.
+pub fn translate_read(
+    dxbc: &dxbc2spirv::Dxbc<'_>,
+    options: &TranslateOptions,
+) -> dxbc2spirv::Result<Vec<u32>> {
+    dxbc2spirv::translate_program(
+        dxbc.shader_program()?,
+        &dxbc.reflection,
+        options,
+        options.mapper(),
+    )
 }
 
 #[cfg(test)]

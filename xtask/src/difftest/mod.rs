@@ -446,11 +446,10 @@ fn fault_touches(case: &Case, fault: Fault) -> bool {
         return true;
     };
     [false, true].into_iter().any(|no_optimize| {
-        let options = dxbc2spirv::spirv::Options {
-            no_optimize,
-            ..Default::default()
-        };
-        match dxbc2spirv::translate(&dxbc, &options) {
+        let mut options = dxbc2spirv::TranslateOptions::default();
+        options.no_optimize = no_optimize;
+        options.debug_names = false;
+        match crate::stages::translate_read(&dxbc, &options) {
             Ok(words) => fault.rewrite(&words).map_or(true, |r| r.changed()),
             // The run reports the failure.
             Err(_) => true,

@@ -85,8 +85,8 @@ mod tests {
         let text = "cs_5_0\ndcl_temps 2\ndcl_thread_group 1, 1, 1\n\
                     dmovc r0.xy, r1.x, r1.xzyw, r1.xyxy\nret\n";
         let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
-        let error = dxbc2spirv::read(&bytes, &Default::default())
-            .and_then(|d| dxbc2spirv::translate(&d, &Default::default()).map(|_| ()))
+        let error = dxbc2spirv::translate_bytes(&bytes, &Default::default())
+            .map(|_| ())
             .expect_err("illegal swizzle");
         let shown = instruction_with_caret(&bytes, &error).expect("an instruction");
         let lines: Vec<&str> = shown.lines().collect();

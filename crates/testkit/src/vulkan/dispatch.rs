@@ -329,8 +329,9 @@ mod tests {
         let text = "cs_5_0\ndcl_uav_raw u0\ndcl_thread_group 1, 1, 1\n\
                     store_raw u0.x, l(0), l(7)\nret\n";
         let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
-        let dxbc = dxbc2spirv::read(&bytes, &Default::default()).expect("reads");
-        let spirv = dxbc2spirv::translate(&dxbc, &Default::default()).expect("translates");
+        let spirv = dxbc2spirv::translate_bytes(&bytes, &Default::default())
+            .expect("translates")
+            .words;
         let size = usize::try_from(max).expect("size") + 4;
         let mut bindings = [Binding::new(0, 160, Resource::StorageBuffer(vec![0; size]))];
         let err = context

@@ -474,8 +474,9 @@ mod tests {
     /// A compute module (from assembly text, translated) and its interface check.
     fn module(text: &str) -> Vec<u32> {
         let bytes = dxbc2spirv::asm::assemble(text).expect("assembles");
-        let dxbc = dxbc2spirv::read(&bytes, &Default::default()).expect("reads");
-        dxbc2spirv::translate(&dxbc, &Default::default()).expect("translates")
+        dxbc2spirv::translate_bytes(&bytes, &Default::default())
+            .expect("translates")
+            .words
     }
 
     const TYPED: &str = "cs_5_0\ndcl_uav_typed_buffer (float,float,float,float) u0\n\
@@ -558,8 +559,9 @@ mod tests {
             "ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1.0, 0, 0, 1.0)\nret\n",
         )
         .expect("assembles");
-        let dxbc = dxbc2spirv::read(&pixel, &Default::default()).expect("reads");
-        let spirv = dxbc2spirv::translate(&dxbc, &Default::default()).expect("translates");
+        let spirv = dxbc2spirv::translate_bytes(&pixel, &Default::default())
+            .expect("translates")
+            .words;
         let err = context
             .dispatch(&spirv, &mut [], [1, 1, 1])
             .expect_err("a pixel shader");

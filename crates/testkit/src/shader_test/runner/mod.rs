@@ -1494,8 +1494,8 @@ fn shader_bytes(
 }
 
 /// The translator's options for a device: the Vulkan version it runs and the optional
-/// features it has.
-pub fn options_for(features: &vulkan::Features) -> dxbc2spirv::spirv::Options {
+/// features it has (debug names left out: the runner never reads them).
+pub fn options_for(features: &vulkan::Features) -> dxbc2spirv::TranslateOptions {
     let target = match vulkan_major_minor(features.api_version) {
         (1, 1) => dxbc2spirv::spirv::TargetEnv::Vulkan1_1,
         (1, 2) => dxbc2spirv::spirv::TargetEnv::Vulkan1_2,
@@ -1517,11 +1517,11 @@ pub fn options_for(features: &vulkan::Features) -> dxbc2spirv::spirv::Options {
     wanted.int16 = features.shader_int16;
     wanted.native_16bit = false;
     wanted.shader_clock = features.shader_subgroup_clock;
-    dxbc2spirv::spirv::Options {
-        target,
-        features: wanted,
-        ..Default::default()
-    }
+    let mut options = dxbc2spirv::TranslateOptions::default();
+    options.target = target;
+    options.features = wanted;
+    options.debug_names = false;
+    options
 }
 
 /// The (major, minor) of a packed Vulkan version.
@@ -1553,7 +1553,7 @@ fn blend_factor(name: &str) -> Option<vulkan::BlendFactor> {
 /// Translates a shader's bytes; with a `fault`, the module is rewritten with it.
 fn translate(
     bytes: &[u8],
-    options: dxbc2spirv::spirv::Options,
+    options: dxbc2spirv::TranslateOptions,
     mapper: &dyn dxbc2spirv::bindings::BindingMapper,
     fault: Option<crate::fault::Fault>,
 ) -> ShaderState {
@@ -1574,7 +1574,7 @@ fn translate(
             Err(e) => return ShaderState::Fail(format!("binding plan: {e}")),
         };
     let plan = reflection.plan.clone();
-    match dxbc2spirv::translate_with_bindings(&dxbc, &options, mapper) {
+    match dxbc2spirv::translate_program(program, &dxbc.reflection, &options, mapper) {
         Ok(words) => {
             let words = match fault.map(|f| (f, f.rewrite(&words))) {
                 None => words,
