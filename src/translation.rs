@@ -342,4 +342,94 @@ mod tests {
         assert_eq!(scanned.thread_group, Some([2, 1, 1]));
         assert_eq!(scanned.ranges.len(), 1, "{scanned:#?}");
     }
+
+    /// The `(field, default)` rows of the options table in docs/library.md.
+    fn documented_defaults() -> Vec<(String, String)> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/library.md");
+        let text = std::fs::read_to_string(&path).expect("docs/library.md");
+        text.lines()
+            .skip_while(|line| !line.starts_with("| field | default |"))
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .map(|line| {
+                let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+                (cells[1].trim_matches('`').to_string(), cells[2].to_string())
+            })
+            .collect()
+    }
+
+    /// The names and values (`{:?}`) of a struct's fields, from its pretty `Debug` form.
+    fn fields(pretty: &str) -> Vec<(String, String)> {
+        pretty
+            .lines()
+            .filter_map(|line| line.strip_prefix("    "))
+            .filter(|line| !line.starts_with(' '))
+            .filter_map(|line| {
+                let (name, value) = line.split_once(": ")?;
+                Some((name.to_string(), value.trim_end_matches(',').to_string()))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_documented_defaults_are_the_codes() {
+        let defaults = TranslateOptions::default();
+        let documented = documented_defaults();
+        let names: Vec<String> = fields(&format!("{defaults:#?}"))
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        let listed: Vec<&String> = documented.iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            listed.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            names.iter().map(|s| s.as_str()).collect::<Vec<_>>(),
+            "docs/library.md's table lists the fields of TranslateOptions, in order"
+        );
+        let on_off = |on: bool| if on { "on" } else { "off" };
+        // The features the table says are on: the `code` names before " on".
+        let features_on = |cell: &str| -> Vec<String> {
+            let before = cell.split(" on").next().unwrap_or("");
+            before
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        };
+        let features = fields(&format!("{:#?}", defaults.features));
+        let enabled: Vec<String> = features
+            .iter()
+            .filter(|(_, value)| value == "true")
+            .map(|(name, _)| name.clone())
+            .collect();
+        for (field, cell) in &documented {
+            let expected_start = match field.as_str() {
+                "target" => format!("`TargetEnv::{:?}`", defaults.target),
+                "debug_names" => on_off(defaults.debug_names).to_string(),
+                "ignore_checksum" => on_off(defaults.ignore_checksum).to_string(),
+                "no_optimize" => on_off(defaults.no_optimize).to_string(),
+                "dual_source_blending" => on_off(defaults.dual_source_blending).to_string(),
+                "bindings" if defaults.bindings.is_none() => "`None`".to_string(),
+                "stream_output" if defaults.stream_output.is_none() => "`None`".to_string(),
+                "interface" if defaults.interface.is_none() => "`None`".to_string(),
+                "features" => {
+                    assert_eq!(
+                        features_on(cell),
+                        enabled,
+                        "docs/library.md: the features on by default"
+                    );
+                    assert!(cell.ends_with("the rest off"), "features: {cell}");
+                    continue;
+                }
+                // Described, not stated as a value: the limits' values are
+                // `Limits::default()`'s own documentation.
+                "limits" => continue,
+                other => panic!("docs/library.md: `{other}` = {cell}: no check for this field"),
+            };
+            assert!(
+                cell.starts_with(&expected_start),
+                "docs/library.md says `{field}` defaults to {cell}; the code: {expected_start}"
+            );
+        }
+    }
 }
