@@ -51,10 +51,15 @@ impl CachedShader {
     pub fn new(bytes: &[u8], options: &crate::TranslateOptions) -> Result<Self> {
         let dxbc = crate::read(bytes, &options.read_options())?;
         let program = dxbc.shader_program()?;
-        let tables = &mut crate::spirv::Tables::default();
-        let planned =
-            crate::translate_planned(program, &dxbc.reflection, options, &DefaultBindings, tables)?;
-        let (words, plan) = (planned.words, planned.plan);
+        let workspace = &mut crate::pipeline::Workspace::default();
+        let (words, analysis) = crate::pipeline::module(
+            program,
+            &dxbc.reflection,
+            options,
+            &DefaultBindings,
+            workspace,
+        )?;
+        let plan = analysis.plan;
         let decorations = binding_decorations(&words);
         let mut sites = Vec::new();
         for b in &plan.bindings {

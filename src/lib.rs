@@ -1,11 +1,25 @@
 //! dxbc2spirv: a translator from Direct3D shader bytecode (DXBC, Shader Model 4.0–5.1)
 //! to SPIR-V for Vulkan.
 //!
-//! The pipeline is `container` (DXBC chunks, signatures, reflection) → `tpf` (the
-//! tokenized program format, decoded into the [`ir`]) → passes → SPIR-V emission.
-//! [`read`] runs the first two steps; [`disasm`] prints what was read as assembly text.
 //! [`translate_bytes`] does everything in one call: DXBC bytes in, SPIR-V words and the
-//! shader's reflection (descriptor bindings, signatures) out.
+//! shader's reflection (descriptor bindings, signatures) out; a [`Translator`] does the same
+//! and keeps its working memory for the next shader. Each translation goes through these
+//! stages, one call each:
+//!
+//! 1. **read**: the container's chunks, signatures and resource definitions
+//!    ([`container`]); the program decoded from the tokenized format ([`tpf`]) into the
+//!    [`ir`], each instruction checked ([`ir::validate`]). [`read`] stops here; [`disasm`]
+//!    prints what was read as assembly text;
+//! 2. **validate**: what needs the whole program (structured control flow, the stage's rules);
+//! 3. **analyse**: where each descriptor range is bound (the binding plan, with the
+//!    [`bindings`] of [`TranslateOptions::bindings`]) and where each signature element goes
+//!    ([`interface`]);
+//! 4. **emit**: the SPIR-V module ([`spirv`]), temps as SSA values, subroutines inlined;
+//! 5. **optimise**: the optimiser's passes ([`spirv::opt`]; [`TranslateOptions::no_optimize`]
+//!    skips them);
+//! 6. **assemble**: the module's words ([`Translation::words`]);
+//! 7. **reflect**: what the application needs from the same analysis
+//!    ([`Translation::reflection`], [`reflect`]; [`scan_bytes`] gives it without translating).
 //!
 //! ```
 //! use dxbc2spirv::{translate_bytes, TranslateOptions};
@@ -33,6 +47,8 @@ pub mod interface;
 pub mod limits;
 pub mod reflect;
 pub mod translation;
+
+mod pipeline;
 
 // The translator's inner stages. They are public only for the workspace's other crates (the
 // test kit's interpreter and runners, the command, xtask and the fuzz targets) and are not
@@ -151,21 +167,6 @@ pub fn translate_program(
     options: &TranslateOptions,
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
-    let tables = &mut spirv::Tables::default();
-    translate_planned(program, signatures, options, mapper, tables).map(|planned| planned.words)
-}
-
-/// The translation of a read program, the one path every entry takes: the checks that need
-/// the whole program (control flow, the stage's rules), then the binding plan and the
-/// placements, then the module.
-pub(crate) fn translate_planned(
-    program: &ir::Program,
-    signatures: &container::Reflection,
-    options: &TranslateOptions,
-    mapper: &dyn bindings::BindingMapper,
-    tables: &mut spirv::Tables,
-) -> Result<spirv::Planned> {
-    ir::validate_control_flow(program)?;
-    ir::validate_stage_rules(program)?;
-    spirv::translate_and_plan(program, signatures, options, mapper, tables)
+    let workspace = &mut pipeline::Workspace::default();
+    pipeline::module(program, signatures, options, mapper, workspace).map(|(words, _)| words)
 }

@@ -136,8 +136,7 @@ impl TranslateOptions {
 /// The one-call form: it allocates its working memory and frees it. A caller that translates
 /// many shaders keeps a [`Translator`] (one per thread) instead.
 pub fn translate_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
-    let mut tables = crate::spirv::Tables::default();
-    translate_with(bytes, options, &mut Default::default(), &mut tables)
+    crate::pipeline::translate(bytes, options, &mut Default::default())
 }
 
 /// Reads a DXBC container and gives its reflection without translating it: the descriptor
@@ -174,7 +173,8 @@ pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderRefl
 }
 
 /// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
-/// optimiser's tables and the last module's lists, bounded to about 1 MB) from one
+/// optimiser's tables and the last module's lists: at most [`Translator::MAX_HELD_BYTES`],
+/// 1,060 KiB, which tests/workspace.rs measures) from one
 /// translation for the next, so that
 /// translating many shaders does not allocate, grow and free the same tables every time.
 /// It is `Send`: keep one per thread (for example with rayon's `map_init`). The result of a
@@ -193,8 +193,7 @@ pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderRefl
 /// ```
 #[derive(Debug)]
 pub struct Translator {
-    decoder: crate::tpf::spare::Arrays,
-    tables: crate::spirv::Tables,
+    workspace: crate::pipeline::Workspace,
 }
 
 impl Default for Translator {
@@ -207,49 +206,23 @@ impl Translator {
     /// A translator with nothing kept yet.
     pub fn new() -> Translator {
         Translator {
-            decoder: Default::default(),
-            tables: crate::spirv::Tables::kept(),
+            workspace: crate::pipeline::Workspace::kept(),
         }
     }
 
     /// Translates a DXBC container as [`translate_bytes`] does.
     pub fn translate(&mut self, bytes: &[u8], options: &TranslateOptions) -> Result<Translation> {
-        translate_with(bytes, options, &mut self.decoder, &mut self.tables)
+        crate::pipeline::translate(bytes, options, &mut self.workspace)
     }
 
-    /// The back end's kept tables (for tests).
-    #[cfg(test)]
-    pub(crate) fn tables(&self) -> &crate::spirv::Tables {
-        &self.tables
+    /// The bytes of working memory the translator keeps between translations: at most
+    /// [`Translator::MAX_HELD_BYTES`] (each stage drops what grew past its share).
+    pub fn held_bytes(&self) -> usize {
+        self.workspace.held_bytes()
     }
-}
 
-/// [`translate_bytes`] with working memory from an earlier translation.
-fn translate_with(
-    bytes: &[u8],
-    options: &TranslateOptions,
-    decoder: &mut crate::tpf::spare::Arrays,
-    tables: &mut crate::spirv::Tables,
-) -> Result<Translation> {
-    let mut dxbc = crate::read_into(bytes, &options.read_options(), decoder)?;
-    let program = dxbc.shader_program()?;
-    let planned =
-        crate::translate_planned(program, &dxbc.reflection, options, options.mapper(), tables)?;
-    let Some(program) = dxbc.program.take() else {
-        return Err(dxbc.no_program());
-    };
-    // The container's signatures move into the result (no copies).
-    let reflection = crate::reflect::scan_owned_with_plan(
-        &program,
-        dxbc.reflection,
-        planned.plan,
-        planned.placements,
-    )?;
-    decoder.keep(program);
-    Ok(Translation {
-        words: planned.words,
-        reflection,
-    })
+    /// The most working memory a translator keeps between translations, in bytes.
+    pub const MAX_HELD_BYTES: usize = crate::pipeline::WORKSPACE_BYTES;
 }
 
 #[cfg(test)]

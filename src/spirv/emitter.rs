@@ -93,7 +93,13 @@ pub(crate) struct Kept {
 }
 
 impl Kept {
-    fn held_bytes(&self) -> usize {
+    /// The memory of the last module, lent to the next (see [`super::builder::Recycled`]).
+    pub(crate) fn recycled(&mut self) -> &mut super::builder::Recycled {
+        &mut self.module.recycled
+    }
+
+    /// The bytes of memory the tables hold.
+    pub(crate) fn held_bytes(&self) -> usize {
         self.module.held_bytes()
             + self.known.held_bytes()
             + crate::fast_hash::vec_bytes(&self.globals)
@@ -105,19 +111,20 @@ impl Kept {
 /// The most memory of tables kept, in bytes: the tables (up to 128 KiB) and the recycled
 /// memory of the last module (up to 64 KiB of block lists, 96 KiB of sections and 256 KiB
 /// of operand lists; see [`super::builder::Recycled`]).
-const KEPT_BYTES: usize = 544 * 1024;
+pub(crate) const KEPT_BYTES: usize = 544 * 1024;
 
 impl<'a> Emitter<'a> {
-    /// Translates a whole program.
+    /// Emits the module of a whole program (not yet optimised); the emitter's tables are
+    /// kept in `workspace` for the next translation, or freed, before it returns.
     pub fn run(
         program: &'a Program,
         reflection: &'a Reflection,
         options: &'a TranslateOptions,
         bindings: &'a crate::passes::bindings::BindingPlan,
         placements: &'a crate::interface::Placements,
-        tables: &mut super::Tables,
-    ) -> Result<Vec<u32>> {
-        let mut kept = super::take_tables(&mut tables.emitter);
+        workspace: &mut crate::pipeline::Workspace,
+    ) -> Result<super::builder::Module> {
+        let mut kept = super::take_tables(&mut workspace.emitter);
         kept.known.forget();
         kept.facts.forget();
         kept.globals.clear();
@@ -177,22 +184,14 @@ impl<'a> Emitter<'a> {
         };
         drop(io);
         let held = kept.held_bytes();
-        super::keep_tables(&mut tables.emitter, tables.keep, kept, held, KEPT_BYTES);
-        let mut module = m.b.module();
-        if !options.no_optimize {
-            let mut unkept = super::builder::Recycled::default();
-            let spare = match tables.emitter.as_mut() {
-                Some(kept) => &mut kept.module.recycled,
-                None => &mut unkept,
-            };
-            super::opt::optimize_with(&mut module, &mut tables.optimiser, tables.keep, spare);
-        }
-        let words = super::builder::assemble(&module);
-        // The module's memory serves the next translation (when the tables are kept).
-        if let Some(kept) = tables.emitter.as_mut() {
-            kept.module.recycled.keep(module);
-        }
-        Ok(words)
+        super::keep_tables(
+            &mut workspace.emitter,
+            workspace.keep,
+            kept,
+            held,
+            KEPT_BYTES,
+        );
+        Ok(m.b.module())
     }
 
     /// An error at the current instruction.

@@ -24,7 +24,7 @@ mod descriptors_tests;
 mod doubles;
 #[cfg(test)]
 mod doubles_tests;
-mod emitter;
+pub(crate) mod emitter;
 mod flow;
 #[cfg(test)]
 mod flow_tests;
@@ -191,44 +191,6 @@ pub(crate) fn translate(
     )
 }
 
-/// The emitter's and the optimiser's tables, kept by a [`crate::Translator`] from one
-/// translation for the next so that they are not allocated (and grown, and freed) every time.
-#[derive(Default)]
-pub(crate) struct Tables {
-    /// Keep the tables after a translation. Off for a one-shot translation
-    /// ([`crate::translate_bytes`]), which frees each stage's tables before the next stage
-    /// makes its own, for the smallest peak memory.
-    pub(crate) keep: bool,
-    emitter: Option<Box<emitter::Kept>>,
-    optimiser: Option<Box<opt::Kept>>,
-}
-
-impl std::fmt::Debug for Tables {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tables")
-            .field("keep", &self.keep)
-            .field("emitter", &self.emitter.is_some())
-            .field("optimiser", &self.optimiser.is_some())
-            .finish()
-    }
-}
-
-impl Tables {
-    /// Tables that are kept between translations.
-    pub(crate) fn kept() -> Tables {
-        Tables {
-            keep: true,
-            ..Tables::default()
-        }
-    }
-
-    /// Whether both stages' tables are held (for tests).
-    #[cfg(test)]
-    pub(crate) fn holds(&self) -> (bool, bool) {
-        (self.emitter.is_some(), self.optimiser.is_some())
-    }
-}
-
 /// A stage's kept tables (emptied by the stage), or new ones.
 pub(crate) fn take_tables<T: Default>(slot: &mut Option<Box<T>>) -> Box<T> {
     slot.take().unwrap_or_default()
@@ -248,67 +210,50 @@ pub(crate) fn keep_tables<T>(
     }
 }
 
-/// A translated module with the binding plan and the placements it was made with, which the
-/// reflection reports (one plan and one set of placements serve both).
-pub(crate) struct Planned {
-    /// The module's words.
-    pub(crate) words: Vec<u32>,
-    /// Where the program's descriptor ranges are bound.
-    pub(crate) plan: crate::passes::bindings::BindingPlan,
-    /// Where the signature elements are.
-    pub(crate) placements: crate::interface::Placements,
-}
-
-/// Emits the module of a validated program, with its binding plan and placements (which the
-/// reflection reports too).
-pub(crate) fn translate_and_plan(
+/// Emits the module of a validated program with its analysis ([`crate::pipeline`]).
+pub(crate) fn emit(
     program: &Program,
-    reflection: &Reflection,
+    signatures: &Reflection,
     options: &crate::TranslateOptions,
-    mapper: &dyn crate::bindings::BindingMapper,
-    tables: &mut Tables,
-) -> Result<Planned> {
-    let plan = crate::passes::bindings::BindingPlan::build(program, mapper)?;
-    let placements = crate::interface::place_program(
+    analysis: &crate::pipeline::Analysis,
+    workspace: &mut crate::pipeline::Workspace,
+) -> Result<builder::Module> {
+    emitter::Emitter::run(
         program,
-        reflection,
-        options.interface.as_ref(),
-        options.dual_source_blending,
-    )?;
-    let words = emitter::Emitter::run(program, reflection, options, &plan, &placements, tables)?;
-    Ok(Planned {
-        words,
-        plan,
-        placements,
-    })
+        signatures,
+        options,
+        &analysis.plan,
+        &analysis.placements,
+        workspace,
+    )
 }
 
-#[cfg(test)]
-mod kept_tables_tests {
-    #[test]
-    fn a_translator_keeps_the_stages_tables_and_a_one_shot_translation_does_not() {
-        let bytes =
-            crate::asm::assemble("ps_5_0\ndcl_output o0.xyzw\nmov o0.xyzw, l(1, 2, 3, 4)\nret\n")
-                .expect("assembles");
-        let options = crate::TranslateOptions::default();
-        let mut translator = crate::Translator::new();
-        assert_eq!(
-            translator.tables().holds(),
-            (false, false),
-            "a new translator"
-        );
-        translator.translate(&bytes, &options).expect("translates");
-        assert_eq!(
-            translator.tables().holds(),
-            (true, true),
-            "after a translation: the emitter's and optimiser's"
-        );
-        let mut one_shot = super::Tables::default();
-        let dxbc = crate::read(&bytes, &crate::ReadOptions::default()).expect("reads");
-        let program = dxbc.program.as_ref().expect("a program");
-        let mapper = &crate::bindings::DefaultBindings;
-        super::translate_and_plan(program, &dxbc.reflection, &options, mapper, &mut one_shot)
-            .expect("translates");
-        assert_eq!(one_shot.holds(), (false, false), "tables that are not kept");
+/// Runs the optimiser's passes over a module (none with `options.no_optimize`), with the
+/// workspace's tables; the memory of the instructions they remove goes to the next module.
+pub(crate) fn optimise(
+    module: &mut builder::Module,
+    options: &crate::TranslateOptions,
+    workspace: &mut crate::pipeline::Workspace,
+) {
+    if options.no_optimize {
+        return;
     }
+    let mut unkept = builder::Recycled::default();
+    let spare = match workspace.emitter.as_mut() {
+        Some(kept) => kept.recycled(),
+        None => &mut unkept,
+    };
+    opt::optimize_with(module, &mut workspace.optimiser, workspace.keep, spare);
+}
+
+/// Writes a module's words; its memory serves the next module when the workspace keeps it.
+pub(crate) fn assemble(
+    module: builder::Module,
+    workspace: &mut crate::pipeline::Workspace,
+) -> Vec<u32> {
+    let words = builder::assemble(&module);
+    if let Some(kept) = workspace.emitter.as_mut() {
+        kept.recycled().keep(module);
+    }
+    words
 }

@@ -36,6 +36,16 @@ impl Arrays {
         program
     }
 
+    /// The bytes of memory the kept arrays hold.
+    pub fn held_bytes(&self) -> usize {
+        crate::fast_hash::vec_bytes(&self.instructions)
+            + crate::fast_hash::vec_bytes(&self.operands)
+    }
+
+    /// The most memory [`Arrays::keep`] keeps, in bytes.
+    pub const MAX_HELD_BYTES: usize = KEPT_INSTRUCTIONS * std::mem::size_of::<Instruction>()
+        + KEPT_OPERANDS * std::mem::size_of::<Operand>();
+
     /// Drops a program, keeping its arrays (emptied) for the next [`Arrays::program`] when
     /// they are of a typical size.
     pub fn keep(&mut self, program: Program) {

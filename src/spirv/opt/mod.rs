@@ -63,10 +63,11 @@ pub(crate) struct Kept {
 }
 
 /// The most memory of tables kept, in bytes.
-const KEPT_BYTES: usize = 256 * 1024;
+pub(crate) const KEPT_BYTES: usize = 256 * 1024;
 
 impl Kept {
-    fn held_bytes(&self) -> usize {
+    /// The bytes of memory the tables hold.
+    pub(crate) fn held_bytes(&self) -> usize {
         self.info.held_bytes() + self.simplify.held_bytes() + self.dce.held_bytes()
     }
 }
@@ -76,7 +77,7 @@ pub fn optimize(module: &mut Module) {
     optimize_with(module, &mut None, false, &mut Recycled::default());
 }
 
-/// [`optimize`] with the tables of an earlier run (see [`crate::spirv::Tables`]), kept for
+/// [`optimize`] with the tables of an earlier run (see [`crate::pipeline::Workspace`]), kept for
 /// the next when `keep` is set; the operand lists of the instructions it removes go to
 /// `spare`, for the next module.
 pub(crate) fn optimize_with(
