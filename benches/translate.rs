@@ -12,9 +12,9 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use dxbc2spirv::analysis;
 use dxbc2spirv::bindings::DefaultBindings;
-use dxbc2spirv::container::{Container, ParseOptions, Reflection};
-use dxbc2spirv::passes;
+use dxbc2spirv::container::{ChunkInfo, Container, ParseOptions};
 use dxbc2spirv::{ReadOptions, TranslateOptions};
 
 /// The benched shaders: a label and the path under the corpus root.
@@ -69,7 +69,7 @@ fn stages(c: &mut Criterion) {
             b.iter(|| Container::parse(black_box(&bytes), &ParseOptions::default()))
         });
         group.bench_function("reflection", |b| {
-            b.iter(|| Reflection::parse(black_box(&dxbc.container)))
+            b.iter(|| ChunkInfo::parse(black_box(&dxbc.container)))
         });
         group.bench_function("decode", |b| {
             b.iter(|| dxbc2spirv::tpf::decode(black_box(chunk)))
@@ -78,16 +78,18 @@ fn stages(c: &mut Criterion) {
             b.iter(|| dxbc2spirv::ir::validate(black_box(program)))
         });
         group.bench_function("pass_doubles", |b| {
-            b.iter(|| passes::doubles::legalize(black_box(program)))
+            b.iter(|| analysis::doubles::legalize(black_box(program)))
         });
         group.bench_function("pass_hull_phases", |b| {
-            b.iter(|| passes::hull_phases::hull_phases(black_box(program)))
+            b.iter(|| analysis::hull_phases::hull_phases(black_box(program)))
         });
         group.bench_function("pass_temp_types", |b| {
-            b.iter(|| passes::temp_types::infer_temp_types(black_box(program)))
+            b.iter(|| analysis::temp_types::infer_temp_types(black_box(program)))
         });
         group.bench_function("pass_bindings", |b| {
-            b.iter(|| passes::bindings::BindingPlan::build(black_box(program), &DefaultBindings))
+            b.iter(|| {
+                analysis::binding_plan::BindingPlan::build(black_box(program), &DefaultBindings)
+            })
         });
         group.bench_function("emit", |b| {
             b.iter(|| {

@@ -23,7 +23,7 @@
 //! list of inputs, outputs or patch constants, when given, must place every element of that
 //! list that needs a location; an element it does not place is an error naming the element.
 //! For inputs this is also Vulkan's rule: every input must have an interface match in the
-//! previous stage ("Interface Matching" in the Vulkan specification's "Shader Interfaces"
+//! previous stage ("Interface Matching" in the Vulkan specification's "Shader ClassInterfaces"
 //! chapter: "All input variables and blocks must have an interface match in the preceding
 //! shader stage, except for built-in variables in fragment shaders").
 //!
@@ -684,15 +684,15 @@ pub fn registers_end(signature: Option<&Signature>) -> u32 {
 /// it has no control-point phase) and the domain shader (its control-point inputs) both
 /// derive it from the control-point signature and from the control-point registers the
 /// program declares, which only differ when a damaged signature lacks a declared register.
-/// `hull` is the hull shader's phases ([`crate::passes::hull_phases::hull_phases`]). The
+/// `hull` is the hull shader's phases ([`crate::analysis::hull_phases::hull_phases`]). The
 /// module and the reflection both place patch constants from this one value.
 pub fn patch_constant_base(
     program: &crate::ir::Program,
-    signatures: &crate::container::Reflection,
-    hull: Option<&crate::passes::hull_phases::HullPhases>,
+    signatures: &crate::container::ChunkInfo,
+    hull: Option<&crate::analysis::hull_phases::HullPhases>,
 ) -> u32 {
+    use crate::analysis::hull_phases::PhaseKind;
     use crate::ir::{Declaration, RegisterKind};
-    use crate::passes::hull_phases::PhaseKind;
     let is_hull = program.model.stage == crate::ir::Stage::Hull;
     let control_points = if is_hull {
         signatures.output.as_ref()
@@ -739,12 +739,12 @@ pub fn patch_constant_base(
 /// variables and the reflection's [`Placement`]s both come from it.
 pub(crate) fn place_program(
     program: &crate::ir::Program,
-    signatures: &crate::container::Reflection,
+    signatures: &crate::container::ChunkInfo,
     map: Option<&InterfaceMap>,
     dual_source_blending: bool,
 ) -> Result<Placements> {
     let stage = program.model.stage;
-    let hull = crate::passes::hull_phases::hull_phases(program);
+    let hull = crate::analysis::hull_phases::hull_phases(program);
     let patch_base = patch_constant_base(program, signatures, hull.as_ref());
     place_all(
         stage,

@@ -54,6 +54,8 @@ mod pipeline;
 // test kit's interpreter and runners, the command, xtask and the fuzz targets) and are not
 // part of the library's API: hidden from its documentation and free to change.
 #[doc(hidden)]
+pub mod analysis;
+#[doc(hidden)]
 pub mod container;
 #[doc(hidden)]
 pub mod fast_hash;
@@ -63,8 +65,6 @@ pub mod fuzzing;
 pub mod ir;
 #[doc(hidden)]
 pub mod isa;
-#[doc(hidden)]
-pub mod passes;
 #[doc(hidden)]
 pub mod spirv;
 #[doc(hidden)]
@@ -89,7 +89,7 @@ pub struct Dxbc<'a> {
     /// The container's chunk directory.
     pub container: container::Container<'a>,
     /// Signatures, resource definitions, feature flags, interfaces and statistics.
-    pub reflection: container::Reflection,
+    pub reflection: container::ChunkInfo,
     /// The decoded shader program, or `None` when the container holds no SHDR/SHEX chunk
     /// (for example a root signature).
     pub program: Option<ir::Program>,
@@ -138,7 +138,7 @@ pub(crate) fn read_into<'a>(
             ignore_checksum: options.ignore_checksum,
         },
     )?;
-    let reflection = container::Reflection::parse(&container)?;
+    let reflection = container::ChunkInfo::parse(&container)?;
     let program = match container.program() {
         Some(chunk) => {
             let program = tpf::decode_into(chunk.data, arrays)?;
@@ -163,7 +163,7 @@ pub(crate) fn read_into<'a>(
 #[doc(hidden)]
 pub fn translate_program(
     program: &ir::Program,
-    signatures: &container::Reflection,
+    signatures: &container::ChunkInfo,
     options: &TranslateOptions,
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {

@@ -6,7 +6,7 @@
 //! 2. **validate** ([`validate`]): what needs the whole program — structured control flow and
 //!    the stage's rules;
 //! 3. **analyse** ([`analyse`]): where each descriptor range is bound (the binding plan,
-//!    [`crate::passes::bindings`]) and where each signature element is
+//!    [`crate::analysis::binding_plan`]) and where each signature element is
 //!    ([`crate::interface::place_program`]);
 //! 4. **emit** ([`crate::spirv::emit`]): the SPIR-V module, instruction by instruction (temp
 //!    types and hull-shader phases are worked out as it starts);
@@ -19,12 +19,12 @@
 //! A [`Workspace`] holds what a [`crate::Translator`] keeps from one translation for the
 //! next; a one-call translation uses one that keeps nothing.
 
+use crate::analysis::binding_plan::BindingPlan;
 use crate::bindings::BindingMapper;
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::Result;
 use crate::interface::Placements;
 use crate::ir::Program;
-use crate::passes::bindings::BindingPlan;
 use crate::translation::{TranslateOptions, Translation};
 
 /// The most memory a [`Workspace`] keeps between translations, in bytes: the decoder's
@@ -116,7 +116,7 @@ pub(crate) fn translate(
 /// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`].
 pub(crate) fn module(
     program: &Program,
-    signatures: &Reflection,
+    signatures: &ChunkInfo,
     options: &TranslateOptions,
     mapper: &dyn BindingMapper,
     workspace: &mut Workspace,
@@ -138,7 +138,7 @@ pub(crate) fn validate(program: &Program) -> Result<()> {
 /// The binding plan and the placements of a validated program.
 pub(crate) fn analyse(
     program: &Program,
-    signatures: &Reflection,
+    signatures: &ChunkInfo,
     options: &TranslateOptions,
     mapper: &dyn BindingMapper,
 ) -> Result<Analysis> {

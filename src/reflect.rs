@@ -1,4 +1,4 @@
-//! Reflection: what a translated shader needs from the application — every descriptor range
+//! ChunkInfo: what a translated shader needs from the application — every descriptor range
 //! with its chosen binding, the input and output signatures, push constants, the thread-group
 //! size and the geometry/tessellation parameters.
 //!
@@ -26,12 +26,12 @@
 
 use serde_json::{json, Value};
 
+use crate::analysis::binding_plan::BindingPlan;
+pub use crate::analysis::binding_plan::{ArrayShape, DescriptorBinding, UavUsage};
 use crate::bindings::{Binding, BindingMapper};
-use crate::container::{Reflection, Signature};
+use crate::container::{ChunkInfo, Signature};
 use crate::error::Result;
 use crate::ir::{Declaration, Program, RegisterKind};
-use crate::passes::bindings::BindingPlan;
-pub use crate::passes::bindings::{ArrayShape, DescriptorBinding, UavUsage};
 
 /// One descriptor range and its binding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,7 +110,7 @@ pub struct ClassLinkage {
     /// The container's IFCE chunk, when present: the class types, the class instances the
     /// compiler laid out (their default `this[]` data) and, per slot, the function table of
     /// each class type, which is what a layer writes into a slot's table id.
-    pub classes: Option<crate::container::Interfaces>,
+    pub classes: Option<crate::container::ClassInterfaces>,
 }
 
 /// One of D3D11's constant-buffer slots that a run-time constant-buffer register may select.
@@ -201,7 +201,7 @@ pub struct InterfaceOptions<'a> {
 #[doc(hidden)]
 pub fn scan(
     program: &Program,
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     mapper: &dyn BindingMapper,
 ) -> Result<ShaderReflection> {
     scan_with(program, reflection, mapper, InterfaceOptions::default())
@@ -211,7 +211,7 @@ pub fn scan(
 #[doc(hidden)]
 pub fn scan_with(
     program: &Program,
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     mapper: &dyn BindingMapper,
     interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
@@ -234,7 +234,7 @@ struct Interface {
     inputs: Option<crate::container::Signature>,
     outputs: Option<crate::container::Signature>,
     patch_constants: Option<crate::container::Signature>,
-    classes: Option<crate::container::Interfaces>,
+    classes: Option<crate::container::ClassInterfaces>,
 }
 
 /// A scan's result with the container's interface filled in.
@@ -253,7 +253,7 @@ fn with_interface(mut scanned: ShaderReflection, interface: Interface) -> Shader
 #[doc(hidden)]
 pub fn scan_owned(
     program: &Program,
-    reflection: Reflection,
+    reflection: ChunkInfo,
     mapper: &dyn BindingMapper,
     interface: InterfaceOptions<'_>,
 ) -> Result<ShaderReflection> {
@@ -265,7 +265,7 @@ pub fn scan_owned(
 /// The placements of a program's signature elements as `interface` lays them out.
 fn place(
     program: &Program,
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     interface: InterfaceOptions<'_>,
 ) -> Result<crate::interface::Placements> {
     crate::interface::place_program(
@@ -280,7 +280,7 @@ fn place(
 /// translation, whose module uses the same).
 pub(crate) fn scan_owned_with_plan(
     program: &Program,
-    mut reflection: Reflection,
+    mut reflection: ChunkInfo,
     plan: BindingPlan,
     placements: crate::interface::Placements,
 ) -> Result<ShaderReflection> {
@@ -299,7 +299,7 @@ pub(crate) fn scan_owned_with_plan(
 /// Everything [`scan`] finds but the signatures and the IFCE record (left `None`).
 fn scan_program(
     program: &Program,
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     plan: BindingPlan,
     placements: crate::interface::Placements,
 ) -> Result<ShaderReflection> {
@@ -455,7 +455,7 @@ fn scan_program(
         });
         ranges.extend(range);
     }
-    let slots = crate::passes::bindings::interface_slot_count(program);
+    let slots = crate::analysis::binding_plan::interface_slot_count(program);
     let linkage_binding = plan.get(
         RegisterKind::ConstantBuffer,
         crate::bindings::CLASS_LINKAGE_REGISTER,
@@ -546,7 +546,7 @@ fn dynamic_constant_buffers(
 }
 
 /// The RDEF name of a range: same class, space and first register.
-fn rdef_name(reflection: &Reflection, binding: &DescriptorBinding) -> Option<String> {
+fn rdef_name(reflection: &ChunkInfo, binding: &DescriptorBinding) -> Option<String> {
     use crate::container::ShaderInputType as T;
     let resources = reflection.resources.as_ref()?;
     resources
@@ -661,7 +661,7 @@ impl RangeInfo {
 
 /// The JSON form of an IFCE chunk: class types, class instances and each slot record's
 /// (class type → function table) entries.
-fn classes_json(ifce: &crate::container::Interfaces) -> Value {
+fn classes_json(ifce: &crate::container::ClassInterfaces) -> Value {
     let type_name = |id: u16| {
         ifce.class_types
             .iter()
@@ -823,7 +823,7 @@ mod tests {
     use super::*;
     use crate::bindings::DefaultBindings;
     use crate::container::{
-        ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces,
+        ClassInstance, ClassInterfaces, ClassType, InterfaceSlot, InterfaceSlotEntry,
     };
 
     /// The IFCE chunk's class types, instances and slot tables reach `class_linkage.classes`.
@@ -842,8 +842,8 @@ label fb1
 ret
 ";
         let program = crate::asm::parse_program(text).unwrap();
-        let reflection = Reflection {
-            interfaces: Some(Interfaces {
+        let reflection = ChunkInfo {
+            interfaces: Some(ClassInterfaces {
                 interface_slot_count: 2,
                 unknown: 0,
                 class_types: vec![
@@ -879,7 +879,7 @@ ret
                     ],
                 }],
             }),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         };
         let scanned = scan(&program, &reflection, &DefaultBindings).unwrap();
         let json = scanned.to_json();

@@ -7,7 +7,7 @@
 //!
 //! Needs spirv-val on PATH.
 
-use dxbc2spirv::container::Reflection;
+use dxbc2spirv::container::ChunkInfo;
 use dxbc2spirv::spirv::TargetEnv;
 use dxbc2spirv_testkit::fault::Fault;
 use rspirv::binary::Disassemble;
@@ -42,7 +42,7 @@ fn translate(text: &str, target: TargetEnv, no_optimize: bool) -> Result<Vec<u32
     options.debug_names = false;
     options.target = target;
     options.no_optimize = no_optimize;
-    dxbc2spirv::translate_program(&program, &Reflection::default(), &options, options.mapper())
+    dxbc2spirv::translate_program(&program, &ChunkInfo::default(), &options, options.mapper())
         .map_err(|e| e.to_string())
 }
 

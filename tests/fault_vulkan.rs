@@ -3,7 +3,7 @@
 //! module rewritten by the fault ([`dxbc2spirv_testkit::fault`]): the fault is observable, which is
 //! what the differential harness's self-check relies on.
 
-use dxbc2spirv::container::Reflection;
+use dxbc2spirv::container::ChunkInfo;
 use dxbc2spirv::spirv::TargetEnv;
 use dxbc2spirv_testkit::fault::Fault;
 use spirv::Op;
@@ -22,7 +22,7 @@ fn modules(case: &Case, fault: Option<Fault>, target: TargetEnv) -> [Vec<u32>; 2
         options.no_optimize = no_optimize;
         let words = dxbc2spirv::translate_program(
             &program,
-            &Reflection::default(),
+            &ChunkInfo::default(),
             &options,
             options.mapper(),
         )

@@ -35,7 +35,7 @@ use super::resources::{
     ResourceReturnType, ShaderInputType, ShaderType, Variable, VariableClass,
 };
 use super::signature::{ComponentType, Signature, SignatureElement, SystemValue};
-use super::Reflection;
+use super::ChunkInfo;
 
 /// Column where `// Offset:` starts in buffer definitions, counted after the leading `//`.
 const OFFSET_COLUMN: usize = 38;
@@ -46,7 +46,7 @@ const MAX_PRINT_DEPTH: usize = 64;
 ///
 /// Sections whose chunk is absent are left out; a present but empty signature prints
 /// fxc's `// no Input` style line. See the module documentation for the exact layout.
-pub fn write_header_comments(reflection: &Reflection, out: &mut String) {
+pub fn write_header_comments(reflection: &ChunkInfo, out: &mut String) {
     write_header_comments_noting(reflection, false, out);
 }
 
@@ -55,7 +55,7 @@ pub fn write_header_comments(reflection: &Reflection, out: &mut String) {
 /// requirement bits) when the program forces early depth-stencil tests, which no SFI0 bit
 /// records.
 pub fn write_header_comments_noting(
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     early_depth_stencil: bool,
     out: &mut String,
 ) {
@@ -539,7 +539,7 @@ mod tests {
         }
     }
 
-    fn reflection() -> Reflection {
+    fn reflection() -> ChunkInfo {
         let float4 = scalar(VariableClass::Vector, VariableType::Float, 1, 4);
         let strukt = ShaderType {
             class: VariableClass::Struct,
@@ -614,7 +614,7 @@ mod tests {
             ],
             ..ResourceDefinitions::default()
         };
-        Reflection {
+        ChunkInfo {
             input: Some(Signature {
                 fourcc: *b"ISGN",
                 elements: vec![
@@ -630,7 +630,7 @@ mod tests {
                 ],
             }),
             resources: Some(res),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         }
     }
 
@@ -693,7 +693,7 @@ mod tests {
     #[test]
     fn sm51_table_and_empty_signatures() {
         let res = ResourceDefinitions::parse(&sample_rdef(51)).unwrap();
-        let r = Reflection {
+        let r = ChunkInfo {
             resources: Some(ResourceDefinitions {
                 creator: String::new(),
                 constant_buffers: Vec::new(),
@@ -701,7 +701,7 @@ mod tests {
             }),
             input: Some(Signature::default()),
             output: Some(Signature::default()),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         };
         let mut out = String::new();
         write_header_comments(&r, &mut out);
@@ -745,19 +745,19 @@ mod tests {
     fn early_depth_stencil_note() {
         let title = format!("// {}\n", FeatureFlags::NOTE_TITLE);
         let mut alone = String::new();
-        write_header_comments_noting(&Reflection::default(), true, &mut alone);
+        write_header_comments_noting(&ChunkInfo::default(), true, &mut alone);
         assert!(
             alone.contains(&format!("{title}//       Early depth-stencil\n//\n")),
             "{alone}"
         );
         let mut none = String::new();
-        write_header_comments_noting(&Reflection::default(), false, &mut none);
+        write_header_comments_noting(&ChunkInfo::default(), false, &mut none);
         assert!(!none.contains(FeatureFlags::NOTE_TITLE), "{none}");
-        let doubles = Reflection {
+        let doubles = ChunkInfo {
             features: Some(FeatureFlags {
                 raw: FeatureFlags::DOUBLES | FeatureFlags::ROVS,
             }),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         };
         let mut both = String::new();
         write_header_comments_noting(&doubles, true, &mut both);

@@ -1,6 +1,6 @@
 //! Tests over the shared corpus of real DXBC files: checksums, reflection, and mutations.
 
-use super::{checksum, Container, ParseOptions, Reflection};
+use super::{checksum, ChunkInfo, Container, ParseOptions};
 use std::path::{Path, PathBuf};
 
 /// Root of the shared corpus: `$DXBC_CORPUS`, else `../shared/corpus` beside the crate,
@@ -62,7 +62,7 @@ fn all_reflection_parses() {
             let bytes = std::fs::read(&f).unwrap();
             let c = Container::parse(&bytes, &ParseOptions::default())
                 .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-            let r = Reflection::parse(&c).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            let r = ChunkInfo::parse(&c).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
             if r.resources.is_some() {
                 with_rdef += 1;
             }
@@ -85,7 +85,7 @@ fn sm51_bindings_have_spaces() {
         }
         let bytes = std::fs::read(&f).unwrap();
         let c = Container::parse(&bytes, &ParseOptions::default()).unwrap();
-        if let Some(res) = Reflection::parse(&c).unwrap().resources {
+        if let Some(res) = ChunkInfo::parse(&c).unwrap().resources {
             assert!(res.has_spaces, "{name}");
             assert_eq!(res.minor, 1);
             seen = true;
@@ -152,7 +152,7 @@ fn mutations_never_panic() {
         let _ = Container::parse(&b, &ParseOptions::default());
         if let Ok(c) = Container::parse(&b, &lenient) {
             parsed += 1;
-            if let Ok(r) = Reflection::parse(&c) {
+            if let Ok(r) = ChunkInfo::parse(&c) {
                 let mut s = String::new();
                 super::write_header_comments(&r, &mut s);
             }

@@ -1368,7 +1368,7 @@ fn system_value(line: &Line<'_>, at: usize, text: &str) -> Result<SystemValue> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{write_header_comments, Reflection};
+    use super::super::{write_header_comments, ChunkInfo};
     use super::*;
     use crate::error::Location;
 
@@ -1480,12 +1480,12 @@ dcl_globalFlags refactoringAllowed
     #[test]
     fn printed_tables_read_back() {
         let t = parse_header_comments(LISTING).unwrap();
-        let r = Reflection {
+        let r = ChunkInfo {
             input: t.input.clone(),
             output: t.output.clone(),
             patch_constant: None,
             resources: t.resources.clone(),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         };
         let mut text = String::new();
         write_header_comments(&r, &mut text);
@@ -1667,9 +1667,9 @@ ps_5_0
         let pointer = &res.constant_buffers[1].variables[0].ty;
         assert_eq!(pointer.class, VariableClass::InterfacePointer);
         assert_eq!(pointer.name.as_deref(), Some("iChangeColour"));
-        let r = Reflection {
+        let r = ChunkInfo {
             resources: Some(res.clone()),
-            ..Reflection::default()
+            ..ChunkInfo::default()
         };
         let mut printed = String::new();
         write_header_comments(&r, &mut printed);

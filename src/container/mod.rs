@@ -14,17 +14,17 @@
 mod raw_enum;
 
 mod checksum;
+mod chunk_info;
+mod class_linkage;
 mod comments;
 mod features;
 mod header;
 mod header_parse;
-mod interfaces;
 mod layout;
 mod program_signatures;
 mod rdef;
 mod rdef_write;
 mod reader;
-mod reflection;
 mod resources;
 mod signature;
 mod signature_write;
@@ -39,14 +39,16 @@ mod test_util;
 mod write_corpus_tests;
 
 pub use checksum::checksum;
+pub use chunk_info::ChunkInfo;
+pub use class_linkage::{
+    ClassInstance, ClassInterfaces, ClassType, InterfaceSlot, InterfaceSlotEntry,
+};
 pub use comments::{write_header_comments, write_header_comments_noting};
 pub use features::FeatureFlags;
 pub use header_parse::{parse_header_comments, HeaderTables};
-pub use interfaces::{ClassInstance, ClassType, InterfaceSlot, InterfaceSlotEntry, Interfaces};
 pub use layout::WriteStyle;
 pub use program_signatures::signatures_from_program;
 pub use rdef_write::{write_rdef, write_rdef_styled};
-pub use reflection::Reflection;
 pub use resources::{
     ConstantBuffer, ConstantBufferType, ProgramType, Rd11Header, ResourceBinding,
     ResourceDefinitions, ResourceDimension, ResourceReturnType, ShaderInputType, ShaderType,

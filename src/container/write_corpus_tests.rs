@@ -164,14 +164,14 @@ impl Diffs {
 
 #[test]
 fn header_tables_read_back() {
-    use super::{parse_header_comments, write_header_comments, Reflection};
+    use super::{parse_header_comments, write_header_comments, ChunkInfo};
     let mut diffs = Diffs::default();
     let (mut sigs, mut sigs_equal, mut elements, mut fourcc_equal) = (0, 0, 0, 0);
     let (mut bindings, mut bindings_full) = (0, 0);
     let (mut rdefs, mut rdefs_equal, mut buffers, mut buffers_equal) = (0, 0, 0, 0);
     for (f, bytes) in corpus() {
         let c = Container::parse(&bytes, &ParseOptions::default()).unwrap();
-        let r = Reflection::parse(&c).unwrap();
+        let r = ChunkInfo::parse(&c).unwrap();
         let mut text = String::new();
         write_header_comments(&r, &mut text);
         if let Some(v) = version_line(&c) {
@@ -321,7 +321,7 @@ fn header_tables_read_back() {
 
 #[test]
 fn derived_signatures_agree_with_real_ones() {
-    use super::{signatures_from_program, Reflection, SignatureElement};
+    use super::{signatures_from_program, ChunkInfo, SignatureElement};
     // Register-less elements (oDepth, oMask, …) are told apart by name.
     let key = |e: &SignatureElement| {
         let name = if e.register == u32::MAX {
@@ -340,7 +340,7 @@ fn derived_signatures_agree_with_real_ones() {
         let Some(chunk) = c.program() else { continue };
         let program =
             crate::tpf::decode(chunk.data).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let r = Reflection::parse(&c).unwrap();
+        let r = ChunkInfo::parse(&c).unwrap();
         let (input, output, patch) = signatures_from_program(&program);
         programs += 1;
         let pairs = [

@@ -213,6 +213,16 @@ pub struct Program {
 }
 
 impl Program {
+    /// Index of the first `label` instruction, where the subroutines and function bodies
+    /// begin (after the main program, or after a hull shader's last phase); the program's
+    /// length when it has none.
+    pub fn subroutines_start(&self) -> usize {
+        self.instructions
+            .iter()
+            .position(|i| i.opcode == Opcode::Label)
+            .unwrap_or(self.instructions.len())
+    }
+
     /// An empty program of the given model.
     pub fn new(model: ShaderModel) -> Self {
         Program {

@@ -114,7 +114,7 @@ fn ld_of_a_cube_texture_and_gather_of_a_3d_texture_are_refused() {
             .unwrap_or_else(|e| panic!("the test program does not parse: {e}\n{text}"));
         crate::spirv::translate(
             &program,
-            &crate::container::Reflection::default(),
+            &crate::container::ChunkInfo::default(),
             &crate::TranslateOptions::default(),
         )
         .err()

@@ -322,9 +322,9 @@ impl Emitter<'_> {
                     .next()
                     .unwrap_or(0);
                 return match self.temp_types.get(register, component) {
-                    crate::passes::temp_types::TempType::Float => Scalar::F32,
-                    crate::passes::temp_types::TempType::Int => Scalar::I32,
-                    crate::passes::temp_types::TempType::Uint => Scalar::U32,
+                    crate::analysis::temp_types::TempType::Float => Scalar::F32,
+                    crate::analysis::temp_types::TempType::Int => Scalar::I32,
+                    crate::analysis::temp_types::TempType::Uint => Scalar::U32,
                 };
             }
         }

@@ -6,7 +6,7 @@ use rspirv::dr::{Instruction, Module, Operand};
 use spirv::Op;
 
 use super::test_support::{code, count_op, validate};
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::ErrorKind;
 use crate::spirv::translate;
 use crate::TranslateOptions as Options;
@@ -17,7 +17,7 @@ fn compile(text: &str) -> Vec<u32> {
         crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
     super::test_support::lowered(
         &program,
-        &Reflection::default(),
+        &ChunkInfo::default(),
         &Options::default(),
         &crate::bindings::DefaultBindings,
     )
@@ -360,7 +360,7 @@ fn derivatives_outside_pixel_shaders_are_invalid() {
             };
             let text = stage.replace("{}", &line);
             let program = crate::asm::parse_program(&text).expect("assembles");
-            let error = translate(&program, &Reflection::default(), &Options::default())
+            let error = translate(&program, &ChunkInfo::default(), &Options::default())
                 .expect_err("a derivative outside a pixel shader is rejected");
             assert_eq!(error.kind, ErrorKind::Invalid, "{text}\n{error}");
             assert!(

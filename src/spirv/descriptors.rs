@@ -1,5 +1,5 @@
 //! Descriptor variables and their indexing, as the binding pass
-//! ([`crate::passes::bindings`]) decided: a single descriptor, a bounded array or a runtime
+//! ([`crate::analysis::binding_plan`]) decided: a single descriptor, a bounded array or a runtime
 //! array at the caller's (set, binding), and the array element an operand selects.
 //!
 //! Capabilities: `RuntimeDescriptorArray` for unbounded ranges; the `*ArrayDynamicIndexing`
@@ -13,9 +13,9 @@ use spirv::{Capability, Decoration, StorageClass, Word};
 use super::emitter::Emitter;
 use super::module::{built, Scalar};
 use super::TargetEnv;
+use crate::analysis::binding_plan::{ArrayShape, DescriptorIndex};
 use crate::error::Result;
 use crate::ir::{Operand, RegisterKind, ResourceRange};
-use crate::passes::bindings::{ArrayShape, DescriptorIndex};
 
 /// What kind of descriptor a variable holds (for the indexing capabilities).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@ use spirv::{Capability, Decoration, Op};
 
 use super::test_support::validate_for;
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::Result;
 use crate::spirv::TargetEnv;
 use crate::TranslateOptions as Options;
@@ -18,7 +18,7 @@ fn compile(text: &str, mapper: &dyn BindingMapper, target: TargetEnv) -> Result<
         target,
         ..Options::default()
     };
-    crate::translate_program(&program, &Reflection::default(), &options, mapper)
+    crate::translate_program(&program, &ChunkInfo::default(), &options, mapper)
 }
 
 /// Translates with `mapper` for Vulkan 1.3 and 1.1, validates both, returns the 1.3 module.

@@ -1,5 +1,5 @@
 //! Double-precision instructions (`dadd` … `utod`), lane by lane as
-//! [`crate::passes::doubles`] legalized them.
+//! [`crate::analysis::doubles`] legalized them.
 //!
 //! A double is read as its two 32-bit halves (`uint` loads of the components the pass
 //! names), built into a `uvec2` and bitcast to `double`; results are bitcast back to a
@@ -17,10 +17,10 @@ use spirv::{Capability, ExecutionMode, Word};
 
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
+use crate::analysis::doubles::{legalize_instruction, SourceRead};
 use crate::error::Result;
 use crate::ir::{Instruction, Modifier, Operand, RegisterKind, ValueType};
 use crate::isa::Opcode;
-use crate::passes::doubles::{legalize_instruction, SourceRead};
 
 /// The sign bit of a double's high half.
 const SIGN: u32 = 0x8000_0000;

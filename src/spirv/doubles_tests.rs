@@ -6,7 +6,7 @@ use rspirv::dr::Module;
 use spirv::{Capability, Op};
 
 use super::test_support::validate_for;
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::ErrorKind;
 use crate::spirv::{translate, Features, TargetEnv};
 use crate::TranslateOptions as Options;
@@ -20,7 +20,7 @@ fn cs(body: &str) -> String {
 
 fn compile_with(text: &str, options: &Options) -> crate::error::Result<Vec<u32>> {
     let program = crate::asm::parse_program(text).expect("test program assembles");
-    translate(&program, &Reflection::default(), options)
+    translate(&program, &ChunkInfo::default(), options)
 }
 
 fn module(text: &str) -> Module {
@@ -192,7 +192,7 @@ fn denorm_preserve_is_declared_when_the_target_has_it() {
 fn illegal_swizzles_are_errors() {
     let program =
         crate::asm::parse_program(&cs("dadd r0.xy, r1.yxyx, r2.xyxy")).expect("assembles");
-    let error = translate(&program, &Reflection::default(), &Options::default()).unwrap_err();
+    let error = translate(&program, &ChunkInfo::default(), &Options::default()).unwrap_err();
     assert!(
         error.to_string().contains("dadd: source 1: swizzle .yxyx"),
         "{error}"

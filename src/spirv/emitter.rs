@@ -6,11 +6,11 @@ use spirv::{AddressingModel, ExecutionMode, ExecutionModel, MemoryModel, Storage
 
 use super::flow::Construct;
 use super::module::{built, Module, Scalar};
-use crate::container::Reflection;
+use crate::analysis::temp_types::{infer_temp_types, TempTypes};
+use crate::container::ChunkInfo;
 use crate::error::{Error, Location, Result};
 use crate::ir::{Declaration, Instruction, Operand, Program, RegisterKind, Stage};
 use crate::isa::Opcode;
-use crate::passes::temp_types::{infer_temp_types, TempTypes};
 use crate::TranslateOptions;
 
 /// A value in the emitted code: a scalar or a vector of `count` components.
@@ -40,7 +40,7 @@ pub struct Emitter<'a> {
     /// The program being translated.
     pub program: &'a Program,
     /// Signatures and resource definitions of the container.
-    pub reflection: &'a Reflection,
+    pub reflection: &'a ChunkInfo,
     /// Back-end options.
     pub options: &'a TranslateOptions,
     /// Index and dword of the instruction being translated (for errors).
@@ -66,7 +66,7 @@ pub struct Emitter<'a> {
     /// State of the resource lowering.
     pub res: super::resources::ResourceState,
     /// The descriptor bindings of the program's ranges.
-    pub bindings: &'a crate::passes::bindings::BindingPlan,
+    pub bindings: &'a crate::analysis::binding_plan::BindingPlan,
     /// Where the signature elements are (used when a map or dual-source blending places
     /// them; the register scheme's locations are the registers).
     pub placements: &'a crate::interface::Placements,
@@ -118,9 +118,9 @@ impl<'a> Emitter<'a> {
     /// kept in `workspace` for the next translation, or freed, before it returns.
     pub fn run(
         program: &'a Program,
-        reflection: &'a Reflection,
+        reflection: &'a ChunkInfo,
         options: &'a TranslateOptions,
-        bindings: &'a crate::passes::bindings::BindingPlan,
+        bindings: &'a crate::analysis::binding_plan::BindingPlan,
         placements: &'a crate::interface::Placements,
         workspace: &mut crate::pipeline::Workspace,
     ) -> Result<super::builder::Module> {
@@ -295,7 +295,7 @@ impl<'a> Emitter<'a> {
         if self.program.model.stage == Stage::Hull {
             return self.hull_functions();
         }
-        let subroutines = crate::passes::hull_phases::subroutines_start(self.program);
+        let subroutines = self.program.subroutines_start();
         let main = self.begin_void_function(None)?;
         self.io_prologue()?;
         self.translate_code(0..subroutines)?;
@@ -755,7 +755,7 @@ pub(super) fn dispatch_miss(opcode: Opcode) -> String {
 #[cfg(test)]
 mod dispatch_tests {
     use super::{part, Part};
-    use crate::container::Reflection;
+    use crate::container::ChunkInfo;
     use crate::ir::Instruction;
     use crate::isa::OPCODES;
     use crate::spirv::translate;
@@ -785,7 +785,7 @@ mod dispatch_tests {
             let mut program = base.clone();
             let at = program.instructions.len() - 1;
             program.instructions.insert(at, Instruction::new(opcode));
-            if let Err(e) = translate(&program, &Reflection::default(), &Options::default()) {
+            if let Err(e) = translate(&program, &ChunkInfo::default(), &Options::default()) {
                 assert!(
                     !e.message.contains("back-end bug") && !e.message.contains("not translated"),
                     "{} (given to the {:?} part): {e}",
@@ -804,7 +804,7 @@ mod dispatch_tests {
         program
             .instructions
             .insert(1, Instruction::new(crate::isa::Opcode::HsForkPhase));
-        let e = translate(&program, &Reflection::default(), &Options::default())
+        let e = translate(&program, &ChunkInfo::default(), &Options::default())
             .expect_err("hs_fork_phase in a vertex shader");
         assert_eq!(e.kind, crate::error::ErrorKind::Invalid, "{e}");
         assert!(

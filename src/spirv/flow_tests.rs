@@ -1,7 +1,7 @@
 //! Tests of control flow: unreachable code after a jump.
 
 use super::test_support::{lowered, validate};
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::TranslateOptions as Options;
 
 /// Translates a program (validating the module with and without the optimiser); returns
@@ -10,7 +10,7 @@ fn compile(text: &str) -> Vec<u32> {
     let program = crate::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let words = lowered(
         &program,
-        &Reflection::default(),
+        &ChunkInfo::default(),
         &Options::default(),
         &crate::bindings::DefaultBindings,
     )
@@ -105,7 +105,7 @@ mov o0.x, r0.x
 ret
 ";
     let program = crate::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    let error = crate::spirv::translate(&program, &Reflection::default(), &Options::default())
+    let error = crate::spirv::translate(&program, &ChunkInfo::default(), &Options::default())
         .expect_err("two defaults");
     assert_eq!(
         error.to_string(),

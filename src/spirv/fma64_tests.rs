@@ -9,7 +9,7 @@ use spirv::Op;
 
 use super::fma64::{fma64, Ops};
 use super::test_support::validate_for;
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::Result;
 use crate::spirv::{translate, TargetEnv};
 use crate::TranslateOptions as Options;
@@ -425,7 +425,7 @@ fn compile(text: &str, target: TargetEnv) -> Vec<u32> {
         debug_names: true,
         ..Options::default()
     };
-    translate(&program, &Reflection::default(), &options).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    translate(&program, &ChunkInfo::default(), &options).unwrap_or_else(|e| panic!("{e}\n{text}"))
 }
 
 /// Two `dfma` instructions (three lanes) share one helper function; the device's `Fma` is

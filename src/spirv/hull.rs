@@ -16,10 +16,10 @@ use spirv::Word;
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::stage_io::ArrayedSlot;
+use crate::analysis::hull_phases::Phase;
 use crate::error::Result;
 use crate::ir::{RegisterKind, SystemValue};
 use crate::isa::Opcode;
-use crate::passes::hull_phases::Phase;
 
 impl Emitter<'_> {
     /// Emits a hull shader: one function per phase and the entry function that runs them;

@@ -6,7 +6,7 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, Op};
 
 use super::test_support::{builtin_var, code, count_op, decorations, validate_for};
 
-use crate::container::{signatures_from_program, Reflection};
+use crate::container::{signatures_from_program, ChunkInfo};
 use crate::error::ErrorKind;
 use crate::spirv::{translate, TargetEnv};
 use crate::TranslateOptions as Options;
@@ -21,10 +21,10 @@ fn compile_with(text: &str, options: &Options) -> SpvModule {
 /// validated and read back.
 fn compile_program(program: &crate::ir::Program, options: &Options) -> SpvModule {
     let (input, output, _) = signatures_from_program(program);
-    let reflection = Reflection {
+    let reflection = ChunkInfo {
         input: Some(input),
         output: Some(output),
-        ..Reflection::default()
+        ..ChunkInfo::default()
     };
     let words = translate(program, &reflection, options).expect("translates");
     validate_for(&words, options.target.name());
@@ -172,10 +172,10 @@ ret
             e.component_type = crate::container::ComponentType::Sint32;
         }
     }
-    let reflection = Reflection {
+    let reflection = ChunkInfo {
         input: Some(input),
         output: Some(output),
-        ..Reflection::default()
+        ..ChunkInfo::default()
     };
     let words = translate(&program, &reflection, &Options::default()).expect("translates");
     validate_for(&words, "vulkan1.3");
@@ -542,7 +542,7 @@ ret
     )
     .expect("assembles");
     let err =
-        translate(&program, &Reflection::default(), &Options::default()).expect_err("unsupported");
+        translate(&program, &ChunkInfo::default(), &Options::default()).expect_err("unsupported");
     assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
 }
 
@@ -718,7 +718,7 @@ fn invalid_io_declarations_are_errors_that_say_why() {
             // The assembler or the IR validator refused it first: also an error.
             continue;
         };
-        let error = translate(&program, &Reflection::default(), &Options::default())
+        let error = translate(&program, &ChunkInfo::default(), &Options::default())
             .expect_err("an invalid declaration");
         assert_eq!(error.kind, ErrorKind::Invalid, "{text}: {error}");
         assert!(
@@ -732,7 +732,7 @@ fn invalid_io_declarations_are_errors_that_say_why() {
          mov o[r0.x + 0].x, l(1.000000)\nret\n",
     )
     .expect("assembles");
-    let error = translate(&program, &Reflection::default(), &Options::default())
+    let error = translate(&program, &ChunkInfo::default(), &Options::default())
         .expect_err("an indexed pixel-shader output");
     assert_eq!(error.kind, ErrorKind::Invalid, "{error}");
     assert!(error.message.contains("not indexable"), "{error}");
@@ -742,7 +742,7 @@ fn invalid_io_declarations_are_errors_that_say_why() {
          dcl_output_siv o1.x, is_front_face\nret\n",
     )
     .expect("assembles");
-    let error = translate(&program, &Reflection::default(), &Options::default())
+    let error = translate(&program, &ChunkInfo::default(), &Options::default())
         .expect_err("a Vulkan limitation");
     assert_eq!(error.kind, ErrorKind::Unsupported, "{error}");
     assert!(error.message.contains("Vulkan has no way"), "{error}");
@@ -896,7 +896,7 @@ fn clock_options(target: TargetEnv) -> Options {
 fn the_cycle_counter_without_shader_clock_is_unsupported_naming_the_feature() {
     let program = crate::asm::parse_program(CLOCK_READS).expect("assembles");
     assert!(!Options::default().features.shader_clock, "off by default");
-    let err = translate(&program, &Reflection::default(), &Options::default())
+    let err = translate(&program, &ChunkInfo::default(), &Options::default())
         .expect_err("vCycleCounter without Features::shader_clock");
     assert_eq!(err.kind, ErrorKind::Unsupported, "{err}");
     let message = err.to_string();
@@ -976,7 +976,7 @@ ret
     )
     .expect("assembles");
     let options = clock_options(TargetEnv::Vulkan1_3);
-    let err = translate(&program, &Reflection::default(), &options).expect_err(".z");
+    let err = translate(&program, &ChunkInfo::default(), &options).expect_err(".z");
     let message = err.to_string();
     assert!(
         message.contains("vCycleCounter has two components") && message.contains("component z"),
@@ -1088,10 +1088,10 @@ ret
 ";
     let program = crate::asm::parse_program(centroid).expect("assembles");
     let (input, output, _) = signatures_from_program(&program);
-    let reflection = Reflection {
+    let reflection = ChunkInfo {
         input: Some(input),
         output: Some(output),
-        ..Reflection::default()
+        ..ChunkInfo::default()
     };
     let Err(err) = translate(&program, &reflection, &Options::default()) else {
         panic!("eval_centroid of SV_Position translated:\n{centroid}");

@@ -44,11 +44,11 @@ use spirv::{SelectionControl, StorageClass, Word};
 use super::descriptors::DescriptorType;
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
+use crate::analysis::binding_plan::{interface_slot_count, ArrayShape};
 use crate::bindings::CLASS_LINKAGE_REGISTER;
 use crate::error::Result;
 use crate::ir::{Declaration, Index, Instruction, Operand, RegisterKind};
 use crate::isa::Opcode;
-use crate::passes::bindings::{interface_slot_count, ArrayShape};
 
 /// One `dcl_interface`.
 #[derive(Debug, Clone, Default)]

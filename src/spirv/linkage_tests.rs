@@ -6,7 +6,7 @@ use spirv::{Decoration, Op};
 
 use super::test_support::{decorations, validate_for};
 use crate::bindings::{BindingMap, BindingMapper, DefaultBindings};
-use crate::container::{signatures_from_program, Reflection};
+use crate::container::{signatures_from_program, ChunkInfo};
 use crate::spirv::TargetEnv;
 use crate::TranslateOptions as Options;
 
@@ -42,11 +42,11 @@ ret
 fn compile(text: &str, mapper: &dyn BindingMapper) -> Result<SpvModule, String> {
     let program = crate::asm::parse_program(text).map_err(|e| e.to_string())?;
     let (input, output, patch_constant) = signatures_from_program(&program);
-    let reflection = Reflection {
+    let reflection = ChunkInfo {
         input: Some(input),
         output: Some(output),
         patch_constant,
-        ..Reflection::default()
+        ..ChunkInfo::default()
     };
     let mut last = Vec::new();
     for target in [

@@ -220,7 +220,7 @@ impl Emitter<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::container::Reflection;
+    use crate::container::ChunkInfo;
     use crate::spirv::test_support::validate;
     use crate::spirv::{translate, Features};
     use crate::TranslateOptions as Options;
@@ -247,7 +247,7 @@ ret
             features,
             ..Options::default()
         };
-        let words = translate(&program, &Reflection::default(), &options).unwrap();
+        let words = translate(&program, &ChunkInfo::default(), &options).unwrap();
         validate(&words);
         let module = load_words(&words).unwrap();
         let has = |c: Capability| {

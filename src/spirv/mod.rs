@@ -3,7 +3,7 @@
 //!
 //! The emitter walks the program once. Declarations create the module's variables (inputs
 //! and outputs, constant buffers, resources, group-shared memory); temps become SSA values
-//! (`ssa.rs`; subroutines are inlined where they are called, `subroutines.rs`), typed by [`crate::passes::temp_types`] so that a value is only bitcast
+//! (`ssa.rs`; subroutines are inlined where they are called, `subroutines.rs`), typed by [`crate::analysis::temp_types`] so that a value is only bitcast
 //! where the program really reinterprets its bits; D3D's structured control flow maps onto
 //! SPIR-V's selection, loop and switch constructs. Each instruction family lives in its
 //! own file (`alu`, `flow`, `io`, `resources`, …) as an `impl Emitter` block.
@@ -74,7 +74,7 @@ pub use module::Scalar;
 pub use stream_output::{StreamOutput, StreamOutputEntry};
 pub use textures::RASTERIZER_SAMPLE_COUNT_SPEC_ID;
 
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::Result;
 use crate::ir::Program;
 
@@ -180,7 +180,7 @@ impl Default for Features {
 #[cfg(test)]
 pub(crate) fn translate(
     program: &Program,
-    reflection: &Reflection,
+    reflection: &ChunkInfo,
     options: &crate::TranslateOptions,
 ) -> Result<Vec<u32>> {
     crate::translate_program(
@@ -213,7 +213,7 @@ pub(crate) fn keep_tables<T>(
 /// Emits the module of a validated program with its analysis ([`crate::pipeline`]).
 pub(crate) fn emit(
     program: &Program,
-    signatures: &Reflection,
+    signatures: &ChunkInfo,
     options: &crate::TranslateOptions,
     analysis: &crate::pipeline::Analysis,
     workspace: &mut crate::pipeline::Workspace,

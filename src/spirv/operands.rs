@@ -6,9 +6,9 @@ use spirv::{StorageClass, Word};
 use super::emitter::{Emitter, IndexableTemp, Val};
 use super::module::{built, Scalar};
 use super::value_facts::Fact;
+use crate::analysis::temp_types::TempType;
 use crate::error::Result;
 use crate::ir::{ComponentCount, Index, Modifier, Operand, RegisterKind, Selection};
-use crate::passes::temp_types::TempType;
 
 /// GLSL.std.450 instruction numbers used here.
 pub mod glsl {
@@ -101,7 +101,7 @@ impl Emitter<'_> {
                 let zero = self.splat_bits(Scalar::U32, 0, value.count);
                 built(self.m.b.i_not_equal(ty, None, as_uint.id, zero))?
             }
-            // No value is ever a double here: temps are typed 32-bit (`passes::temp_types`
+            // No value is ever a double here: temps are typed 32-bit (`analysis::temp_types`
             // holds double halves as uint) and the double lowering (`spirv::doubles`) reads
             // and writes pairs of uint halves, building its doubles itself.
             (Scalar::F64, _) | (_, Scalar::F64) => {
@@ -630,7 +630,7 @@ enum InRange {
 
 #[cfg(test)]
 mod tests {
-    use crate::container::Reflection;
+    use crate::container::ChunkInfo;
     use crate::TranslateOptions as Options;
 
     const DOUBLES: &str = "cs_5_0
@@ -643,7 +643,7 @@ dcl_thread_group 1, 1, 1
     fn translate(program: &crate::ir::Program) -> crate::error::Result<Vec<u32>> {
         crate::translate_program(
             program,
-            &Reflection::default(),
+            &ChunkInfo::default(),
             &Options::default(),
             &crate::bindings::DefaultBindings,
         )
@@ -668,7 +668,7 @@ ret
             .unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
         let words = crate::spirv::test_support::lowered(
             &program,
-            &Reflection::default(),
+            &ChunkInfo::default(),
             &Options::default(),
             &crate::bindings::DefaultBindings,
         )

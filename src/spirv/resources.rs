@@ -1,7 +1,7 @@
 //! Resources: constant buffers, the immediate constant buffer, raw and structured buffers
 //! (SRVs and UAVs), group-shared memory, their loads, stores and atomics, and `sync`.
 //!
-//! Descriptor bindings come from the binding pass ([`crate::passes::bindings`]) and the
+//! Descriptor bindings come from the binding pass ([`crate::analysis::binding_plan`]) and the
 //! caller's mapping ([`crate::bindings`], which documents the default layout); ranges of
 //! several registers are descriptor arrays (see `descriptors.rs`).
 //!

@@ -15,10 +15,10 @@ use spirv::{BuiltIn, Capability, Decoration, StorageClass, Word};
 use super::emitter::{Emitter, Val};
 use super::module::{built, Scalar};
 use super::operands::mask_components;
+use crate::analysis::hull_phases::{hull_phases, HullPhases, PhaseKind};
 use crate::container::ComponentType;
 use crate::error::Result;
 use crate::ir::{Declaration, Index, Operand, RegisterKind, Stage, SystemValue};
-use crate::passes::hull_phases::{hull_phases, HullPhases, PhaseKind};
 
 /// One component of a per-vertex array: `var[vertex][index]` (or `var[vertex]` for arrays
 /// of scalars).

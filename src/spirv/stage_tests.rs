@@ -7,7 +7,7 @@ use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, Op, StorageClass};
 
 use super::tessellation::tess_level;
 use super::test_support::{builtin_var, count_op, decorations, validate_for};
-use crate::container::{signatures_from_program, Reflection};
+use crate::container::{signatures_from_program, ChunkInfo};
 use crate::error::ErrorKind;
 use crate::ir::SystemValue;
 use crate::spirv::{translate, TargetEnv};
@@ -19,11 +19,11 @@ use crate::TranslateOptions as Options;
 fn compile(text: &str) -> SpvModule {
     let program = crate::asm::parse_program(text).expect("assembles");
     let (input, output, patch_constant) = signatures_from_program(&program);
-    let reflection = Reflection {
+    let reflection = ChunkInfo {
         input: Some(input),
         output: Some(output),
         patch_constant,
-        ..Reflection::default()
+        ..ChunkInfo::default()
     };
     let mut last = Vec::new();
     for target in [
@@ -51,7 +51,7 @@ fn compile(text: &str) -> SpvModule {
 
 fn translate_error(text: &str) -> crate::error::Error {
     let program = crate::asm::parse_program(text).expect("assembles");
-    translate(&program, &Reflection::default(), &Options::default()).expect_err("fails")
+    translate(&program, &ChunkInfo::default(), &Options::default()).expect_err("fails")
 }
 
 fn decorated(module: &SpvModule, id: u32, decoration: Decoration) -> Option<Vec<u32>> {

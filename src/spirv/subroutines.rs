@@ -50,7 +50,7 @@ impl Subroutines {
     /// The subroutines and function bodies of `program` (from its first `label` on).
     pub fn of(program: &Program) -> Subroutines {
         let mut subroutines = Subroutines::default();
-        let from = crate::passes::hull_phases::subroutines_start(program);
+        let from = program.subroutines_start();
         let starts: Vec<usize> = (from..program.instructions.len())
             .filter(|&i| program.instructions[i].opcode == Opcode::Label)
             .collect();

@@ -4,7 +4,7 @@
 //! differential test's programs with subroutines.
 
 use super::test_support::{count_op, lowered, validate};
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::TranslateOptions as Options;
 use spirv::Op;
 
@@ -13,7 +13,7 @@ fn compile(text: &str) -> rspirv::dr::Module {
     let program = crate::asm::parse_program(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let words = lowered(
         &program,
-        &Reflection::default(),
+        &ChunkInfo::default(),
         &Options::default(),
         &crate::bindings::DefaultBindings,
     )
@@ -30,7 +30,7 @@ fn error(text: &str) -> crate::Error {
 
 /// The error the translation of `program` (assembled from `text`) gives.
 fn error_of(program: &crate::ir::Program, text: &str) -> crate::Error {
-    match crate::spirv::translate(program, &Reflection::default(), &Options::default()) {
+    match crate::spirv::translate(program, &ChunkInfo::default(), &Options::default()) {
         Ok(_) => panic!("translated, expected an error:\n{text}"),
         Err(e) => e,
     }

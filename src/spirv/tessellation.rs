@@ -27,6 +27,7 @@ use spirv::{BuiltIn, Decoration, ExecutionMode, StorageClass, Word};
 use super::emitter::{Emitter, Val};
 use super::io::Slot;
 use super::module::{built, Scalar};
+use crate::analysis::hull_phases::PhaseKind;
 use crate::container::ComponentType;
 use crate::error::Result;
 use crate::interface::InterfaceFile;
@@ -34,7 +35,6 @@ use crate::ir::{
     Declaration, Operand, RegisterKind, Stage, SystemValue, TessDomain, TessOutputPrimitive,
     TessPartitioning,
 };
-use crate::passes::hull_phases::PhaseKind;
 
 /// D3D's largest tessellation factor.
 const MAX_TESS_FACTOR: f32 = 64.0;

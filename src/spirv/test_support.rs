@@ -70,7 +70,7 @@ pub fn builtin_var(module: &SpvModule, builtin: BuiltIn) -> Option<u32> {
 /// tests look at.
 pub fn lowered(
     program: &crate::ir::Program,
-    reflection: &crate::container::Reflection,
+    reflection: &crate::container::ChunkInfo,
     options: &crate::TranslateOptions,
     mapper: &dyn crate::bindings::BindingMapper,
 ) -> crate::error::Result<Vec<u32>> {

@@ -6,7 +6,7 @@ use rspirv::dr::{Instruction, Module, Operand};
 use spirv::{Capability, Decoration, Op};
 
 use super::test_support::{code, count_op, validate};
-use crate::container::Reflection;
+use crate::container::ChunkInfo;
 use crate::error::Result;
 use crate::TranslateOptions as Options;
 
@@ -15,7 +15,7 @@ fn try_compile(text: &str) -> Result<Vec<u32>> {
         crate::asm::parse_program(text).unwrap_or_else(|e| panic!("assembly failed: {e}\n{text}"));
     super::test_support::lowered(
         &program,
-        &Reflection::default(),
+        &ChunkInfo::default(),
         &Options::default(),
         &crate::bindings::DefaultBindings,
     )
@@ -532,7 +532,7 @@ fn return_types_without_a_typed_meaning_are_invalid() {
                 // The assembler may refuse the name itself: nothing reaches the back end.
                 Err(e) => panic!("{text}\ndoes not assemble: {e}"),
             };
-            let error = crate::spirv::translate(&program, &Reflection::default(), &Options::default())
+            let error = crate::spirv::translate(&program, &ChunkInfo::default(), &Options::default())
                 .expect_err("a typed resource without a return type");
             assert_eq!(error.kind, crate::error::ErrorKind::Invalid, "{text}\n{error}");
             assert!(

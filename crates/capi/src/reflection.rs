@@ -6,10 +6,10 @@
 use std::ffi::{c_char, CString};
 
 use super::{set_error, Dxbc2spirvResult, Dxbc2spirvStatus};
+use translator::analysis::binding_plan::ArrayShape;
 use translator::bindings::{DescriptorClass, DescriptorType};
 use translator::container::{Signature, SignatureElement};
 use translator::interface::Placement;
-use translator::passes::bindings::ArrayShape;
 use translator::reflect::{RangeInfo, ShaderReflection};
 
 /// The register class of a descriptor range.

@@ -6,8 +6,8 @@
 //! with a format of its texel type), and nothing it does not declare may be given.
 
 use anyhow::{Context, Result};
+use dxbc2spirv::analysis::binding_plan::ArrayShape;
 use dxbc2spirv::bindings::DescriptorClass;
-use dxbc2spirv::passes::bindings::ArrayShape;
 use dxbc2spirv::reflect::{RangeInfo, ShaderReflection};
 use dxbc2spirv_testkit::vulkan::{self, Binding, Format, Resource};
 

@@ -35,9 +35,9 @@ use crate::shader_test::{
     ShaderModel, ShaderTestFile, SourceFormat, Stage,
 };
 use crate::vulkan::{self, Binding, Context};
+use dxbc2spirv::analysis::binding_plan::{ArrayShape, BindingPlan};
 use dxbc2spirv::bindings::{DefaultBindings, DescriptorClass};
 use dxbc2spirv::ir::{Declaration, ResourceDimension, ResourceRange};
-use dxbc2spirv::passes::bindings::{ArrayShape, BindingPlan};
 use dxbc2spirv::ErrorKind;
 
 pub use probe::{close_f32, close_f64, describe, Outcome};

@@ -60,7 +60,7 @@ pub(super) fn stand_in(
     let mut options = options_for(ctx.features());
     options.no_optimize = no_optimize;
     let words =
-        |text: &str| -> Result<(Vec<u32>, dxbc2spirv::passes::bindings::BindingPlan), String> {
+        |text: &str| -> Result<(Vec<u32>, dxbc2spirv::analysis::binding_plan::BindingPlan), String> {
             let bytes = dxbc2spirv::asm::assemble(text).map_err(|e| format!("runner: {e}"))?;
             match translate(
                 &bytes,

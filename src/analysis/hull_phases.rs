@@ -108,24 +108,13 @@ impl HullPhases {
     }
 }
 
-/// Index of the first `label` instruction, where a program's subroutines and function bodies
-/// begin (after the main program, or after a hull shader's last phase); the program's length
-/// when it has none.
-pub fn subroutines_start(program: &Program) -> usize {
-    program
-        .instructions
-        .iter()
-        .position(|i| i.opcode == Opcode::Label)
-        .unwrap_or(program.instructions.len())
-}
-
 /// Describes the phases of a hull shader; `None` for the other stages.
 pub fn hull_phases(program: &Program) -> Option<HullPhases> {
     if program.model.stage != Stage::Hull {
         return None;
     }
     let mut layout = HullPhases {
-        subroutines: subroutines_start(program),
+        subroutines: program.subroutines_start(),
         ..HullPhases::default()
     };
     let mut current = Phase {
@@ -289,7 +278,7 @@ ret
         );
         let program = crate::asm::parse_program(&text).expect("assembles");
         let layout = hull_phases(&program).expect("a hull shader");
-        let label = subroutines_start(&program);
+        let label = program.subroutines_start();
         assert_eq!(program.instructions[label].opcode, Opcode::Label);
         assert_eq!(layout.subroutines, label);
         let join = layout.patch_phases()[1];
@@ -297,7 +286,7 @@ ret
         assert_eq!(layout.phase_at(label + 1), PhaseKind::Declarations);
         // Without labels the section starts at the end.
         let plain = crate::asm::parse_program(HULL).expect("assembles");
-        assert_eq!(subroutines_start(&plain), plain.instructions.len());
+        assert_eq!(plain.subroutines_start(), plain.instructions.len());
     }
 
     #[test]

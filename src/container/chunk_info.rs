@@ -1,13 +1,15 @@
-//! Gathering the reflection chunks of a container into one structure.
+//! The chunks that describe a shader besides its program (signatures, RDEF, SFI0, IFCE,
+//! STAT), gathered into one [`ChunkInfo`] ("reflection" is the API's name for what a
+//! translation reports, [`crate::reflect::ShaderReflection`]).
 
 use super::{
-    Chunk, Container, FeatureFlags, Interfaces, ResourceDefinitions, Signature, Statistics,
+    Chunk, ClassInterfaces, Container, FeatureFlags, ResourceDefinitions, Signature, Statistics,
 };
 use crate::error::Result;
 
 /// Everything the container says about the shader besides its program.
 #[derive(Debug, Clone, Default)]
-pub struct Reflection {
+pub struct ChunkInfo {
     /// Input signature: ISG1, else ISGN.
     pub input: Option<Signature>,
     /// Output signature: OSG1, else OSG5, else OSGN.
@@ -19,12 +21,12 @@ pub struct Reflection {
     /// Feature flags (SFI0).
     pub features: Option<FeatureFlags>,
     /// Class linkage (IFCE).
-    pub interfaces: Option<Interfaces>,
+    pub interfaces: Option<ClassInterfaces>,
     /// Compiler statistics (STAT).
     pub statistics: Option<Statistics>,
 }
 
-impl Reflection {
+impl ChunkInfo {
     /// Parses every reflection chunk present in `container`; absent chunks stay `None`.
     ///
     /// A malformed reflection chunk is an error (located inside that chunk).
@@ -40,7 +42,7 @@ impl Reflection {
         fn data<'a>(chunk: Option<&Chunk<'a>>) -> Option<&'a [u8]> {
             chunk.map(|c| c.data)
         }
-        Ok(Reflection {
+        Ok(ChunkInfo {
             input: signature(&[found.isg1, found.isgn])?,
             output: signature(&[found.osg1, found.osg5, found.osgn])?,
             patch_constant: signature(&[found.psg1, found.pcsg])?,
@@ -48,7 +50,7 @@ impl Reflection {
                 .map(ResourceDefinitions::parse)
                 .transpose()?,
             features: data(found.sfi0).map(FeatureFlags::parse).transpose()?,
-            interfaces: data(found.ifce).map(Interfaces::parse).transpose()?,
+            interfaces: data(found.ifce).map(ClassInterfaces::parse).transpose()?,
             statistics: data(found.stat).map(Statistics::parse).transpose()?,
         })
     }
@@ -116,7 +118,7 @@ mod tests {
             (*b"STAT", vec![5, 0, 0, 0]),
         ]);
         let c = Container::parse(&bytes, &ParseOptions::default()).unwrap();
-        let r = Reflection::parse(&c).unwrap();
+        let r = ChunkInfo::parse(&c).unwrap();
         assert_eq!(r.input.unwrap().fourcc, *b"ISGN");
         assert_eq!(r.output.unwrap().fourcc, *b"OSG5");
         assert_eq!(r.patch_constant.unwrap().fourcc, *b"PCSG");
@@ -130,7 +132,7 @@ mod tests {
     fn bad_chunk_is_an_error() {
         let bytes = container_bytes(&[(*b"OSGN", vec![9, 0, 0, 0, 8, 0, 0, 0])]);
         let c = Container::parse(&bytes, &ParseOptions::default()).unwrap();
-        let e = Reflection::parse(&c).unwrap_err();
+        let e = ChunkInfo::parse(&c).unwrap_err();
         assert!(matches!(
             e.location,
             crate::error::Location::Chunk { fourcc, .. } if fourcc == *b"OSGN"

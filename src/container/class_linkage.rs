@@ -79,7 +79,7 @@ pub struct InterfaceSlot {
 
 /// The parsed IFCE chunk.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Interfaces {
+pub struct ClassInterfaces {
     /// Total interface slots (header field).
     pub interface_slot_count: u32,
     /// The header's field of unknown meaning.
@@ -92,7 +92,7 @@ pub struct Interfaces {
     pub slots: Vec<InterfaceSlot>,
 }
 
-impl Interfaces {
+impl ClassInterfaces {
     /// Parses the data of an IFCE chunk.
     pub fn parse(data: &[u8]) -> Result<Self> {
         let r = ChunkReader::new(*b"IFCE", data);
@@ -180,7 +180,7 @@ impl Interfaces {
             first_slot = first_slot.saturating_add(slot_count);
         }
 
-        Ok(Interfaces {
+        Ok(ClassInterfaces {
             interface_slot_count,
             unknown,
             class_types,
@@ -228,7 +228,7 @@ mod tests {
 
     #[test]
     fn parses_sample() {
-        let i = Interfaces::parse(&sample()).unwrap();
+        let i = ClassInterfaces::parse(&sample()).unwrap();
         assert_eq!(i.class_types.len(), 2);
         assert_eq!(i.class_types[1].name, "cBlue");
         assert_eq!(i.class_types[1].constant_buffer_stride, 32);
@@ -257,16 +257,16 @@ mod tests {
         let data = sample();
         for len in 0..data.len() - 1 {
             // Never panics; most truncations fail.
-            let _ = Interfaces::parse(&data[..len]);
+            let _ = ClassInterfaces::parse(&data[..len]);
         }
-        assert!(Interfaces::parse(&data[..20]).is_err());
+        assert!(ClassInterfaces::parse(&data[..20]).is_err());
         let mut d = data.clone();
         d[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(Interfaces::parse(&d).is_err());
+        assert!(ClassInterfaces::parse(&d).is_err());
         let mut d = data;
         let slots = u32::from_le_bytes(d[24..28].try_into().unwrap()) as usize;
         d[slots + 4..slots + 8].copy_from_slice(&0x8000_0000u32.to_le_bytes());
-        let e = Interfaces::parse(&d).unwrap_err();
+        let e = ClassInterfaces::parse(&d).unwrap_err();
         assert!(e.message.contains("type ids"), "{e}");
     }
 }
