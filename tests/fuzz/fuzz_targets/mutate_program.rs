@@ -1,6 +1,6 @@
 //! Structure-aware: mutates a decoded program (opcodes, operand kinds, masks, swizzles,
 //! indices, modifiers, declaration values, instruction order) and re-encodes it, so that
-//! fuzzing reaches the passes and the emitter (see `dxbc2spirv::fuzzing::mutate_program_case`).
+//! fuzzing reaches the analyses and the emitter (see `dxbc2spirv::fuzzing::mutate_program_case`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
