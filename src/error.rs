@@ -188,6 +188,38 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// What a translation did not refuse but reports: the shader goes past a limit of the
+/// Direct3D runtime that a Vulkan device need not share (for example a cs_4_0 thread group
+/// deeper than 1). The module is made all the same; whether the device runs it is the
+/// device's limits' to say. docs/errors.md lists the rules of each kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// Where in the input.
+    pub location: Location,
+    /// What the shader goes past, with the limit's name.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning at an instruction (index and dword offset).
+    pub fn instruction(index: u32, dword: u32, message: impl Into<String>) -> Self {
+        Warning {
+            location: Location::Instruction { index, dword },
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.location == Location::None {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.location, self.message)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

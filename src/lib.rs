@@ -70,7 +70,7 @@ pub mod spirv;
 #[doc(hidden)]
 pub mod tpf;
 
-pub use error::{Error, ErrorKind, Location, Result};
+pub use error::{Error, ErrorKind, Location, Result, Warning};
 pub use spirv::{Features, StreamOutput, TargetEnv};
 pub use translation::{scan_bytes, translate_bytes, TranslateOptions, Translation, Translator};
 

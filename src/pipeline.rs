@@ -4,7 +4,8 @@
 //!    definitions; the program decoded ([`crate::tpf`]) and each instruction checked
 //!    ([`crate::ir::validate`]);
 //! 2. **validate** ([`validate`]): what needs the whole program — structured control flow and
-//!    the stage's rules;
+//!    the stage's rules; a Direct3D runtime limit the shader goes past is a warning
+//!    ([`crate::Warning`]), not a refusal;
 //! 3. **analyse** ([`analyse`]): where each descriptor range is bound (the binding plan,
 //!    [`crate::analysis::binding_plan`]) and where each signature element is
 //!    ([`crate::interface::place_program`]);
@@ -94,7 +95,7 @@ pub(crate) fn translate(
 ) -> Result<Translation> {
     let mut dxbc = crate::read_into(bytes, &options.read_options(), &mut workspace.decoder)?;
     let program = dxbc.shader_program()?;
-    validate(program)?;
+    let warnings = validate(program)?;
     let analysis = analyse(program, &dxbc.reflection, options, options.mapper())?;
     let mut module = crate::spirv::emit(program, &dxbc.reflection, options, &analysis, workspace)?;
     crate::spirv::optimise(&mut module, options, workspace);
@@ -110,7 +111,11 @@ pub(crate) fn translate(
         analysis.placements,
     )?;
     workspace.decoder.keep(program);
-    Ok(Translation { words, reflection })
+    Ok(Translation {
+        words,
+        reflection,
+        warnings,
+    })
 }
 
 /// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`].
@@ -129,10 +134,13 @@ pub(crate) fn module(
 }
 
 /// The checks that need the whole program: structured control flow, then the stage's rules
-/// (each instruction was checked as it was read).
-pub(crate) fn validate(program: &Program) -> Result<()> {
+/// (each instruction was checked as it was read). What only restates a Direct3D runtime
+/// limit is returned as a warning, not refused.
+pub(crate) fn validate(program: &Program) -> Result<Vec<crate::Warning>> {
     crate::ir::validate_control_flow(program)?;
-    crate::ir::validate_stage_rules(program)
+    let mut warnings = Vec::new();
+    crate::ir::validate_stage_rules(program, &mut warnings)?;
+    Ok(warnings)
 }
 
 /// The binding plan and the placements of a validated program.

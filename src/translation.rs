@@ -93,6 +93,10 @@ pub struct Translation {
     /// What the module needs from the application: descriptor ranges and their bindings,
     /// signatures, thread-group size, geometry and tessellation parameters.
     pub reflection: ShaderReflection,
+    /// What the translation did not refuse but reports: Direct3D runtime limits the shader
+    /// goes past that a Vulkan device need not share (docs/errors.md lists them), each with
+    /// the instruction it is at.
+    pub warnings: Vec<crate::Warning>,
 }
 
 impl Translation {

@@ -6,12 +6,19 @@ use crate::ir::{validate, validate_stage_rules};
 
 /// Parses `text` without validation, then runs both validators; returns the first error.
 fn first_error(text: &str) -> Option<String> {
+    checked(text).err()
+}
+
+/// Parses `text` without validation, then runs both validators; returns the warnings or the
+/// first error.
+fn checked(text: &str) -> Result<Vec<String>, String> {
     let program = crate::asm::parse_program_unchecked(text)
         .unwrap_or_else(|e| panic!("the test program does not parse: {e}\n{text}"));
+    let mut warnings = Vec::new();
     validate(&program)
-        .and_then(|()| validate_stage_rules(&program))
-        .err()
-        .map(|e| e.to_string())
+        .and_then(|()| validate_stage_rules(&program, &mut warnings))
+        .map_err(|e| e.to_string())?;
+    Ok(warnings.iter().map(ToString::to_string).collect())
 }
 
 /// Asserts that `text` is refused with an error containing `expected`.
@@ -165,22 +172,42 @@ fn a_group_scope_uav_fence_outside_compute_shaders_is_refused() {
 }
 
 #[test]
-fn thread_groups_beyond_d3d11_limits_are_refused() {
+fn thread_groups_the_module_cannot_hold_are_refused() {
     // The fuzzer's case: 637534976 × 788529152 × 4166 threads, whose product wraps to 0 in
-    // 32 bits (spirv-val: a LocalSize with a product of zero).
+    // 32 bits (spirv-val: a LocalSize with a product of zero); and a dimension of 0.
+    for (model, size) in [
+        ("cs_5_0", "637534976, 788529152, 4166"),
+        ("cs_5_0", "0, 1, 1"),
+        ("cs_4_0", "1, 0, 1"),
+    ] {
+        refused(
+            &format!("{model}\ndcl_thread_group {size}\nret\n"),
+            "at least 1 thread in each dimension and fewer than 2^32 in all",
+        );
+    }
+}
+
+#[test]
+fn thread_groups_past_d3d11_limits_are_warnings() {
+    // Direct3D's limits, not Vulkan's: fxc compiles [numthreads(16, 8, 4)] for cs_4_0.
     for (model, size, limit) in [
         (
             "cs_5_0",
-            "637534976, 788529152, 4166",
-            "D3D11_CS_THREAD_GROUP_MAX_*",
+            "1024, 2, 1",
+            "1024 × 1024 × 64 threads and 1024 in all",
         ),
-        ("cs_5_0", "1024, 2, 1", "at most 1024 in all"),
-        ("cs_5_0", "1, 1, 65", "1 to 1024 × 1024 × 64"),
-        ("cs_5_0", "0, 1, 1", "1 to 1024 × 1024 × 64"),
+        ("cs_5_0", "1, 1, 65", "D3D11_CS_THREAD_GROUP_MAX_*"),
         ("cs_4_0", "769, 1, 1", "D3D11_CS_4_X_THREAD_GROUP_MAX_*"),
-        ("cs_4_0", "16, 16, 2", "768 × 768 × 1"),
+        ("cs_4_0", "16, 8, 4", "768 × 768 × 1 threads and 768 in all"),
     ] {
-        refused(&format!("{model}\ndcl_thread_group {size}\nret\n"), limit);
+        let text = format!("{model}\ndcl_thread_group {size}\nret\n");
+        let warnings = checked(&text).unwrap_or_else(|e| panic!("{text}\nrefused: {e}"));
+        assert!(
+            warnings.len() == 1
+                && warnings[0].starts_with("instruction 0 (dword 0x2): dcl_thread_group")
+                && warnings[0].contains(limit),
+            "{text}\nexpected one warning naming {limit:?}, got {warnings:?}"
+        );
     }
     for (model, size) in [
         ("cs_5_0", "1024, 1, 1"),
@@ -188,7 +215,7 @@ fn thread_groups_beyond_d3d11_limits_are_refused() {
         ("cs_4_0", "768, 1, 1"),
     ] {
         let text = format!("{model}\ndcl_thread_group {size}\nret\n");
-        assert_eq!(first_error(&text), None, "{text}");
+        assert_eq!(checked(&text), Ok(Vec::new()), "{text}");
     }
 }
 

@@ -26,8 +26,9 @@ pub fn validate(program: &Program) -> Result<()> {
 /// prints such programs all the same): stage declarations belong to the stage and the ones
 /// made once are not repeated, input and output declarations declare input and output
 /// registers, pixel-shader instructions appear only in pixel shaders and thread-group `sync`
-/// only in compute shaders.
-pub fn validate_stage_rules(program: &Program) -> Result<()> {
+/// only in compute shaders. What only restates a Direct3D runtime limit (a thread group past
+/// the model's D3D11 maximum) is not refused but added to `warnings`.
+pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning>) -> Result<()> {
     let mut once = HashSet::default();
     let mut topology = None;
     let mut io = DeclaredIo::default();
@@ -70,7 +71,14 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
                 io.0.retain(|&(kind, ..)| kind != RegisterKind::Output as u8);
             }
             if let Declaration::ThreadGroup(size) = declaration {
-                check_thread_group(program.model, *size).map_err(fail)?;
+                check_thread_group(*size).map_err(fail)?;
+                if let Some(limit) = past_d3d_thread_group_limit(program.model, *size) {
+                    warnings.push(crate::Warning::instruction(
+                        index as u32,
+                        instruction.dword,
+                        limit,
+                    ));
+                }
             }
             if let Declaration::Signature { operand, .. } = declaration {
                 let operand = program.operand(*operand);
@@ -92,23 +100,43 @@ pub fn validate_stage_rules(program: &Program) -> Result<()> {
     Ok(())
 }
 
+/// What a thread group must be for the module to be valid: every dimension at least 1 (a
+/// `LocalSize` of 0 is invalid) and fewer than 2^32 threads in all (a product that wraps in
+/// 32 bits is 0 to a consumer that multiplies them).
+fn check_thread_group(size: [u32; 3]) -> std::result::Result<(), String> {
+    let threads = size
+        .iter()
+        .try_fold(1u64, |product, &n| product.checked_mul(u64::from(n)));
+    if size.contains(&0) || threads.is_none_or(|n| n > u64::from(u32::MAX)) {
+        return Err(format!(
+            "dcl_thread_group {}, {}, {}: a thread group has at least 1 thread in each \
+             dimension and fewer than 2^32 in all",
+            size[0], size[1], size[2]
+        ));
+    }
+    Ok(())
+}
+
 /// D3D11's limits on a compute shader's thread group (`D3D11_CS_THREAD_GROUP_MAX_*` and
 /// `D3D11_CS_4_X_THREAD_GROUP_MAX_*`): cs_5_0 up to 1024 × 1024 × 64 and 1024 threads in all;
-/// cs_4_x up to 768 × 768 × 1 and 768 threads; every dimension at least 1.
-fn check_thread_group(model: ShaderModel, size: [u32; 3]) -> std::result::Result<(), String> {
+/// cs_4_x up to 768 × 768 × 1 and 768 threads. The Direct3D runtime's, not Vulkan's (fxc
+/// itself compiles `[numthreads(16, 8, 4)]` for cs_4_0, and a Vulkan device's
+/// `maxComputeWorkGroupSize` says what it runs): past them is a warning, the text returned.
+fn past_d3d_thread_group_limit(model: ShaderModel, size: [u32; 3]) -> Option<String> {
     let (max, threads) = if model.is_sm5() {
         ([1024, 1024, 64], 1024)
     } else {
         ([768, 768, 1], 768)
     };
-    let fits = size.iter().zip(max).all(|(&n, m)| (1..=m).contains(&n));
+    let fits = size.iter().zip(max).all(|(&n, m)| n <= m);
     // Each dimension is at most 1024 here, so the product fits in 64 bits.
     if fits && size.iter().map(|&n| u64::from(n)).product::<u64>() <= threads {
-        return Ok(());
+        return None;
     }
-    Err(format!(
-        "dcl_thread_group {}, {}, {}: a cs_{}_x thread group has 1 to {} × {} × {} threads \
-         and at most {threads} in all (D3D11_CS{}_THREAD_GROUP_MAX_*)",
+    Some(format!(
+        "dcl_thread_group {}, {}, {}: past Direct3D 11's cs_{}_x limit of {} × {} × {} threads \
+         and {threads} in all (D3D11_CS{}_THREAD_GROUP_MAX_*); translated, for a Vulkan device \
+         whose maxComputeWorkGroupSize and maxComputeWorkGroupInvocations allow it",
         size[0],
         size[1],
         size[2],

@@ -17,13 +17,14 @@ use crate::paths;
 
 /// The shaders test.c reads, in its argument order: (source file, assembly section of a
 /// `.shader_test` file or "").
-const SOURCES: [(&str, &str); 6] = [
+const SOURCES: [(&str, &str); 7] = [
     ("shaders/seeds/store_raw.shader_test", "1"),
     ("tests/in/reflect/cs_ranges.asm", ""),
     ("tests/in/reflect/gs_params.asm", ""),
     ("shaders/layer/link_by_semantic.shader_test", "1"),
     ("shaders/layer/link_by_semantic.shader_test", "2"),
     ("shaders/layer/push_constants.shader_test", "2"),
+    ("shaders/misc/cs_4_0_deep_thread_group.shader_test", "1"),
 ];
 
 /// Installs the C library into a temporary prefix and builds and runs the four consumers.

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 
 // The version of the C API this header describes, the value of
-// [`Dxbc2spirvOptions::api_version`]. It changes whenever the layout or meaning of a struct
-// of the C API changes; a library refuses options of another version. Version 1 was the
-// options without `api_version`; version 2 had a `validate` field (spirv-val is now the
-// caller's to run).
-#define DXBC2SPIRV_API_VERSION 3
+// [`Dxbc2spirvOptions::api_version`] and the N of the library's soname `libdxbc2spirv.so.N`.
+// It changes whenever the C ABI changes (a function, a struct's layout or meaning; the ABI
+// record crates/capi/abi.txt is checked against it); a library refuses options of another
+// version. Version 1 was the options without `api_version`; version 2 had a `validate` field
+// (spirv-val is now the caller's to run); version 3 had no warnings.
+#define DXBC2SPIRV_API_VERSION 4
 
 // What [`dxbc2spirv_translate`] returns (the command's exit statuses).
 typedef enum Dxbc2spirvStatus {
@@ -51,9 +52,9 @@ typedef enum Dxbc2spirvSignatureKind {
   DXBC2SPIRV_SIGNATURE_KIND_PATCH_CONSTANT = 2,
 } Dxbc2spirvSignatureKind;
 
-// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
-// C. The reflection's C forms are made on first use, by the call that asks for them, so a
-// caller that takes only the words pays for none of them.
+// A translated module (or, from [`dxbc2spirv_scan`], none), its reflection and its
+// warnings; opaque to C. The reflection's C forms are made on first use, by the call that
+// asks for them, so a caller that takes only the words pays for none of them.
 typedef struct Dxbc2spirvResult Dxbc2spirvResult;
 
 // A translator that keeps its working memory from one translation for the next (the Rust
@@ -318,6 +319,22 @@ const char *dxbc2spirv_result_reflection_json(const struct Dxbc2spirvResult *res
 // # Safety
 // `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
 const char *dxbc2spirv_result_next_stage_interface_json(const struct Dxbc2spirvResult *result);
+
+// The number of warnings of a translation: Direct3D runtime limits the shader goes past that
+// a Vulkan device need not share (the module is made all the same). 0 for a null result or a
+// scan.
+//
+// # Safety
+// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+size_t dxbc2spirv_result_warning_count(const struct Dxbc2spirvResult *result);
+
+// Warning `index` of a translation (NUL-terminated: where, then what, as
+// `dxbc2spirv translate` prints it); lives as long as the result. Null for a null result or
+// an index past [`dxbc2spirv_result_warning_count`].
+//
+// # Safety
+// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+const char *dxbc2spirv_result_warning(const struct Dxbc2spirvResult *result, size_t index);
 
 // Frees a result (null is allowed).
 //

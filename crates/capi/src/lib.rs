@@ -27,11 +27,12 @@ pub mod reflection;
 use reflection::CReflection;
 
 /// The version of the C API this header describes, the value of
-/// [`Dxbc2spirvOptions::api_version`]. It changes whenever the layout or meaning of a struct
-/// of the C API changes; a library refuses options of another version. Version 1 was the
-/// options without `api_version`; version 2 had a `validate` field (spirv-val is now the
-/// caller's to run).
-pub const DXBC2SPIRV_API_VERSION: u32 = 3;
+/// [`Dxbc2spirvOptions::api_version`] and the N of the library's soname `libdxbc2spirv.so.N`.
+/// It changes whenever the C ABI changes (a function, a struct's layout or meaning; the ABI
+/// record crates/capi/abi.txt is checked against it); a library refuses options of another
+/// version. Version 1 was the options without `api_version`; version 2 had a `validate` field
+/// (spirv-val is now the caller's to run); version 3 had no warnings.
+pub const DXBC2SPIRV_API_VERSION: u32 = 4;
 
 /// The library's version (`0.1.0`), NUL-terminated.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
@@ -97,12 +98,17 @@ pub struct Dxbc2spirvOptions {
     pub dual_source_blending: u8,
 }
 
-/// A translated module (or, from [`dxbc2spirv_scan`], none) and its reflection; opaque to
-/// C. The reflection's C forms are made on first use, by the call that asks for them, so a
-/// caller that takes only the words pays for none of them.
+/// What a call makes: the words, the reflection and the warnings.
+type Made = (Vec<u32>, ShaderReflection, Vec<translator::Warning>);
+
+/// A translated module (or, from [`dxbc2spirv_scan`], none), its reflection and its
+/// warnings; opaque to C. The reflection's C forms are made on first use, by the call that
+/// asks for them, so a caller that takes only the words pays for none of them.
 pub struct Dxbc2spirvResult {
     words: Vec<u32>,
     reflection: ShaderReflection,
+    /// The translation's warnings, each a NUL-terminated line.
+    warnings: Vec<CString>,
     /// The reflection as JSON.
     reflection_json: OnceLock<CString>,
     /// [`InterfaceMap::inputs_from`] of the reflection, as JSON.
@@ -324,7 +330,7 @@ pub unsafe extern "C" fn dxbc2spirv_translate(
     out: *mut *mut Dxbc2spirvResult,
 ) -> Dxbc2spirvStatus {
     let translate = |input: &[u8], options: &TranslateOptions| {
-        translate_bytes(input, options).map(|t| (t.words, t.reflection))
+        translate_bytes(input, options).map(|t| (t.words, t.reflection, t.warnings))
     };
     // SAFETY: the caller's guarantees are this function's.
     unsafe { call_c("dxbc2spirv_translate", bytes, size, options, out, translate) }
@@ -347,7 +353,7 @@ pub unsafe extern "C" fn dxbc2spirv_scan(
     out: *mut *mut Dxbc2spirvResult,
 ) -> Dxbc2spirvStatus {
     let scan = |input: &[u8], options: &TranslateOptions| {
-        scan_bytes(input, options).map(|r| (Vec::new(), r))
+        scan_bytes(input, options).map(|r| (Vec::new(), r, Vec::new()))
     };
     // SAFETY: the caller's guarantees are this function's.
     unsafe { call_c("dxbc2spirv_scan", bytes, size, options, out, scan) }
@@ -380,7 +386,7 @@ pub unsafe extern "C" fn dxbc2spirv_translator_translate(
         translator
             .translator
             .translate(input, options)
-            .map(|t| (t.words, t.reflection))
+            .map(|t| (t.words, t.reflection, t.warnings))
     };
     // SAFETY: the caller's guarantees are this function's.
     unsafe {
@@ -406,7 +412,7 @@ unsafe fn call_c(
     size: usize,
     options: *const Dxbc2spirvOptions,
     out: *mut *mut Dxbc2spirvResult,
-    work: impl FnOnce(&[u8], &TranslateOptions) -> translator::Result<(Vec<u32>, ShaderReflection)>,
+    work: impl FnOnce(&[u8], &TranslateOptions) -> translator::Result<Made>,
 ) -> Dxbc2spirvStatus {
     if out.is_null() || (bytes.is_null() && size != 0) {
         set_error(&format!("{function}: null pointer argument"));
@@ -434,10 +440,14 @@ unsafe fn call_c(
         }
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        work(input, &options).map(|(words, reflection)| {
+        work(input, &options).map(|(words, reflection, warnings)| {
             Box::new(Dxbc2spirvResult {
                 words,
                 reflection,
+                warnings: warnings
+                    .iter()
+                    .map(|w| CString::new(w.to_string().replace('\0', " ")).unwrap_or_default())
+                    .collect(),
                 reflection_json: OnceLock::new(),
                 next_stage_interface_json: OnceLock::new(),
                 c_reflection: OnceLock::new(),
@@ -516,6 +526,35 @@ pub unsafe extern "C" fn dxbc2spirv_result_next_stage_interface_json(
             |reflection| InterfaceMap::inputs_from(reflection).to_json(),
         )
     }
+}
+
+/// The number of warnings of a translation: Direct3D runtime limits the shader goes past that
+/// a Vulkan device need not share (the module is made all the same). 0 for a null result or a
+/// scan.
+///
+/// # Safety
+/// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_result_warning_count(result: *const Dxbc2spirvResult) -> usize {
+    // SAFETY: the caller guarantees a live result or null.
+    unsafe { result.as_ref() }.map_or(0, |r| r.warnings.len())
+}
+
+/// Warning `index` of a translation (NUL-terminated: where, then what, as
+/// `dxbc2spirv translate` prints it); lives as long as the result. Null for a null result or
+/// an index past [`dxbc2spirv_result_warning_count`].
+///
+/// # Safety
+/// `result` is null or from [`dxbc2spirv_translate`] and not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn dxbc2spirv_result_warning(
+    result: *const Dxbc2spirvResult,
+    index: usize,
+) -> *const c_char {
+    // SAFETY: the caller guarantees a live result or null.
+    unsafe { result.as_ref() }
+        .and_then(|r| r.warnings.get(index))
+        .map_or(std::ptr::null(), |w| w.as_ptr())
 }
 
 /// Frees a result (null is allowed).

@@ -1,13 +1,15 @@
 /* The C API from C: translate a container, read words and reflection, free; an input error
  * and a usage error; the scan-only call's reflection structs; the API version check; linking
  * a vertex and a pixel shader by semantic at the layer's locations; constant buffers in push
- * constants. `cargo xtask c-library` (a step of `cargo xtask test`) installs the library into
+ * constants; a warning. `cargo xtask c-library` (a step of `cargo xtask test`) installs the library into
  * a temporary prefix and builds this against the installation with Meson (meson.build here)
  * and with `cc $(pkg-config --cflags --libs dxbc2spirv)`, shared and static, then runs
  *   test STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc LINK_VS.dxbc LINK_PS.dxbc PUSH_PS.dxbc
+ *        DEEP_GROUP.dxbc
  * (shaders/seeds/store_raw.shader_test, tests/in/reflect/cs_ranges.asm and gs_params.asm,
- * the two shaders of shaders/layer/link_by_semantic.shader_test and the pixel shader of
- * shaders/layer/push_constants.shader_test, assembled) */
+ * the two shaders of shaders/layer/link_by_semantic.shader_test, the pixel shader of
+ * shaders/layer/push_constants.shader_test and shaders/misc/cs_4_0_deep_thread_group.shader_test,
+ * assembled) */
 #include "dxbc2spirv.h"
 
 #include <stdio.h>
@@ -286,11 +288,34 @@ static unsigned char *read_file(const char *path, size_t *size) {
     return bytes;
 }
 
+/* A cs_4_0 shader whose thread group (16 x 8 x 4) is past Direct3D 11's cs_4_x limit: it
+ * translates, with one warning naming the limit; a module without warnings has none. */
+static void check_warnings(const char *path) {
+    size_t size = 0;
+    unsigned char *bytes = read_file(path, &size);
+    check(bytes != NULL, "the cs_4_0 shader reads");
+    if (!bytes) return;
+    Dxbc2spirvOptions options;
+    dxbc2spirv_options_default(&options);
+    Dxbc2spirvResult *result = NULL;
+    Dxbc2spirvStatus status = dxbc2spirv_translate(bytes, size, &options, &result);
+    check(status == DXBC2SPIRV_STATUS_OK && result != NULL, "a deep cs_4_0 thread group translates");
+    check_u32((uint32_t)dxbc2spirv_result_warning_count(result), 1, "warnings of the cs_4_0 shader");
+    const char *warning = dxbc2spirv_result_warning(result, 0);
+    check(warning && strstr(warning, "D3D11_CS_4_X_THREAD_GROUP_MAX_*") != NULL,
+          "the warning names the limit");
+    check(dxbc2spirv_result_warning(result, 1) == NULL, "no warning past the count");
+    if (warning) printf("warning: %s\n", warning);
+    dxbc2spirv_result_free(result);
+    check(dxbc2spirv_result_warning_count(NULL) == 0, "a null result has no warnings");
+    free(bytes);
+}
+
 int main(int argc, char **argv) {
-    if (argc != 7) {
+    if (argc != 8) {
         fprintf(stderr,
                 "usage: %s STORE_RAW.dxbc CS_RANGES.dxbc GS_PARAMS.dxbc LINK_VS.dxbc "
-                "LINK_PS.dxbc PUSH_PS.dxbc\n",
+                "LINK_PS.dxbc PUSH_PS.dxbc DEEP_GROUP.dxbc\n",
                 argv[0]);
         return 2;
     }
@@ -394,6 +419,7 @@ int main(int argc, char **argv) {
     dxbc2spirv_translator_free(NULL);
     dxbc2spirv_result_free(result);
 
+    check_warnings(argv[7]);
     free(bytes);
     if (failures) {
         fprintf(stderr, "%d C API check(s) failed\n", failures);

@@ -324,9 +324,10 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             }
             let bytes = program_bytes(&input, section)?;
             *container = Some(bytes.clone());
-            let words = dxbc2spirv::translate_bytes(&bytes, &options)
-                .with_context(|| format!("{}", input.display()))?
-                .words;
+            let translation = dxbc2spirv::translate_bytes(&bytes, &options)
+                .with_context(|| format!("{}", input.display()))?;
+            print_warnings(&input.display().to_string(), &translation.warnings);
+            let words = translation.words;
             if validate {
                 spirv_val(&words, options.target).with_context(|| {
                     format!("{}: spirv-val rejected the module", input.display())
@@ -447,6 +448,7 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             *container = Some(bytes.clone());
             let translation =
                 dxbc2spirv::translate_bytes(&bytes, &options).with_context(|| format!("{name}"))?;
+            print_warnings(&name.to_string(), &translation.warnings);
             spirv_val(&translation.words, target).with_context(|| format!("{name}"))?;
             let read = if kind == input::Kind::Dxbc {
                 "DXBC container read"
@@ -647,6 +649,13 @@ fn program_bytes_of(input: &Path, bytes: Vec<u8>, section: Option<u16>) -> Resul
         String::from_utf8(bytes).with_context(|| format!("{}: not UTF-8 text", input.display()))?;
     let (listing, place) = choose_listing(&text, input, section)?;
     dxbc2spirv::asm::assemble(&listing).context(place)
+}
+
+/// Prints a translation's warnings to standard error, one line each naming the input.
+fn print_warnings(input: &str, warnings: &[dxbc2spirv::Warning]) {
+    for warning in warnings {
+        eprintln!("warning: {input}: {warning}");
+    }
 }
 
 #[cfg(test)]

@@ -1332,3 +1332,29 @@ fn dual_source_blending_from_the_command_line() {
         "o2 at location 2 without the flag:\n{text}"
     );
 }
+
+#[test]
+fn translate_prints_the_warnings_and_succeeds() {
+    let out_path = temp("deep.spv");
+    let out = dxbc2spirv(&[
+        "translate",
+        "shaders/misc/cs_4_0_deep_thread_group.shader_test",
+        "-o",
+        out_path.to_str().expect("a UTF-8 path"),
+    ]);
+    assert!(out.status.success(), "translate: {}", show(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr
+            .contains("warning: shaders/misc/cs_4_0_deep_thread_group.shader_test: instruction 5")
+            && stderr.contains("D3D11_CS_4_X_THREAD_GROUP_MAX_*"),
+        "{}",
+        show(&out)
+    );
+    assert!(
+        std::fs::metadata(&out_path).is_ok_and(|m| m.len() > 20),
+        "{}",
+        show(&out)
+    );
+    let _ = std::fs::remove_file(out_path);
+}

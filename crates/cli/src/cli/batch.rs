@@ -47,8 +47,12 @@ struct Job {
 
 /// What happened to one shader.
 enum Outcome {
-    /// Translated (and validated when asked).
-    Converted { words: usize, model: String },
+    /// Translated (and validated when asked), with the translation's warnings.
+    Converted {
+        words: usize,
+        model: String,
+        warnings: Vec<String>,
+    },
     /// The container holds no shader program (a root signature, for example).
     Skipped(String),
     /// Not converted: reason class and message.
@@ -322,6 +326,11 @@ fn convert(translator: &mut Translator, job: &Job, args: &BatchArgs) -> Outcome 
         Ok(()) => Outcome::Converted {
             words: translation.words.len(),
             model: translation.reflection.model,
+            warnings: translation
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect(),
         },
         Err(e) => Outcome::Failed {
             reason: "io",
@@ -357,11 +366,20 @@ const NAMED_FAILURES: usize = 5;
 fn summary(records: &[Record], elapsed: Duration, verbose: bool) -> String {
     let mut converted = 0;
     let mut skipped = 0;
+    let mut warned = Vec::new();
     let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
     let mut by_cause: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for record in records {
         match &record.outcome {
-            Outcome::Converted { .. } => converted += 1,
+            Outcome::Converted { warnings, .. } => {
+                converted += 1;
+                for warning in warnings {
+                    warned.push(format!(
+                        "warning: {}: {warning}\n",
+                        record.job.input.display()
+                    ));
+                }
+            }
             Outcome::Skipped(_) => skipped += 1,
             Outcome::Failed { reason, message } => {
                 *by_reason.entry(reason).or_default() += 1;
@@ -375,6 +393,9 @@ fn summary(records: &[Record], elapsed: Duration, verbose: bool) -> String {
         records.len(),
         elapsed.as_secs_f64()
     );
+    for line in &warned {
+        text.push_str(line);
+    }
     if failed > 0 {
         let reasons: Vec<String> = by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect();
         text.push_str(&format!("failed by reason: {}\n", reasons.join(", ")));
@@ -427,11 +448,16 @@ fn report(args: &BatchArgs, records: &[Record], elapsed: Duration) -> Value {
                 "milliseconds": (r.time.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0,
             });
             let fields = match &r.outcome {
-                Outcome::Converted { words, model } => json!({
+                Outcome::Converted {
+                    words,
+                    model,
+                    warnings,
+                } => json!({
                     "status": "converted",
                     "output": output_path(&args.output, &r.job).display().to_string(),
                     "words": words,
                     "model": model,
+                    "warnings": warnings,
                 }),
                 Outcome::Skipped(message) => json!({"status": "skipped", "message": message}),
                 Outcome::Failed { reason, message } => json!({
