@@ -52,14 +52,14 @@ impl CachedShader {
         let dxbc = crate::read(bytes, &options.read_options())?;
         let program = dxbc.shader_program()?;
         let workspace = &mut crate::pipeline::Workspace::default();
-        let (words, analysis) = crate::pipeline::module(
+        let built = crate::pipeline::module(
             program,
             &dxbc.reflection,
             options,
             &DefaultBindings,
             workspace,
         )?;
-        let plan = analysis.plan;
+        let (words, plan) = (built.words, built.analysis.plan);
         let decorations = binding_decorations(&words);
         let mut sites = Vec::new();
         for b in &plan.bindings {

@@ -176,13 +176,18 @@ impl fmt::Display for Location {
     }
 }
 
+/// `location: message`, or the message alone where there is no location.
+fn located(f: &mut fmt::Formatter<'_>, location: &Location, message: &str) -> fmt::Result {
+    if *location == Location::None {
+        f.write_str(message)
+    } else {
+        write!(f, "{location}: {message}")
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.location == Location::None {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.location, self.message)
-        }
+        located(f, &self.location, &self.message)
     }
 }
 
@@ -212,11 +217,7 @@ impl Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.location == Location::None {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "{}: {}", self.location, self.message)
-        }
+        located(f, &self.location, &self.message)
     }
 }
 

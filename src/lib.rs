@@ -107,6 +107,18 @@ impl Dxbc<'_> {
         self.program.as_ref().ok_or_else(|| self.no_program())
     }
 
+    /// Translates the program with the options' bindings ([`translate_program`] with this
+    /// container's signatures and [`TranslateOptions::mapper`]), for the workspace's crates.
+    #[doc(hidden)]
+    pub fn translate(&self, options: &TranslateOptions) -> Result<Vec<u32>> {
+        translate_program(
+            self.shader_program()?,
+            &self.reflection,
+            options,
+            options.mapper(),
+        )
+    }
+
     /// The error for a container without a program: a root signature or no SHDR/SHEX chunk.
     pub(crate) fn no_program(&self) -> Error {
         Error::new(
@@ -168,5 +180,5 @@ pub fn translate_program(
     mapper: &dyn bindings::BindingMapper,
 ) -> Result<Vec<u32>> {
     let workspace = &mut pipeline::Workspace::default();
-    pipeline::module(program, signatures, options, mapper, workspace).map(|(words, _)| words)
+    pipeline::module(program, signatures, options, mapper, workspace).map(|built| built.words)
 }

@@ -94,43 +94,57 @@ pub(crate) fn translate(
     workspace: &mut Workspace,
 ) -> Result<Translation> {
     let mut dxbc = crate::read_into(bytes, &options.read_options(), &mut workspace.decoder)?;
-    let program = dxbc.shader_program()?;
-    let warnings = validate(program)?;
-    let analysis = analyse(program, &dxbc.reflection, options, options.mapper())?;
-    let mut module = crate::spirv::emit(program, &dxbc.reflection, options, &analysis, workspace)?;
-    crate::spirv::optimise(&mut module, options, workspace);
-    let words = crate::spirv::assemble(module, workspace);
-    let Some(program) = dxbc.program.take() else {
-        return Err(dxbc.no_program());
-    };
+    let program = dxbc.program.take().ok_or_else(|| dxbc.no_program())?;
+    let built = module(
+        &program,
+        &dxbc.reflection,
+        options,
+        options.mapper(),
+        workspace,
+    )?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned_with_plan(
         &program,
         dxbc.reflection,
-        analysis.plan,
-        analysis.placements,
+        built.analysis.plan,
+        built.analysis.placements,
     )?;
     workspace.decoder.keep(program);
     Ok(Translation {
-        words,
+        words: built.words,
         reflection,
-        warnings,
+        warnings: built.warnings,
     })
 }
 
-/// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`].
+/// A module with what was found on the way to it.
+pub(crate) struct Built {
+    /// The module's words.
+    pub(crate) words: Vec<u32>,
+    /// The analysis it was made with, for the reflection.
+    pub(crate) analysis: Analysis,
+    /// The validation's warnings.
+    pub(crate) warnings: Vec<crate::Warning>,
+}
+
+/// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`] —
+/// validate, analyse, emit, optimise, assemble.
 pub(crate) fn module(
     program: &Program,
     signatures: &ChunkInfo,
     options: &TranslateOptions,
     mapper: &dyn BindingMapper,
     workspace: &mut Workspace,
-) -> Result<(Vec<u32>, Analysis)> {
-    validate(program)?;
+) -> Result<Built> {
+    let warnings = validate(program)?;
     let analysis = analyse(program, signatures, options, mapper)?;
     let mut module = crate::spirv::emit(program, signatures, options, &analysis, workspace)?;
     crate::spirv::optimise(&mut module, options, workspace);
-    Ok((crate::spirv::assemble(module, workspace), analysis))
+    Ok(Built {
+        words: crate::spirv::assemble(module, workspace),
+        analysis,
+        warnings,
+    })
 }
 
 /// The checks that need the whole program: structured control flow, then the stage's rules

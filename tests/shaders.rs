@@ -65,13 +65,9 @@ fn translate_and_validate(dxbc: &dxbc2spirv::Dxbc<'_>) -> Result<(), String> {
         options.target = target;
         // Device features off by default that sections use (shaders/clock/).
         options.features.shader_clock = true;
-        let words = dxbc2spirv::translate_program(
-            dxbc.shader_program().map_err(|e| e.to_string())?,
-            &dxbc.reflection,
-            &options,
-            options.mapper(),
-        )
-        .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
+        let words = dxbc
+            .translate(&options)
+            .map_err(|e| format!("does not translate for {}: {e}", target.name()))?;
         dxbc2spirv_testkit::spirv_val(&words, target.name()).map_err(|e| e.to_string())?;
     }
     Ok(())

@@ -81,12 +81,9 @@ fn translate(input: &Path) -> Result<String, String> {
     };
     let mut options = dxbc2spirv::TranslateOptions::default();
     options.stream_output = stream_output;
-    let program = dxbc
-        .shader_program()
+    let words = dxbc
+        .translate(&options)
         .map_err(|e| format!("translating: {e}"))?;
-    let words =
-        dxbc2spirv::translate_program(program, &dxbc.reflection, &options, options.mapper())
-            .map_err(|e| format!("translating: {e}"))?;
     dxbc2spirv_testkit::spirv_val(&words, TARGET_ENV.name()).map_err(|e| e.to_string())?;
     let module = rspirv::dr::load_words(&words)
         .map_err(|e| format!("rspirv cannot load the module: {e}"))?;

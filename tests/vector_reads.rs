@@ -156,7 +156,7 @@ fn the_snapshot_inputs_read_read_only_vector_memory_a_vector_at_a_time() {
         for no_optimize in [false, true] {
             let mut options = common::options();
             options.no_optimize = no_optimize;
-            let words = common::translate_with(&dxbc, &options).expect("the input translates");
+            let words = dxbc.translate(&options).expect("the input translates");
             let loads = component_loads(&words);
             if !loads.is_empty() {
                 failures.push(format!(

@@ -40,11 +40,8 @@ fn compile(text: &str, layout: Option<StreamOutput>) -> SpvModule {
             ..Options::default()
         };
         // The tests look at the lowering, as the emitter writes it.
-        last = super::test_support::lowered_with(&options, |o| {
-            let program = dxbc.shader_program()?;
-            crate::translate_program(program, &dxbc.reflection, o, o.mapper())
-        })
-        .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
+        last = super::test_support::lowered_with(&options, |o| dxbc.translate(o))
+            .unwrap_or_else(|e| panic!("{text}\nwith {layout:?}\ndoes not translate: {e}"));
     }
     rspirv::dr::load_words(&last).expect("loads")
 }
@@ -56,8 +53,7 @@ fn error(text: &str, layout: StreamOutput) -> String {
         stream_output: Some(layout.clone()),
         ..Options::default()
     };
-    let program = dxbc.shader_program().expect("a program");
-    match crate::translate_program(program, &dxbc.reflection, &options, options.mapper()) {
+    match dxbc.translate(&options) {
         Ok(_) => panic!("{text}\nwith {layout:?}\ntranslated, expected an error"),
         Err(e) => e.to_string(),
     }

@@ -96,18 +96,5 @@ pub fn options() -> dxbc2spirv::TranslateOptions {
 
 /// Translates a read container's program with [`options`].
 pub fn translate(dxbc: &dxbc2spirv::Dxbc<'_>) -> dxbc2spirv::Result<Vec<u32>> {
-    translate_with(dxbc, &options())
-}
-
-/// Translates a read container's program as `translate_bytes` would after reading it.
-pub fn translate_with(
-    dxbc: &dxbc2spirv::Dxbc<'_>,
-    options: &dxbc2spirv::TranslateOptions,
-) -> dxbc2spirv::Result<Vec<u32>> {
-    dxbc2spirv::translate_program(
-        dxbc.shader_program()?,
-        &dxbc.reflection,
-        options,
-        options.mapper(),
-    )
+    dxbc.translate(&options())
 }

@@ -30,7 +30,7 @@ const SOURCES: [(&str, &str); 7] = [
 /// Installs the C library into a temporary prefix and builds and runs the four consumers.
 pub fn run() -> Result<()> {
     let root = paths::workspace_root();
-    let work = install::target_dir(&root).join("c-library");
+    let work = paths::target_dir().join("c-library");
     if work.exists() {
         std::fs::remove_dir_all(&work).with_context(|| format!("emptying {}", work.display()))?;
     }
@@ -74,7 +74,7 @@ fn assemble_inputs(root: &Path, work: &Path) -> Result<Vec<PathBuf>> {
     if !status.success() {
         bail!("cargo build --package dxbc2spirv-cli exited with {status}");
     }
-    let command = install::target_dir(root).join("debug/dxbc2spirv");
+    let command = paths::target_dir().join("debug/dxbc2spirv");
     let mut inputs = Vec::new();
     for (source, section) in SOURCES {
         let stem = Path::new(source).file_stem().unwrap_or_default();

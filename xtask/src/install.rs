@@ -66,7 +66,7 @@ pub fn run(options: &Options) -> Result<Installed> {
     let version = api_version(&root)?;
     let package_version = package_version(&root)?;
     let private_libs = build(options.debug)?;
-    let built = target_dir(&root).join(if options.debug { "debug" } else { "release" });
+    let built = paths::target_dir().join(if options.debug { "debug" } else { "release" });
     let libdir = options.prefix.join(&options.libdir);
     let includedir = options.prefix.join(&options.includedir);
     let staged = |dir: &Path| -> PathBuf {
@@ -220,18 +220,6 @@ fn copy(from: &Path, to: &Path, mode: u32) -> Result<()> {
         .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
     std::fs::set_permissions(to, std::fs::Permissions::from_mode(mode))
         .with_context(|| format!("setting the mode of {}", to.display()))
-}
-
-/// Cargo's target directory (`$CARGO_TARGET_DIR` or `<root>/target`).
-pub fn target_dir(root: &Path) -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    if target.is_absolute() {
-        target
-    } else {
-        root.join(target)
-    }
 }
 
 #[cfg(test)]

@@ -13,6 +13,16 @@ pub fn workspace_root() -> PathBuf {
     xtask.parent().unwrap_or(xtask).to_path_buf()
 }
 
+/// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to the workspace root when not
+/// absolute), or `<workspace root>/target`.
+pub fn target_dir() -> PathBuf {
+    let root = workspace_root();
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => root.join(dir),
+        None => root.join("target"),
+    }
+}
+
 /// The corpus root: `$DXBC2SPIRV_CORPUS`, or `<workspace root>/../shared/corpus`.
 ///
 /// Fails, naming the place it looked, when the directory or its `fxc/` and

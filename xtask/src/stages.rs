@@ -157,19 +157,22 @@ fn translate(blob: &mut Blob<'_>) -> Result<Outcome> {
     // also translate and validate for Vulkan 1.1 and 1.2 (other capabilities, extensions
     // and SPIR-V versions).
     let defaults = TranslateOptions::default();
-    let result = translate_read(dxbc, &defaults);
+    let result = dxbc.translate(&defaults);
     if result.is_ok() {
         for target in [TargetEnv::Vulkan1_1, TargetEnv::Vulkan1_2] {
             let mut options = defaults.clone();
             options.target = target;
-            let words = translate_read(dxbc, &options)
+            let words = dxbc
+                .translate(&options)
                 .with_context(|| format!("translating for {}", target.name()))?;
             spirv_val(&words, target.name())
                 .with_context(|| format!("validating for {}", target.name()))?;
         }
         let mut options = defaults.clone();
         options.no_optimize = true;
-        let words = translate_read(dxbc, &options).context("translating without the optimiser")?;
+        let words = dxbc
+            .translate(&options)
+            .context("translating without the optimiser")?;
         spirv_val(&words, TargetEnv::default().name())
             .context("validating the module made without the optimiser")?;
     }
@@ -301,19 +304,6 @@ pub fn first_difference(original: &[u8], words: &[u32]) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Translates a read container's program as `translate_bytes` would after reading it.
-pub fn translate_read(
-    dxbc: &dxbc2spirv::Dxbc<'_>,
-    options: &TranslateOptions,
-) -> dxbc2spirv::Result<Vec<u32>> {
-    dxbc2spirv::translate_program(
-        dxbc.shader_program()?,
-        &dxbc.reflection,
-        options,
-        options.mapper(),
-    )
 }
 
 #[cfg(test)]

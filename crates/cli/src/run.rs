@@ -535,12 +535,7 @@ pub fn run(dxbc: &dxbc2spirv::Dxbc, groups: [u32; 3], mut plan: Plan) -> Result<
          mesa-vulkan-drivers)",
     )?;
     let options = dxbc2spirv_testkit::shader_test::runner::options_for(context.features());
-    let spirv = dxbc2spirv::translate_program(
-        dxbc.shader_program()?,
-        &dxbc.reflection,
-        &options,
-        options.mapper(),
-    )?;
+    let spirv = dxbc.translate(&options)?;
     context
         .dispatch(&spirv, &mut plan.bindings, groups)
         .context("the dispatch failed")?;

@@ -491,10 +491,9 @@ pub(crate) fn build_release_cli() -> Result<PathBuf> {
     if !status.success() {
         bail!("cargo build --release failed ({status})");
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    Ok(target.join("release").join("dxbc2spirv"))
+    Ok(crate::paths::target_dir()
+        .join("release")
+        .join("dxbc2spirv"))
 }
 
 /// Peak RSS in KiB of `dxbc2spirv translate --strip-debug BLOB` in a fresh process, measured

@@ -449,7 +449,7 @@ fn fault_touches(case: &Case, fault: Fault) -> bool {
         let mut options = dxbc2spirv::TranslateOptions::default();
         options.no_optimize = no_optimize;
         options.debug_names = false;
-        match crate::stages::translate_read(&dxbc, &options) {
+        match dxbc.translate(&options) {
             Ok(words) => fault.rewrite(&words).map_or(true, |r| r.changed()),
             // The run reports the failure.
             Err(_) => true,
