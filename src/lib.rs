@@ -66,6 +66,8 @@ pub mod ir;
 #[doc(hidden)]
 pub mod isa;
 #[doc(hidden)]
+pub mod lowering;
+#[doc(hidden)]
 pub mod spirv;
 #[doc(hidden)]
 pub mod tpf;

@@ -3,18 +3,21 @@
 //! 1. **read** ([`crate::read_into`]): the container's chunks, signatures and resource
 //!    definitions; the program decoded ([`crate::tpf`]) and each instruction checked
 //!    ([`crate::ir::validate`]);
-//! 2. **validate** ([`validate`]): what needs the whole program — structured control flow and
+//! 2. **lower** ([`crate::lowering`]): the forms the back end does not take rewritten into
+//!    ones it does (SM5.0 texture and sampler registers chosen at run time); most programs
+//!    need none and are used as read;
+//! 3. **validate** ([`validate`]): what needs the whole program — structured control flow and
 //!    the stage's rules; a Direct3D runtime limit the shader goes past is a warning
 //!    ([`crate::Warning`]), not a refusal;
-//! 3. **analyse** ([`analyse`]): where each descriptor range is bound (the binding plan,
+//! 4. **analyse** ([`analyse`]): where each descriptor range is bound (the binding plan,
 //!    [`crate::analysis::binding_plan`]) and where each signature element is
 //!    ([`crate::interface::place_program`]);
-//! 4. **emit** ([`crate::spirv::emit`]): the SPIR-V module, instruction by instruction (temp
+//! 5. **emit** ([`crate::spirv::emit`]): the SPIR-V module, instruction by instruction (temp
 //!    types and hull-shader phases are worked out as it starts);
-//! 5. **optimise** ([`crate::spirv::optimise`]): the optimiser's passes
+//! 6. **optimise** ([`crate::spirv::optimise`]): the optimiser's passes
 //!    ([`crate::spirv::opt`]);
-//! 6. **assemble** ([`crate::spirv::assemble`]): the module's words;
-//! 7. **reflect** ([`crate::reflect`]): what the application needs to use the module, from
+//! 7. **assemble** ([`crate::spirv::assemble`]): the module's words;
+//! 8. **reflect** ([`crate::reflect`]): what the application needs to use the module, from
 //!    the same analysis.
 //!
 //! A [`Workspace`] holds what a [`crate::Translator`] keeps from one translation for the
@@ -104,7 +107,7 @@ pub(crate) fn translate(
     )?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned_with_plan(
-        &program,
+        built.lowered.as_ref().map_or(&program, |l| &l.program),
         dxbc.reflection,
         built.analysis.plan,
         built.analysis.placements,
@@ -125,11 +128,35 @@ pub(crate) struct Built {
     pub(crate) analysis: Analysis,
     /// The validation's warnings.
     pub(crate) warnings: Vec<crate::Warning>,
+    /// The program the module was made from, when a lowering rewrote the one read.
+    pub(crate) lowered: Option<crate::lowering::Lowered>,
 }
 
 /// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`] —
-/// validate, analyse, emit, optimise, assemble.
+/// lower, validate, analyse, emit, optimise, assemble. An error in a lowered program names
+/// the instruction of the program as read.
 pub(crate) fn module(
+    program: &Program,
+    signatures: &ChunkInfo,
+    options: &TranslateOptions,
+    mapper: &dyn BindingMapper,
+    workspace: &mut Workspace,
+) -> Result<Built> {
+    let lowered = crate::lowering::lower(program)?;
+    let Some(lowered) = lowered else {
+        return module_of(program, signatures, options, mapper, workspace);
+    };
+    match module_of(&lowered.program, signatures, options, mapper, workspace) {
+        Ok(built) => Ok(Built {
+            lowered: Some(lowered),
+            ..built
+        }),
+        Err(e) => Err(lowered.locate_in(program, e)),
+    }
+}
+
+/// [`module`] of a program that needs no lowering.
+fn module_of(
     program: &Program,
     signatures: &ChunkInfo,
     options: &TranslateOptions,
@@ -144,6 +171,7 @@ pub(crate) fn module(
         words: crate::spirv::assemble(module, workspace),
         analysis,
         warnings,
+        lowered: None,
     })
 }
 

@@ -30,7 +30,7 @@
 //! `NonUniform` decoration on the index and on what is read through it.
 //!
 //! An SM5.0 program may choose a constant-buffer register at run time (`cb[r1.y + 0][…]`,
-//! held as range [`crate::ir::DYNAMIC_CB_RANGE`]; fxc writes it for class linkage). Such a
+//! held as range [`crate::ir::DYNAMIC_RANGE`]; fxc writes it for class linkage). Such a
 //! register is one of D3D11's slots 0–13 of space 0, so the pass then binds every one of
 //! them: the declared `cbN` as above, and each slot the program does not declare exactly as
 //! the declaration `cbN` would be (a one-register range in space 0, asked of the mapper),
@@ -125,7 +125,7 @@ pub struct BindingPlan {
     /// constant-buffer index, then the class-linkage data).
     pub bindings: Vec<DescriptorBinding>,
     /// Whether the program reads a constant-buffer register chosen at run time (SM5.0,
-    /// [`crate::ir::DYNAMIC_CB_RANGE`]): then every D3D11 constant-buffer slot
+    /// [`crate::ir::DYNAMIC_RANGE`]): then every D3D11 constant-buffer slot
     /// `0..D3D11_CB_SLOTS` of space 0 has a binding, asked of the mapper exactly as a
     /// declared `cbN` would be; the slots the program does not declare are marked
     /// [`DescriptorBinding::undeclared_slot`].

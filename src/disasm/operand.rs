@@ -146,10 +146,10 @@ pub(super) fn write_register_in(
     out.push_str(operand.kind.name_in(program.model, !normalised));
     let mut indices = operand.indices();
     // Before SM5.1 a resource operand's range id is its register: print `t3`, `cb1[4]`; an
-    // SM5.0 constant-buffer register chosen at run time is bracketed: `cb[r1.y + 0][r1.x + 0]`.
+    // SM5.0 register chosen at run time is bracketed: `cb[r1.y + 0][r1.x + 0]`, `t[r0.x + 0]`.
     if normalised && operand.kind.is_resource_range() && !program.model.has_resource_ranges() {
         if let [id, register, rest @ ..] = indices {
-            if is_dynamic_cb(program.model, operand) {
+            if is_dynamic_register(program.model, operand) {
                 write_bracketed(out, program, *register);
             } else {
                 write_index(out, program, *id);

@@ -118,35 +118,43 @@ impl std::fmt::Display for ShaderModel {
     }
 }
 
-/// The range id the IR gives an SM5.0 constant-buffer operand whose register is chosen at
-/// run time, as fxc writes it for class linkage (`cb[r1.y + 0][r1.x + 0]`): not a declared
-/// range but D3D11's constant-buffer slots `0..D3D11_CB_SLOTS` of space 0. The operand is
-/// `(DYNAMIC_CB_RANGE, register index, element)`, the register index holding the relative
-/// address; a register outside the slots reads 0.
-pub const DYNAMIC_CB_RANGE: u32 = u32::MAX;
+/// The range id the IR gives an SM5.0 constant-buffer, texture or sampler operand whose
+/// register is chosen at run time, as fxc writes it for class linkage
+/// (`cb[r1.y + 0][r1.x + 0]`, `t[r0.x + 0]`, `s[r0.y + 0]`): not a declared range. The operand
+/// is `(DYNAMIC_RANGE, register index[, element])`, the register index holding the relative
+/// address. A constant-buffer register is one of D3D11's slots `0..D3D11_CB_SLOTS` of space 0
+/// (a register outside them reads 0); a texture or sampler register is one of the declared
+/// registers ([`crate::lowering::dynamic_resources`]).
+pub const DYNAMIC_RANGE: u32 = u32::MAX;
 
 /// The constant-buffer slots of a D3D11 shader stage (D3D11's
 /// `D3D11_COMMONSHADER_CONSTANT_BUFFER_API_SLOT_COUNT`).
 pub const D3D11_CB_SLOTS: u32 = 14;
 
 /// Whether an operand is the SM5.0 dynamically indexed constant-buffer register
-/// ([`DYNAMIC_CB_RANGE`]).
+/// ([`DYNAMIC_RANGE`]).
 pub fn is_dynamic_cb(model: ShaderModel, operand: &Operand) -> bool {
-    operand.kind == RegisterKind::ConstantBuffer
-        && !model.has_resource_ranges()
-        && operand.indices[0].as_imm32() == Some(DYNAMIC_CB_RANGE)
+    operand.kind == RegisterKind::ConstantBuffer && is_dynamic_register(model, operand)
+}
+
+/// Whether an operand is an SM5.0 constant-buffer, texture or sampler register chosen at run
+/// time ([`DYNAMIC_RANGE`]).
+pub fn is_dynamic_register(model: ShaderModel, operand: &Operand) -> bool {
+    matches!(
+        operand.kind,
+        RegisterKind::ConstantBuffer | RegisterKind::Resource | RegisterKind::Sampler
+    ) && !model.has_resource_ranges()
+        && operand.indices[0].as_imm32() == Some(DYNAMIC_RANGE)
 }
 
 /// Rewrites an SM4.0–5.0 resource operand of an instruction into SM5.1 form, as the decoder
 /// and the assembler read it: `t3` → `t3[3]`, `cb1[4]` → `cb1[1][4]`, and in SM5.0 a
 /// constant-buffer register chosen at run time, `cb[r1.y + 0][r1.x + 0]`, →
-/// `cb[DYNAMIC_CB_RANGE][r1.y + 0][r1.x + 0]` (see [`DYNAMIC_CB_RANGE`]).
+/// `cb[DYNAMIC_RANGE][r1.y + 0][r1.x + 0]`, and a texture or sampler register, `t[r0.x + 0]`,
+/// → `t[DYNAMIC_RANGE][r0.x + 0]` (see [`DYNAMIC_RANGE`]).
 ///
-/// Other registers chosen at run time are refused with the kind of error they are: before
-/// SM5.0 and for UAVs the bytecode has no such operand (invalid); SM5.0 texture and sampler
-/// registers chosen at run time are D3D11's class-linkage form for a class instance's
-/// resources (its `this[]` record holds a texture and a sampler base), which the translator
-/// does not read yet (unsupported).
+/// Other registers chosen at run time are invalid: before SM5.0 and for UAVs the bytecode
+/// has no such operand.
 pub fn normalise_resource_operand(
     model: ShaderModel,
     operand: &mut Operand,
@@ -174,16 +182,10 @@ pub fn normalise_resource_operand(
     let wide = matches!(register, Index::Imm64(_) | Index::Imm64PlusRelative(..));
     let id = match (register.as_imm32(), operand.kind) {
         (Some(register), _) => register,
-        (None, RegisterKind::ConstantBuffer) if model.is_sm5() && !wide => DYNAMIC_CB_RANGE,
-        (None, RegisterKind::Resource | RegisterKind::Sampler) if model.is_sm5() && !wide => {
-            return Err((
-                ErrorKind::Unsupported,
-                format!(
-                    "a {} register chosen at run time (SM5.0 class linkage) is not translated yet",
-                    operand.kind.name()
-                ),
-            ))
-        }
+        (
+            None,
+            RegisterKind::ConstantBuffer | RegisterKind::Resource | RegisterKind::Sampler,
+        ) if model.is_sm5() && !wide => DYNAMIC_RANGE,
         (None, _) => {
             return Err((
                 ErrorKind::Invalid,

@@ -471,22 +471,26 @@ fn check_instruction(
     Ok(())
 }
 
-/// The SM5.0 constant-buffer register chosen at run time (`cb[r1.y + 0][r1.x + 0]`, held as
-/// range [`super::DYNAMIC_CB_RANGE`]): SM5.0 only (SM4 has no such operand, SM5.1 indexes
-/// declared ranges instead), and its register index has a relative part.
-fn check_dynamic_cb(model: ShaderModel, operand: &Operand) -> std::result::Result<(), String> {
+/// The SM5.0 constant-buffer, texture or sampler register chosen at run time
+/// (`cb[r1.y + 0][r1.x + 0]`, `t[r0.x + 0]`, held as range [`super::DYNAMIC_RANGE`]): SM5.0
+/// only (SM4 has no such operand, SM5.1 indexes declared ranges instead), and its register
+/// index has a relative part.
+fn check_dynamic_register(
+    model: ShaderModel,
+    operand: &Operand,
+) -> std::result::Result<(), String> {
+    let name = operand.kind.name();
     if !model.is_sm5() {
         return Err(format!(
-            "a constant-buffer register chosen at run time needs shader model 5.0, not {model}"
+            "a {name} register chosen at run time needs shader model 5.0, not {model}"
         ));
     }
     if operand.indices[1].relative().is_none()
         || matches!(operand.indices[1], Index::Imm64PlusRelative(..))
     {
-        return Err(
-            "the run-time constant-buffer form (range 0xffffffff) needs a 32-bit relative register index"
-                .into(),
-        );
+        return Err(format!(
+            "the run-time {name} form (range 0xffffffff) needs a 32-bit relative register index"
+        ));
     }
     Ok(())
 }
@@ -537,11 +541,16 @@ fn check_declaration(
             Err("the declaration's data lies outside the data arena".into())
         }
         Declaration::ConstantBuffer { range, .. }
-            if !program.model.has_resource_ranges() && range.id == super::DYNAMIC_CB_RANGE =>
+        | Declaration::Resource { range, .. }
+        | Declaration::ResourceRaw { range, .. }
+        | Declaration::ResourceStructured { range, .. }
+        | Declaration::Sampler { range, .. }
+            if !program.model.has_resource_ranges() && range.id == super::DYNAMIC_RANGE =>
         {
             Err(format!(
-                "cb{} is not a constant-buffer register (D3D11 has slots 0–{}); its number \
-                 stands for the register chosen at run time",
+                "register {} is not a D3D11 register (constant buffers have slots 0–{}, \
+                 textures 0–127, samplers 0–15); its number stands for the register chosen \
+                 at run time",
                 range.id,
                 super::D3D11_CB_SLOTS - 1
             ))
@@ -697,8 +706,8 @@ fn check_operand(
             }
         }
         kind if kind.is_resource_range() => match operand.indices[0].as_imm32() {
-            Some(super::DYNAMIC_CB_RANGE) if is_dynamic_cb(program.model, operand) => {
-                check_dynamic_cb(program.model, operand)?
+            Some(super::DYNAMIC_RANGE) if is_dynamic_register(program.model, operand) => {
+                check_dynamic_register(program.model, operand)?
             }
             Some(id) if declared.has_range(kind, id) => {
                 check_pre_sm51_register(program.model, operand, id)?

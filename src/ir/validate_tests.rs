@@ -564,13 +564,9 @@ fn resource_operand_needs_an_immediate_range_id() {
     );
 }
 
-/// `cb[r0.x + 0][element]` in SM5.0 form (range [`DYNAMIC_CB_RANGE`]).
+/// `cb[r0.x + 0][element]` in SM5.0 form (range [`DYNAMIC_RANGE`]).
 fn dynamic_cb(register: Index, element: u32) -> Operand {
-    register_operand_cb(&[
-        Index::Imm32(DYNAMIC_CB_RANGE),
-        register,
-        Index::Imm32(element),
-    ])
+    register_operand_cb(&[Index::Imm32(DYNAMIC_RANGE), register, Index::Imm32(element)])
 }
 
 fn register_operand_cb(indices: &[Index]) -> Operand {
@@ -638,7 +634,7 @@ fn run_time_constant_buffer_register_in_sm50_only() {
     );
     // The reserved number cannot be declared.
     let mut b = Builder::sm50();
-    let bad = b.range(RegisterKind::ConstantBuffer, single(DYNAMIC_CB_RANGE));
+    let bad = b.range(RegisterKind::ConstantBuffer, single(DYNAMIC_RANGE));
     expect_error(
         validate(&b.program),
         bad,

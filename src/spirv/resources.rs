@@ -451,7 +451,7 @@ impl Emitter<'_> {
 
     /// Reads the `uint4` of an SM5.0 constant-buffer register chosen at run time
     /// (`cb[r1.y + 0][r1.x + 0]`, once per block and register; range
-    /// [`crate::ir::DYNAMIC_CB_RANGE`]). The register selects one of
+    /// [`crate::ir::DYNAMIC_RANGE`]). The register selects one of
     /// D3D11's slots `0..D3D11_CB_SLOTS` of space 0: a selection construct switches over it,
     /// each case reading the element from that slot's uniform block (the declared `cbN`, or
     /// for a slot the program does not declare a block of the largest D3D11 size, 4096

@@ -6,7 +6,7 @@
 //!   buffer the program declares but [`crate::interp::Resources`] lacks reads 0 everywhere;
 //! - the immediate constant buffer and indexable temps (`x#[i]`) are bounds-checked: a read
 //!   outside gives 0 in every component, a write outside writes nothing;
-//! - an SM5.0 dynamically chosen constant buffer (`DYNAMIC_CB_RANGE`) outside D3D11's
+//! - an SM5.0 dynamically chosen constant buffer (`DYNAMIC_RANGE`) outside D3D11's
 //!   14 slots reads 0;
 //! - a resource register outside its declared range is an error (D3D leaves it undefined).
 
