@@ -10,15 +10,16 @@
 //!    ([`container`]); the program decoded from the tokenized format ([`tpf`]) into the
 //!    [`ir`], each instruction checked ([`ir::validate`]). [`read`] stops here; [`disasm`]
 //!    prints what was read as assembly text;
-//! 2. **validate**: what needs the whole program (structured control flow, the stage's rules);
-//! 3. **analyse**: where each descriptor range is bound (the binding plan, with the
+//! 2. **lower**: forms the back end does not take rewritten into ones it does ([`lowering`]);
+//! 3. **validate**: what needs the whole program (structured control flow, the stage's rules);
+//! 4. **analyse**: where each descriptor range is bound (the binding plan, with the
 //!    [`bindings`] of [`TranslateOptions::bindings`]) and where each signature element goes
 //!    ([`interface`]);
-//! 4. **emit**: the SPIR-V module ([`spirv`]), temps as SSA values, subroutines inlined;
-//! 5. **optimise**: the optimiser's passes ([`spirv::opt`]; [`TranslateOptions::no_optimize`]
+//! 5. **emit**: the SPIR-V module ([`spirv`]), temps as SSA values, subroutines inlined;
+//! 6. **optimise**: the optimiser's passes ([`spirv::opt`]; [`TranslateOptions::no_optimize`]
 //!    skips them);
-//! 6. **assemble**: the module's words ([`Translation::words`]);
-//! 7. **reflect**: what the application needs from the same analysis
+//! 7. **assemble**: the module's words ([`Translation::words`]);
+//! 8. **reflect**: what the application needs from the same analysis
 //!    ([`Translation::reflection`], [`reflect`]; [`scan_bytes`] gives it without translating).
 //!
 //! ```
