@@ -48,7 +48,7 @@ mad r0.x, -r0.y, |r1.z|, -|cb1[r0.x + 2].w|
 if_nz r0.x
   discard_z r0.y
 else
-  mov o0.xyzw, l(1.000000,0.500000,-0.000000,2143289344)
+  mov o0.xyzw, l(1.000000,0.500000,-0.000000,0x7fc00000)
 endif
 loop
   breakc_z r0.x
@@ -324,7 +324,7 @@ fn indexable_temps_and_immediate_constant_buffer() {
     let program = round_trip(
         "ps_4_0
 dcl_immediateConstantBuffer { { 1.000000, 0, 0, 0},
-                              { 0, 1.000000, -1, 2139095040},
+                              { 0, 1.000000, -1, 0x7f800000},
                               { 2.500000, 3} }
 dcl_input_ps constant v0.x
 dcl_output o0.xyzw

@@ -7,11 +7,15 @@
 //!   would not give back the same bits the shortest text that does is printed instead
 //!   (`0.33333334`, `1e-7`), and values with no decimal form (NaN, infinities, denormals) as
 //!   hexadecimal bits;
-//! * integer operands print as signed decimals (`l(-1)`), the operands of the bitwise
-//!   instructions (`and`, `or`, `xor`, `not`) as eight hexadecimal digits (`l(0x0000ffff)`);
+//! * integers print in decimal when small, at most [`DECIMAL_MAX`] from zero, and as eight
+//!   hexadecimal digits otherwise, whatever the instruction: `and … l(3891)` but
+//!   `and … l(0x00003300)`, `iadd … l(-1)`, `ieq … l(0x7f800000)`. A signed operand's
+//!   distance from zero is that of its signed value (`-1` is small), an unsigned one's that of
+//!   its unsigned value (`0xffffffff` is not);
 //! * untyped bits (`mov`, `movc`, the stores, immediate constant buffers) print as a float
 //!   when their exponent field is that of a normal float or the value is -0.0
-//!   (`-0.000000`), and as a signed decimal otherwise (`0`, `-1`);
+//!   (`-0.000000`), and as a signed integer otherwise (`0`, `-1`, `0x7f800000`), each value
+//!   by its own bits: `mov r0.xy, l(1.000000,0,0,0)`, `mov r4.yz, l(0,0,0.500000,0)`;
 //! * `mov`, `movc` and the stores separate the values of `l(…)` with bare commas
 //!   (`l(0,0,0,1.000000)`), every other instruction with `, ` (see [`style`]).
 //!
@@ -22,11 +26,12 @@ use crate::ir::ValueType;
 use crate::isa::Opcode;
 use std::fmt::Write;
 
+/// The largest distance from zero at which an integer prints in decimal.
+pub const DECIMAL_MAX: u32 = 10_000;
+
 /// How an instruction's immediates print.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Style {
-    /// Integers as `0x` and eight hexadecimal digits (the bitwise instructions).
-    pub hex: bool,
     /// Values separated by `,` without a space (`mov`, `movc`, the stores).
     pub compact: bool,
 }
@@ -35,7 +40,6 @@ pub struct Style {
 pub fn style(opcode: Opcode) -> Style {
     use Opcode as O;
     Style {
-        hex: matches!(opcode, O::And | O::Or | O::Xor | O::Not),
         compact: matches!(
             opcode,
             O::Mov | O::Movc | O::StoreRaw | O::StoreStructured | O::StoreUavTyped
@@ -43,33 +47,56 @@ pub fn style(opcode: Opcode) -> Style {
     }
 }
 
-/// Writes a 32-bit immediate read as `value_type`.
-pub fn write_u32(out: &mut String, bits: u32, value_type: ValueType) {
-    write_u32_in(out, bits, value_type, Style::default());
+/// Writes the values of an `l(…)` read as `value_type`, in an instruction's style.
+pub fn write_values(out: &mut String, values: &[u32], value_type: ValueType, style: Style) {
+    for (i, &bits) in values.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if style.compact { "," } else { ", " });
+        }
+        write_u32(out, bits, value_type);
+    }
 }
 
-/// Writes a 32-bit immediate read as `value_type` in an instruction's style.
-pub fn write_u32_in(out: &mut String, bits: u32, value_type: ValueType, style: Style) {
+/// Whether untyped bits print as a float: a normal float's exponent field, or -0.0.
+fn is_float_bits(bits: u32) -> bool {
+    let exponent = bits & 0x7f80_0000;
+    bits == 0x8000_0000 || (exponent != 0 && exponent != 0x7f80_0000)
+}
+
+/// Writes an integer: decimal when at most [`DECIMAL_MAX`] from zero (`value` its distance),
+/// eight hexadecimal digits otherwise.
+fn write_integer(out: &mut String, bits: u32, signed: bool) {
+    let distance = if signed {
+        (bits as i32).unsigned_abs()
+    } else {
+        bits
+    };
+    let _ = if distance > DECIMAL_MAX {
+        write!(out, "0x{bits:08x}")
+    } else if signed {
+        write!(out, "{}", bits as i32)
+    } else {
+        write!(out, "{bits}")
+    };
+}
+
+/// Writes a 32-bit immediate read as `value_type`.
+pub fn write_u32(out: &mut String, bits: u32, value_type: ValueType) {
     match value_type {
         ValueType::F32 => write_f32(out, bits),
-        ValueType::I32 | ValueType::U32 if style.hex => {
-            let _ = write!(out, "0x{bits:08x}");
-        }
-        ValueType::I32 | ValueType::U32 => {
-            let _ = write!(out, "{}", bits as i32);
-        }
+        ValueType::I32 => write_integer(out, bits, true),
+        ValueType::U32 => write_integer(out, bits, false),
         ValueType::Bits | ValueType::F64 | ValueType::None => write_untyped(out, bits),
     }
 }
 
 /// Writes bits of unknown type: a float where the exponent field is that of a normal float
-/// (and for -0.0), a signed decimal otherwise (zero, denormal, infinity and NaN patterns).
+/// (and for -0.0), a signed integer otherwise (zero, denormal, infinity and NaN patterns).
 pub fn write_untyped(out: &mut String, bits: u32) {
-    let exponent = bits & 0x7f80_0000;
-    if bits == 0x8000_0000 || (exponent != 0 && exponent != 0x7f80_0000) {
+    if is_float_bits(bits) {
         write_f32(out, bits);
     } else {
-        let _ = write!(out, "{}", bits as i32);
+        write_integer(out, bits, true);
     }
 }
 
@@ -207,7 +234,7 @@ mod tests {
         write_untyped(&mut s, 0x3f80_0000);
         s.push(' ');
         write_untyped(&mut s, 0xffff_ffff);
-        assert_eq!(s, "-1 2147483647 15 3 1.000000 -1");
+        assert_eq!(s, "-1 0x7fffffff 15 3 1.000000 -1");
     }
 
     #[test]
@@ -225,25 +252,81 @@ mod tests {
             "0.31830987"
         );
         assert_eq!(f32_text(999_999.94_f32.to_bits()), "999999.937500");
-        let mut s = String::new();
-        for (bits, value_type, style) in [
-            (0x8000_0000, ValueType::Bits, Style::default()),
-            (0, ValueType::Bits, Style::default()),
-            (0xffff_ffff, ValueType::Bits, Style::default()),
-            (0x0000_ffff, ValueType::U32, style(Opcode::And)),
-            (0xffff_ffff, ValueType::U32, style(Opcode::Xor)),
-            (0xffff_ffff, ValueType::U32, style(Opcode::Umax)),
-            (0x3f80_0000, ValueType::Bits, style(Opcode::Mov)),
-        ] {
-            write_u32_in(&mut s, bits, value_type, style);
-            s.push(' ');
-        }
-        assert_eq!(s, "-0.000000 0 -1 0x0000ffff 0xffffffff -1 1.000000 ");
+        let text = |values: &[u32], value_type, opcode| {
+            let mut s = String::new();
+            write_values(&mut s, values, value_type, style(opcode));
+            s
+        };
+        // Untyped bits: a float's exponent, -0.0, or an integer.
+        assert_eq!(
+            text(
+                &[0x8000_0000, 0, 0xffff_ffff, 0x3f80_0000],
+                ValueType::Bits,
+                Opcode::Mov
+            ),
+            "-0.000000,0,-1,1.000000"
+        );
+        assert_eq!(
+            text(&[0x7f80_0000], ValueType::Bits, Opcode::Mov),
+            "0x7f800000"
+        );
         assert!(style(Opcode::Mov).compact && style(Opcode::StoreRaw).compact);
-        assert!(!style(Opcode::Add).compact && !style(Opcode::Add).hex);
+        assert!(!style(Opcode::Add).compact);
         let mut d = String::new();
         write_f64(&mut d, 2.5f64.to_bits());
         assert_eq!(d, "2.500000l");
+    }
+
+    /// The integer lines of issue #42, as fxc printed them: decimal when small, hexadecimal
+    /// when large, whatever the opcode.
+    #[test]
+    fn integers_print_in_decimal_when_small_and_in_hex_when_large() {
+        let text = |values: &[u32], value_type, opcode| {
+            let mut s = String::new();
+            write_values(&mut s, values, value_type, style(opcode));
+            s
+        };
+        let u = ValueType::U32;
+        let i = ValueType::I32;
+        let one = 0x3f80_0000;
+        assert_eq!(
+            text(&[one, one, one, 0], u, Opcode::And),
+            "0x3f800000, 0x3f800000, 0x3f800000, 0"
+        );
+        assert_eq!(text(&[3891], u, Opcode::And), "3891");
+        assert_eq!(text(&[0x3300], u, Opcode::And), "0x00003300");
+        assert_eq!(text(&[0, 0, 64, 64], u, Opcode::Xor), "0, 0, 64, 64");
+        assert_eq!(text(&[3], u, Opcode::Or), "3");
+        assert_eq!(text(&[0x3300_0700], i, Opcode::Iadd), "0x33000700");
+        assert_eq!(
+            text(&[0x3d73, 0x000c_0ae5], i, Opcode::Imad),
+            "0x00003d73, 0x000c0ae5"
+        );
+        assert_eq!(text(&[0x0019_660d], i, Opcode::Imul), "0x0019660d");
+        assert_eq!(text(&[0x7f80_0000, 1], i, Opcode::Ieq), "0x7f800000, 1");
+        // The bound: DECIMAL_MAX is decimal, one more is not; a signed value's distance from
+        // zero is that of its signed value, an unsigned one's of its unsigned value.
+        assert_eq!(
+            text(&[10_000, 10_001], u, Opcode::Umax),
+            "10000, 0x00002711"
+        );
+        assert_eq!(
+            text(&[0xffff_ffff, (-10_001i32) as u32], i, Opcode::Iadd),
+            "-1, 0xffffd8ef"
+        );
+        assert_eq!(text(&[0xffff_ffff], u, Opcode::Umin), "0xffffffff");
+    }
+
+    #[test]
+    fn untyped_values_print_each_by_its_bits() {
+        let mut s = String::new();
+        write_values(
+            &mut s,
+            &[0x3f80_0000, 0, 0, 0],
+            ValueType::Bits,
+            style(Opcode::Mov),
+        );
+        assert_eq!(s, "1.000000,0,0,0");
     }
 
     #[test]

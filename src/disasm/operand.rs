@@ -97,12 +97,8 @@ pub fn write_hints_in(out: &mut String, operand: &Operand, instruction: Option<M
 
 fn write_immediate32(out: &mut String, operand: &Operand, style: literal::Style) {
     out.push_str("l(");
-    for i in 0..operand.immediate_count() {
-        if i > 0 {
-            out.push_str(if style.compact { "," } else { ", " });
-        }
-        literal::write_u32_in(out, operand.values[i], operand.value_type, style);
-    }
+    let count = operand.immediate_count().min(4);
+    literal::write_values(out, &operand.values[..count], operand.value_type, style);
     out.push(')');
 }
 

@@ -638,7 +638,7 @@ fn run_time_constant_buffer_register_in_sm50_only() {
     expect_error(
         validate(&b.program),
         bad,
-        "is not a constant-buffer register",
+        "is not a D3D11 register",
         "dcl_constantbuffer cb4294967295",
     );
 }

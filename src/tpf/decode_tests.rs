@@ -690,7 +690,7 @@ fn integer_alu_with_two_destinations_and_null() {
             "iadd r0.x, r1.x, l(-1)",
             "imul null, r1.xy, r2.xyxx, l(3, -16, 0, 0)",
             "imul r2.x, r3.x, r0.x, r1.y",
-            "udiv r4.x, null, r0.x, l(65536)",
+            "udiv r4.x, null, r0.x, l(0x00010000)",
             "ishl r5.z, r5.z, l(2)",
         ],
     );
@@ -773,7 +773,7 @@ fn conversions_and_comparisons() {
             "lt r1.x, r0.x, l(0.500000)",
             "ge r1.y, l(1.000000), r0.y",
             "ieq r2.xy, r0.xyxx, l(-1, 3, 0, 0)",
-            "ult r2.z, r0.z, l(-2147483648)",
+            "ult r2.z, r0.z, l(0x80000000)",
         ],
     );
 }
