@@ -220,6 +220,23 @@ fn thread_groups_past_d3d11_limits_are_warnings() {
 }
 
 #[test]
+fn io_registers_past_d3d11_files_are_warnings() {
+    // Direct3D 11's files have 32 registers; a Vulkan device's location limits are its own.
+    let text = "vs_5_0\ndcl_input v40.xyzw\ndcl_output o31.xyzw\ndcl_output o32.xyzw\nret\n";
+    let warnings = checked(text).unwrap_or_else(|e| panic!("{text}\nrefused: {e}"));
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("instruction 0 (dword 0x2): v40: past the 32 registers")
+            && warnings[1].starts_with("instruction 2 (dword 0x")
+            && warnings[1].contains("o32: past the 32 registers"),
+        "{warnings:?}"
+    );
+    let text = "hs_5_0\nhs_fork_phase\ndcl_output o33.x\nret\n";
+    let warnings = checked(text).unwrap_or_else(|e| panic!("{text}\nrefused: {e}"));
+    assert!(warnings.len() == 1 && warnings[0].contains("o33"), "{warnings:?}");
+}
+
+#[test]
 fn an_io_component_declared_twice_in_one_scope_is_refused() {
     // The fuzzer's case: a domain shader's vpc0.x declared as a tessellation factor and as
     // an ordinary input (two inputs at one location).

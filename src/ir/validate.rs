@@ -27,7 +27,8 @@ pub fn validate(program: &Program) -> Result<()> {
 /// made once are not repeated, input and output declarations declare input and output
 /// registers, pixel-shader instructions appear only in pixel shaders and thread-group `sync`
 /// only in compute shaders. What only restates a Direct3D runtime limit (a thread group past
-/// the model's D3D11 maximum) is not refused but added to `warnings`.
+/// the model's D3D11 maximum, an input or output register past D3D11's 32) is not refused but
+/// added to `warnings`.
 pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning>) -> Result<()> {
     let mut once = HashSet::default();
     let mut topology = None;
@@ -82,6 +83,13 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
             }
             if let Declaration::Signature { operand, .. } = declaration {
                 let operand = program.operand(*operand);
+                if let Some(limit) = past_d3d_register_limit(operand) {
+                    warnings.push(crate::Warning::instruction(
+                        index as u32,
+                        instruction.dword,
+                        limit,
+                    ));
+                }
                 io.declare(operand).map_err(fail)?;
                 check_signature_kind(instruction.opcode, operand.kind).map_err(fail)?;
                 check_register_stage(program.model.stage, operand.kind).map_err(fail)?;
@@ -98,6 +106,32 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
         }
     }
     Ok(())
+}
+
+/// Direct3D 11's input, output, control-point and patch-constant register files have 32
+/// registers in every stage (`D3D11_VS_INPUT_REGISTER_COUNT` and its kin). A declaration past
+/// them is the Direct3D runtime's limit, not Vulkan's (a register is a location, and a
+/// device's `maxVertexInputAttributes`, `maxVertexOutputComponents`,
+/// `maxFragmentInputComponents`, … say how many it takes): a warning, the text returned.
+fn past_d3d_register_limit(operand: &Operand) -> Option<String> {
+    let io = matches!(
+        operand.kind,
+        RegisterKind::Input
+            | RegisterKind::Output
+            | RegisterKind::InputControlPoint
+            | RegisterKind::OutputControlPoint
+            | RegisterKind::InputPatchConstant
+    );
+    let register = operand.indices().last()?.as_imm32()?;
+    (io && register >= 32).then(|| {
+        format!(
+            "{}{register}: past the 32 registers of Direct3D 11's {} file \
+             (D3D11_*_REGISTER_COUNT); translated, for a Vulkan device whose location limits \
+             allow it",
+            operand.kind.name(),
+            operand.kind.name()
+        )
+    })
 }
 
 /// What a thread group must be for the module to be valid: every dimension at least 1 (a

@@ -50,8 +50,11 @@ use crate::ir::{
 };
 use crate::isa::Opcode;
 
-/// Registers in each input, output, control-point and patch-constant register file.
-const IO_REGISTERS: u32 = 32;
+/// The input, output, control-point and patch-constant register numbers the translation
+/// takes: locations are register numbers plus bases that stay far inside 32 bits. Direct3D's
+/// own files have 32 registers; past them is a warning of the validation, not a refusal
+/// (`crate::ir::validate_stage_rules`).
+const IO_REGISTERS: u32 = 1 << 20;
 
 /// GLSL.std.450 interpolation functions.
 const INTERPOLATE_AT_CENTROID: u32 = 76;
@@ -296,8 +299,9 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// D3D has 32 registers in each input, output, control-point and patch-constant file: a
-    /// declared register beyond them is an error (it would make a location no device has).
+    /// A declared input, output, control-point or patch-constant register of number
+    /// [`IO_REGISTERS`] or more is an error (its locations would not stay inside 32 bits);
+    /// past Direct3D's 32 registers is the validation's warning.
     fn check_io_register(&self, operand: Operand) -> Result<()> {
         let files = [
             RegisterKind::Input,
@@ -320,7 +324,8 @@ impl Emitter<'_> {
     pub(super) fn check_io_register_index(&self, kind: RegisterKind, register: u32) -> Result<()> {
         if register >= IO_REGISTERS {
             return Err(self.err(format!(
-                "{}{register} is beyond the {IO_REGISTERS} registers of its file",
+                "{}{register}: a register number of 2^20 or more (locations computed from it \
+                 would not stay inside 32 bits)",
                 kind.name()
             )));
         }
