@@ -113,12 +113,25 @@ fn print_back(text: &str) -> Result<String, String> {
     Ok(dxbc2spirv::disasm::disassemble(&dxbc))
 }
 
+/// The fewest listings the sweep takes (it fails when files go missing).
+const MIN_LISTINGS: usize = 70;
+
+/// Listings whose program lines do not print back, each with the reason. Each must still
+/// differ, and they are at most 2% of the listings.
+const LISTING_DIFFERENCES: &[(&str, &str)] = &[];
+
 #[test]
 fn fxc_listings_assemble_and_print_back() {
     let files = asm_files(&listings_dir());
     assert!(
-        files.len() >= 20,
-        "expected at least 20 listings, found {}",
+        files.len() >= MIN_LISTINGS,
+        "expected at least {MIN_LISTINGS} listings, found {}",
+        files.len()
+    );
+    assert!(
+        LISTING_DIFFERENCES.len() * 50 <= files.len(),
+        "{} of {} listings do not print back: more than 2%",
+        LISTING_DIFFERENCES.len(),
         files.len()
     );
     let sources = std::fs::read_to_string(listings_dir().join("SOURCES.md"))
@@ -134,9 +147,11 @@ fn fxc_listings_assemble_and_print_back() {
             "SOURCES.md does not name the source of {name}"
         );
         let text = std::fs::read_to_string(path).expect("listing");
-        let printed = match print_back(&text) {
-            Ok(printed) => printed,
-            Err(e) => {
+        let known = LISTING_DIFFERENCES.iter().find(|(n, _)| *n == name);
+        let printed = match (print_back(&text), known) {
+            (Ok(printed), _) => printed,
+            (Err(_), Some(_)) => continue,
+            (Err(e), None) => {
                 let _ = writeln!(failures, "{name}: {e}");
                 continue;
             }
@@ -150,8 +165,17 @@ fn fxc_listings_assemble_and_print_back() {
             }
         }
         let actual = program_lines(&printed);
-        if expected != actual {
-            let _ = writeln!(failures, "{name}:\n{}", differences(&expected, &actual));
+        match (expected == actual, known) {
+            (false, None) => {
+                let _ = writeln!(failures, "{name}:\n{}", differences(&expected, &actual));
+            }
+            (true, Some((_, reason))) => {
+                let _ = writeln!(
+                    failures,
+                    "{name}: prints back now; take it out of LISTING_DIFFERENCES ({reason})"
+                );
+            }
+            _ => {}
         }
     }
     assert!(
@@ -206,7 +230,12 @@ fn fxc_header_tables_print_back() {
             .and_then(|n| n.to_str())
             .unwrap_or_default();
         let text = std::fs::read_to_string(&path).expect("listing");
-        let printed = print_back(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let printed = match print_back(&text) {
+            Ok(printed) => printed,
+            // A listing that does not assemble is named in LISTING_DIFFERENCES (the test
+            // above fails otherwise).
+            Err(_) => continue,
+        };
         let (expected, actual) = (header_lines(&text), header_lines(&printed));
         match (expected == actual, header_difference(name, &text)) {
             (true, Some(reason)) => {
