@@ -16,6 +16,9 @@
 //!   when their exponent field is that of a normal float or the value is -0.0
 //!   (`-0.000000`), and as a signed integer otherwise (`0`, `-1`, `0x7f800000`), each value
 //!   by its own bits: `mov r0.xy, l(1.000000,0,0,0)`, `mov r4.yz, l(0,0,0.500000,0)`;
+//! * `gather4_po` and `gather4_po_c` print every immediate as an integer, also the float
+//!   coordinates and reference value: `gather4_po_indexable(texture2d)(…) r2.xyzw,
+//!   l(0x3f000000, 0x3e99999a, 0, 0), r1.xyxx, t0.xyzw, s0.x`;
 //! * `mov`, `movc` and the stores separate the values of `l(…)` with bare commas
 //!   (`l(0,0,0,1.000000)`), every other instruction with `, ` (see [`style`]).
 //!
@@ -34,6 +37,8 @@ pub const DECIMAL_MAX: u32 = 10_000;
 pub struct Style {
     /// Values separated by `,` without a space (`mov`, `movc`, the stores).
     pub compact: bool,
+    /// Every value as an integer, also a float operand's (`gather4_po`, `gather4_po_c`).
+    pub integers: bool,
 }
 
 /// The immediate style of an instruction (see the module documentation).
@@ -44,6 +49,10 @@ pub fn style(opcode: Opcode) -> Style {
             opcode,
             O::Mov | O::Movc | O::StoreRaw | O::StoreStructured | O::StoreUavTyped
         ),
+        integers: matches!(
+            opcode,
+            O::Gather4Po | O::Gather4PoC | O::Gather4PoS | O::Gather4PoCS
+        ),
     }
 }
 
@@ -53,7 +62,10 @@ pub fn write_values(out: &mut String, values: &[u32], value_type: ValueType, sty
         if i > 0 {
             out.push_str(if style.compact { "," } else { ", " });
         }
-        write_u32(out, bits, value_type);
+        match value_type {
+            ValueType::F32 | ValueType::Bits if style.integers => write_integer(out, bits, true),
+            _ => write_u32(out, bits, value_type),
+        }
     }
 }
 
@@ -315,6 +327,17 @@ mod tests {
             "-1, 0xffffd8ef"
         );
         assert_eq!(text(&[0xffff_ffff], u, Opcode::Umin), "0xffffffff");
+    }
+
+    #[test]
+    fn gather4_po_prints_floats_as_integers() {
+        let mut s = String::new();
+        let values = [0x3f00_0000, 0x3e99_999a, 0, 0];
+        write_values(&mut s, &values, ValueType::F32, style(Opcode::Gather4Po));
+        assert_eq!(s, "0x3f000000, 0x3e99999a, 0, 0");
+        let mut s = String::new();
+        write_values(&mut s, &values, ValueType::F32, style(Opcode::Gather4));
+        assert_eq!(s, "0.500000, 0.300000, 0.000000, 0.000000");
     }
 
     #[test]

@@ -233,7 +233,10 @@ fn io_registers_past_d3d11_files_are_warnings() {
     );
     let text = "hs_5_0\nhs_fork_phase\ndcl_output o33.x\nret\n";
     let warnings = checked(text).unwrap_or_else(|e| panic!("{text}\nrefused: {e}"));
-    assert!(warnings.len() == 1 && warnings[0].contains("o33"), "{warnings:?}");
+    assert!(
+        warnings.len() == 1 && warnings[0].contains("o33"),
+        "{warnings:?}"
+    );
 }
 
 #[test]
