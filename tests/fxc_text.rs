@@ -118,7 +118,12 @@ const MIN_LISTINGS: usize = 70;
 
 /// Listings whose program lines do not print back, each with the reason. Each must still
 /// differ, and they are at most 2% of the listings.
-const LISTING_DIFFERENCES: &[(&str, &str)] = &[];
+const LISTING_DIFFERENCES: &[(&str, &str)] = &[(
+    "dxd_fxdis_test_ps.asm",
+    "fxc prints a shader-message custom-data block (D3D11_SB_CUSTOMDATA_SHADER_MESSAGE) as \
+     `printf \"…\", operands`; the assembler reads no `printf` and the disassembler prints the \
+     block as custom data",
+)];
 
 #[test]
 fn fxc_listings_assemble_and_print_back() {
@@ -196,6 +201,18 @@ fn header_lines(text: &str) -> Vec<String> {
 
 /// Listings whose header tables do not print back, each with the reason.
 const HEADER_DIFFERENCES: &[(&str, &str)] = &[
+    (
+        "dxd_advancedhlsl_vs.asm",
+        "fxc's blank `//` lines around unnamed structures nested in a structure",
+    ),
+    (
+        "dxd_structured_buffers_extra_5.asm",
+        "fxc's blank `//` lines around unnamed structures nested in a structure",
+    ),
+    (
+        "dxd_subroutines_ps.asm",
+        "the class-type and interface-slot tables: the assembler writes no IFCE chunk",
+    ),
     (
         "dxdecompiler_ps5_interfaces.asm",
         "the class-type and interface-slot tables: the assembler writes no IFCE chunk",

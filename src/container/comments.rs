@@ -47,18 +47,25 @@ const MAX_PRINT_DEPTH: usize = 64;
 /// Sections whose chunk is absent are left out; a present but empty signature prints
 /// fxc's `// no Input` style line. See the module documentation for the exact layout.
 pub fn write_header_comments(reflection: &ChunkInfo, out: &mut String) {
-    write_header_comments_noting(reflection, false, out);
+    write_header_comments_noting(reflection, ProgramNotes::default(), out);
 }
 
-/// [`write_header_comments`], with the `Early depth-stencil` feature note Microsoft's
-/// disassembler prints (after `Double-precision floating point`, in the order of the
-/// requirement bits) when the program forces early depth-stencil tests, which no SFI0 bit
-/// records.
-pub fn write_header_comments_noting(
-    reflection: &ChunkInfo,
-    early_depth_stencil: bool,
-    out: &mut String,
-) {
+/// What the header comments say of the program itself, which no chunk records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ProgramNotes {
+    /// The program forces early depth-stencil tests: Microsoft's disassembler adds the
+    /// `Early depth-stencil` feature note (after `Double-precision floating point`, in the
+    /// order of the requirement bits).
+    pub early_depth_stencil: bool,
+    /// A pixel shader that runs once per sample (an input interpolated per sample, or
+    /// `SV_SampleIndex` read): fxc ends the header with `// Pixel Shader runs at sample
+    /// frequency`.
+    pub sample_frequency: bool,
+}
+
+/// [`write_header_comments`], with the notes on the program that no chunk records.
+pub fn write_header_comments_noting(reflection: &ChunkInfo, notes: ProgramNotes, out: &mut String) {
+    let early_depth_stencil = notes.early_depth_stencil;
     let resources = reflection.resources.as_ref();
     if let Some(res) = resources {
         if !res.creator.is_empty() {
@@ -105,6 +112,10 @@ pub fn write_header_comments_noting(
     );
     write_signature("Input", reflection.input.as_ref(), false, out);
     write_signature("Output", reflection.output.as_ref(), true, out);
+    if notes.sample_frequency {
+        line(out, " Pixel Shader runs at sample frequency");
+        line(out, "");
+    }
 }
 
 /// Whether a signature's second mask bytes look like an output's (components never
@@ -741,17 +752,35 @@ mod tests {
 
     /// Microsoft's disassembler notes a forced early depth-stencil test among the features,
     /// after doubles (the order of the requirement bits), and alone when no SFI0 bit is set.
+    fn early(early_depth_stencil: bool) -> ProgramNotes {
+        ProgramNotes {
+            early_depth_stencil,
+            ..ProgramNotes::default()
+        }
+    }
+
+    #[test]
+    fn sample_frequency_note_ends_the_header() {
+        let mut out = String::new();
+        let notes = ProgramNotes {
+            sample_frequency: true,
+            ..ProgramNotes::default()
+        };
+        write_header_comments_noting(&ChunkInfo::default(), notes, &mut out);
+        assert_eq!(out, "// Pixel Shader runs at sample frequency\n//\n");
+    }
+
     #[test]
     fn early_depth_stencil_note() {
         let title = format!("// {}\n", FeatureFlags::NOTE_TITLE);
         let mut alone = String::new();
-        write_header_comments_noting(&ChunkInfo::default(), true, &mut alone);
+        write_header_comments_noting(&ChunkInfo::default(), early(true), &mut alone);
         assert!(
             alone.contains(&format!("{title}//       Early depth-stencil\n//\n")),
             "{alone}"
         );
         let mut none = String::new();
-        write_header_comments_noting(&ChunkInfo::default(), false, &mut none);
+        write_header_comments_noting(&ChunkInfo::default(), early(false), &mut none);
         assert!(!none.contains(FeatureFlags::NOTE_TITLE), "{none}");
         let doubles = ChunkInfo {
             features: Some(FeatureFlags {
@@ -760,7 +789,7 @@ mod tests {
             ..ChunkInfo::default()
         };
         let mut both = String::new();
-        write_header_comments_noting(&doubles, true, &mut both);
+        write_header_comments_noting(&doubles, early(true), &mut both);
         assert!(
             both.contains(&format!(
                 "{title}//       Double-precision floating point\n//       Early depth-stencil\n\

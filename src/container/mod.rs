@@ -43,7 +43,7 @@ pub use chunk_info::ChunkInfo;
 pub use class_linkage::{
     ClassInstance, ClassInterfaces, ClassType, InterfaceSlot, InterfaceSlotEntry,
 };
-pub use comments::{write_header_comments, write_header_comments_noting};
+pub use comments::{write_header_comments, write_header_comments_noting, ProgramNotes};
 pub use features::FeatureFlags;
 pub use header_parse::{parse_header_comments, HeaderTables};
 pub use layout::WriteStyle;

@@ -26,11 +26,14 @@ use std::fmt::Write;
 /// Disassembles a read container: header comments, then the program (if any).
 pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     let mut out = String::new();
-    let early_depth_stencil = dxbc
-        .program
-        .as_ref()
-        .is_some_and(forces_early_depth_stencil);
-    crate::container::write_header_comments_noting(&dxbc.reflection, early_depth_stencil, &mut out);
+    let notes = crate::container::ProgramNotes {
+        early_depth_stencil: dxbc
+            .program
+            .as_ref()
+            .is_some_and(forces_early_depth_stencil),
+        sample_frequency: dxbc.program.as_ref().is_some_and(runs_at_sample_frequency),
+    };
+    crate::container::write_header_comments_noting(&dxbc.reflection, notes, &mut out);
     match &dxbc.program {
         Some(program) => {
             tessellation::write_tessellation_tables(&mut out, program);
@@ -40,6 +43,26 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
         None => out.push_str("// no shader program\n"),
     }
     out
+}
+
+/// Whether a pixel shader runs once per sample: an input interpolated per sample, or
+/// `SV_SampleIndex` declared.
+fn runs_at_sample_frequency(program: &Program) -> bool {
+    program.model.stage == Stage::Pixel
+        && program.instructions.iter().any(|i| {
+            matches!(
+                i.declaration,
+                Some(Declaration::Signature {
+                    interpolation: Some(
+                        Interpolation::LinearSample | Interpolation::LinearNoPerspectiveSample
+                    ),
+                    ..
+                }) | Some(Declaration::Signature {
+                    system_value: Some(SystemValue::SampleIndex),
+                    ..
+                })
+            )
+        })
 }
 
 /// Whether the program's global flags force early depth-stencil tests.
