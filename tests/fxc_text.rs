@@ -3,7 +3,8 @@
 //! `tests/in/fxc_listings/*.asm` are listings fxc wrote (gathered from public repositories;
 //! `tests/in/fxc_listings/SOURCES.md` names the repository, commit and path of each). Each
 //! one must assemble unchanged, and the disassembly of the result must give back the
-//! listing's declaration and instruction lines. The comparison normalises only this: in the
+//! listing's declaration and instruction lines, except in the listings `LISTING_DIFFERENCES`
+//! names with the reason (at most 2% of them; each must still differ). The comparison normalises only this: in the
 //! listing, the lines before the version line (the header tables), blank lines, `//` comment
 //! lines and `#line` directives are left out, as is the variable-tracking comment fxc writes
 //! after some instructions (`mov r0.x, r1.x  // r0.x <- x`); on both sides whitespace at the
@@ -14,8 +15,9 @@
 //!
 //! The header tables (the `//` lines before the version line) must print back too, without
 //! whitespace at line ends, except in the listings `HEADER_DIFFERENCES` names with the
-//! reason (fxc's class-linkage tables, which are not printed; fxc 6.3's binding table,
-//! printed in 10.1's layout).
+//! reason (fxc's class-linkage tables, which are not printed; blank lines around unnamed
+//! nested structures), and in fxc 6.3's listings (their binding table prints in 10.1's
+//! layout).
 //!
 //! Every file of `../shared/corpus/vkd3d_asm` (vkd3d-compiler's `d3d-asm` text of the corpus
 //! blobs) must assemble, and the program must have the same instructions (opcodes, in order)
