@@ -706,6 +706,10 @@ impl<'a> Parser<'a> {
 
     /// Assembles the tables read.
     fn finish(mut self) -> HeaderTables {
+        // Microsoft's disassembler names itself where the container has no RDEF.
+        if self.creator.as_deref() == Some(super::comments::NO_RDEF_CREATOR) {
+            self.creator = None;
+        }
         if self.creator.is_none() && self.buffers.is_none() && self.bindings.is_none() {
             return self.tables;
         }

@@ -32,6 +32,7 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
             .as_ref()
             .is_some_and(forces_early_depth_stencil),
         sample_frequency: dxbc.program.as_ref().is_some_and(runs_at_sample_frequency),
+        program: dxbc.program.is_some(),
     };
     crate::container::write_header_comments_noting(&dxbc.reflection, notes, &mut out);
     match &dxbc.program {

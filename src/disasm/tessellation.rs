@@ -15,8 +15,8 @@
 //! A hull shader shows its output control-point count and both tables, a domain shader its
 //! input control-point count and the domain table. The names are those of fxc 10.1's
 //! listings (`Isoline`, `Triangle`, `Quadrilateral`; `Point`, `Clockwise Triangles`,
-//! `Counter-Clockwise Triangles`; `Integer`, `Integer Power of 2`); `Line`, `Fractional Odd`
-//! and `Fractional Even` follow their pattern. The assembler skips these lines: the
+//! `Counter-Clockwise Triangles`; `Integer`, `Integer Power of 2`, `Odd Fractional`);
+//! `Line` and `Even Fractional` follow their pattern. The assembler skips these lines: the
 //! declarations hold the same facts.
 
 use crate::ir::*;
@@ -74,8 +74,8 @@ pub fn write_tessellation_tables(out: &mut String, program: &Program) {
     let partitioning = match partitioning {
         Some(TessPartitioning::Integer) => "Integer",
         Some(TessPartitioning::Pow2) => "Integer Power of 2",
-        Some(TessPartitioning::FractionalOdd) => "Fractional Odd",
-        Some(TessPartitioning::FractionalEven) => "Fractional Even",
+        Some(TessPartitioning::FractionalOdd) => "Odd Fractional",
+        Some(TessPartitioning::FractionalEven) => "Even Fractional",
         Some(TessPartitioning::Undefined) | None => "Undefined",
     };
     out.push_str("// Tessellation Output Primitive  Partitioning Type \n");
