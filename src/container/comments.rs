@@ -67,7 +67,7 @@ pub struct ProgramNotes {
     /// frequency`.
     pub sample_frequency: bool,
     /// The container holds a program: without resource definitions Microsoft's disassembler
-    /// then names itself as the creator ([`NO_RDEF_CREATOR`]).
+    /// then names itself as the creator (`Microsoft (R) D3D Shader Disassembler`).
     pub program: bool,
 }
 
