@@ -1,6 +1,7 @@
 //! Data blocks: `dcl_immediateConstantBuffer { { 1.000000, 0, 0, 0}, … }` (floats or the
 //! bits as integers, in rows of up to four) and `dcl_customdata <class> { 0x…, … }`; both may
-//! span lines.
+//! span lines. fxc's `printf "format", operands…` and `errorf` are shader-message blocks
+//! ([`crate::ir::shader_message`]).
 
 use super::lexer::Kind;
 use super::number;
@@ -59,6 +60,49 @@ impl Parser<'_> {
         instruction.declaration = Some(Declaration::CustomData {
             class,
             data: DataRange { start, len },
+        });
+        Ok(instruction)
+    }
+
+    /// Reads `printf "format", operands…` or `errorf …` (the mnemonic next) into a
+    /// shader-message block.
+    pub(super) fn shader_message(&mut self) -> Result<Instruction> {
+        let head = self.advance();
+        let token = self.peek();
+        if token.kind != Kind::Str {
+            return Err(self.expected(&format!("a quoted format string after {}", head.text)));
+        }
+        self.advance();
+        let text = super::lexer::string_bytes(token.text).map_err(|m| self.error_at(token, m))?;
+        // The operands are parsed into the arena for their tokens, then taken out of it: the
+        // block holds them, as a decoded program's arena does not.
+        let arena = self.program.operands.len();
+        let mut operands = Vec::new();
+        while self.eat(',') {
+            operands.push(self.operand(
+                crate::disasm::implied::Role::Source,
+                ValueType::Bits,
+                0,
+            )?);
+        }
+        let tokens = crate::tpf::encode_operands(&self.program, &operands)
+            .map_err(|e| self.error_at(head, e.message))?;
+        self.program.operands.truncate(arena);
+        let message = crate::ir::shader_message::ShaderMessage {
+            error: head.text == "errorf",
+            text,
+            operand_count: operands.len(),
+            operand_tokens: &tokens,
+        };
+        let start = self.program.data.len() as u32;
+        self.program.data.extend(message.data());
+        let mut instruction = Instruction::new(Opcode::CustomData);
+        instruction.declaration = Some(Declaration::CustomData {
+            class: CustomDataClass::ShaderMessage,
+            data: DataRange {
+                start,
+                len: self.program.data.len() as u32 - start,
+            },
         });
         Ok(instruction)
     }

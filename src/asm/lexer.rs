@@ -15,6 +15,9 @@ pub enum Kind {
     Number,
     /// One punctuation character: `, [ ] ( ) { } | - + . : = * < >`.
     Punct(char),
+    /// A quoted string on one line, quotes and escapes included (`"%0 is fine!"`): the text
+    /// of a shader message ([`string_bytes`] reads it).
+    Str,
     /// The end of a line.
     Newline,
     /// The end of the text.
@@ -97,6 +100,25 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
             chars.next();
             column = column.saturating_add(1);
             spaced = true;
+        } else if c == '"' {
+            // To the closing quote (a backslash escapes the next character) or the line end.
+            chars.next();
+            column = column.saturating_add(1);
+            let mut end = start + 1;
+            let mut escaped = false;
+            while let Some(&(i, c)) = chars.peek() {
+                if c == '\n' {
+                    break;
+                }
+                chars.next();
+                column = column.saturating_add(1);
+                end = i + c.len_utf8();
+                if c == '"' && !escaped {
+                    break;
+                }
+                escaped = c == '\\' && !escaped;
+            }
+            push(Kind::Str, end, &mut spaced);
         } else if c == '#' || (c == '/' && text.get(start..start + 2) == Some("//")) {
             while chars.peek().is_some_and(|&(_, c)| c != '\n') {
                 chars.next();
@@ -154,9 +176,83 @@ pub fn tokenize(text: &str) -> Vec<Token<'_>> {
     tokens
 }
 
+/// The bytes a [`Kind::Str`] token stands for: the text between its quotes with `\"`, `\\`,
+/// `\n`, `\r`, `\t` and `\xNN` read as what they escape; why not, for a string that is not
+/// closed or holds another escape.
+pub fn string_bytes(token: &str) -> Result<Vec<u8>, String> {
+    let inner = token
+        .strip_prefix('"')
+        .and_then(|t| t.strip_suffix('"'))
+        .filter(|_| token.len() >= 2)
+        .ok_or("the string is not closed with '\"' on its line")?;
+    let mut bytes = Vec::with_capacity(inner.len());
+    let mut rest = inner.bytes();
+    while let Some(b) = rest.next() {
+        if b != b'\\' {
+            bytes.push(b);
+            continue;
+        }
+        match rest.next() {
+            Some(b'"') => bytes.push(b'"'),
+            Some(b'\\') => bytes.push(b'\\'),
+            Some(b'n') => bytes.push(b'\n'),
+            Some(b'r') => bytes.push(b'\r'),
+            Some(b't') => bytes.push(b'\t'),
+            Some(b'x') => {
+                let hex: Vec<u8> = rest.by_ref().take(2).collect();
+                let value = std::str::from_utf8(&hex)
+                    .ok()
+                    .filter(|h| h.len() == 2)
+                    .and_then(|h| u8::from_str_radix(h, 16).ok())
+                    .ok_or("\\x takes two hexadecimal digits")?;
+                bytes.push(value);
+            }
+            _ => {
+                return Err(
+                    "unknown escape in the string (\\\", \\\\, \\n, \\r, \\t, \\xNN)".into(),
+                )
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// Writes `bytes` as a quoted string that the assembler reads back (`string_bytes`).
+pub fn write_string(out: &mut String, bytes: &[u8]) {
+    out.push('"');
+    for &b in bytes {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => out.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    out.push('"');
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn strings_read_back() {
+        let bytes = b"%0 is \"fine\"!\n\\ \x01\xff".to_vec();
+        let mut text = String::new();
+        write_string(&mut text, &bytes);
+        assert_eq!(text, r#""%0 is \"fine\"!\n\\ \x01\xff""#);
+        let line = format!("printf {text}, r0.x // {text}\n");
+        let tokens = tokenize(&line);
+        assert_eq!(tokens[1].kind, Kind::Str);
+        assert_eq!(tokens[1].text, text);
+        assert_eq!(tokens[2].kind, Kind::Punct(','));
+        assert_eq!(string_bytes(tokens[1].text), Ok(bytes));
+        assert!(string_bytes("\"open").is_err());
+        assert!(string_bytes(r#""\q""#).is_err());
+    }
 
     fn kinds(text: &str) -> Vec<(Kind, &str)> {
         tokenize(text).iter().map(|t| (t.kind, t.text)).collect()

@@ -44,6 +44,8 @@ use crate::isa::Opcode;
 use lexer::{Kind, Token};
 
 pub use container::assemble;
+#[doc(hidden)]
+pub use lexer::write_string;
 pub use shader_test::{asm_sections, AsmSection};
 
 /// Parses assembly text into a program and checks it with [`ir::validate`] and the default
@@ -282,6 +284,8 @@ impl<'a> Parser<'a> {
             self.positions.push((start.line, start.column));
             let mut instruction = if declaration::is_declaration(start.text) {
                 self.declaration()?
+            } else if matches!(start.text, "printf" | "errorf") {
+                self.shader_message()?
             } else {
                 self.instruction()?
             };

@@ -605,3 +605,47 @@ ret
         ]
     );
 }
+
+/// fxc's `printf` and `errorf`: shader-message custom-data blocks with the operands' tokens
+/// and the format string (see `crate::ir::shader_message`), printed back as written.
+#[test]
+fn shader_messages_print_as_printf_and_errorf() {
+    let program = round_trip(
+        "ps_5_0
+dcl_constantbuffer CB0[4], dynamicIndexed
+dcl_temps 11
+if_nz r1.z
+  printf \"%0 is fine!\", r10.z
+else
+  printf \"%0 is not %1 fine!\", r10.z, r10.x
+endif
+errorf \"bad \\\"%0\\\"\\n\", cb0[r0.x + 1].y
+printf \"no operands\"
+ret
+",
+    );
+    let block = words(&program);
+    // `printf "%0 is fine!", r10.z`: custom data of class 4 (after its token and length 12),
+    // a message in printf format of 11 characters with one operand of two dwords (r10.z),
+    // then the text in memory order with its terminating zero.
+    let expected = vec![
+        CustomDataClass::ShaderMessage.code() << 11 | Opcode::CustomData as u32,
+        12,
+        shader_message::MESSAGE_ID,
+        shader_message::FORMAT_PRINTF,
+        11,
+        1,
+        2,
+        0x0010_002a,
+        10,
+        u32::from_le_bytes(*b"%0 i"),
+        u32::from_le_bytes(*b"s fi"),
+        u32::from_le_bytes(*b"ne!\0"),
+    ];
+    assert!(
+        block
+            .windows(expected.len())
+            .any(|w| w == expected.as_slice()),
+        "the block {expected:x?} is not in {block:x?}"
+    );
+}

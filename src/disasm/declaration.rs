@@ -186,7 +186,7 @@ pub fn write_declaration(
             let _ = write!(out, "{name} x{register}[{size}], {components}");
         }
         Declaration::CustomData { class, data } => {
-            write_custom_data(out, *class, program.data_slice(*data));
+            write_custom_data(out, program.model, *class, program.data_slice(*data));
         }
         Declaration::GsOutputTopology(topology) => {
             let _ = write!(out, "{name} {}", topology.name());
@@ -323,7 +323,32 @@ pub fn write_return_types(out: &mut String, types: &[ReturnType; 4]) {
     out.push(')');
 }
 
-fn write_custom_data(out: &mut String, class: CustomDataClass, data: &[u32]) {
+/// Writes a printf-style shader message as fxc does, `printf "format", operands…` (`errorf`
+/// for an error); false, writing nothing, for a block that is not one.
+fn write_shader_message(out: &mut String, model: ShaderModel, data: &[u32]) -> bool {
+    let Some(message) = crate::ir::shader_message::ShaderMessage::parse(data) else {
+        return false;
+    };
+    let mut arena = Program::new(model);
+    let tokens = message.operand_tokens;
+    let Some(operands) = crate::tpf::decode_operands(&mut arena, tokens, message.operand_count)
+    else {
+        return false;
+    };
+    out.push_str(message.mnemonic());
+    out.push(' ');
+    crate::asm::write_string(out, &message.text);
+    for operand in &operands {
+        out.push_str(", ");
+        super::operand::write_operand(out, &arena, operand);
+    }
+    true
+}
+
+fn write_custom_data(out: &mut String, model: ShaderModel, class: CustomDataClass, data: &[u32]) {
+    if class == CustomDataClass::ShaderMessage && write_shader_message(out, model, data) {
+        return;
+    }
     if class == CustomDataClass::ImmediateConstantBuffer {
         const HEAD: &str = "dcl_immediateConstantBuffer { ";
         out.push_str(HEAD);

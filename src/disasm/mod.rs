@@ -33,6 +33,7 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
             .is_some_and(forces_early_depth_stencil),
         sample_frequency: dxbc.program.as_ref().is_some_and(runs_at_sample_frequency),
         program: dxbc.program.is_some(),
+        debug_layer: dxbc.program.as_ref().is_some_and(has_shader_message),
     };
     crate::container::write_header_comments_noting(&dxbc.reflection, notes, &mut out);
     match &dxbc.program {
@@ -64,6 +65,19 @@ fn runs_at_sample_frequency(program: &Program) -> bool {
                 })
             )
         })
+}
+
+/// Whether the program holds a shader message (`printf`, `errorf`).
+fn has_shader_message(program: &Program) -> bool {
+    program.instructions.iter().any(|i| {
+        matches!(
+            i.declaration,
+            Some(Declaration::CustomData {
+                class: CustomDataClass::ShaderMessage,
+                ..
+            })
+        )
+    })
 }
 
 /// Whether the program's global flags force early depth-stencil tests.

@@ -17,6 +17,7 @@
 
 mod decl;
 mod operand;
+pub mod shader_message;
 mod validate;
 
 pub use decl::*;

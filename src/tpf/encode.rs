@@ -46,6 +46,22 @@ pub fn encode_words(program: &Program) -> Result<Vec<u32>> {
     Ok(encoder.words)
 }
 
+/// The tokens of `operands` in instruction form (their relative addresses in `program`'s
+/// arena), as a shader message holds them.
+pub fn encode_operands(program: &Program, operands: &[Operand]) -> Result<Vec<u32>> {
+    let mut encoder = Encoder {
+        program,
+        words: Vec::new(),
+        index: 0,
+        start: 0,
+        depth: 0,
+    };
+    for operand in operands {
+        encoder.operand(operand, true)?;
+    }
+    Ok(encoder.words)
+}
+
 struct Encoder<'a> {
     program: &'a Program,
     words: Vec<u32>,

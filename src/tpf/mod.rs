@@ -6,8 +6,8 @@ mod encode;
 pub mod spare;
 pub mod tokens;
 
-pub use decode::{decode, decode_into};
-pub use encode::{encode, encode_words};
+pub use decode::{decode, decode_into, decode_operands};
+pub use encode::{encode, encode_operands, encode_words};
 
 #[cfg(test)]
 mod decode_tests;
