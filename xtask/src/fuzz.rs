@@ -1,7 +1,8 @@
 //! `cargo xtask fuzz --target NAME --seconds N`: runs one coverage-guided fuzz target
 //! (`tests/fuzz`, cargo fuzz / libFuzzer on the stable toolchain with `RUSTC_BOOTSTRAP=1`),
-//! seeded with the corpus blobs (for `assemble`, their disassembly) and the snapshot inputs
-//! (`tests/in`: their text for `assemble`, assembled for the others), then validates every
+//! seeded with the corpus blobs (for `assemble`, their disassembly), the snapshot inputs
+//! and the fxc listings (`tests/in`, `tests/in/fxc_listings`: their text for `assemble`,
+//! assembled for the others), then validates every
 //! distinct module the run translated with spirv-val.
 //!
 //! Kept between runs under `target/fuzz/NAME/`: `corpus/` (the working corpus), `modules/`
@@ -122,14 +123,21 @@ fn seed(target: &str, corpus: &Path) -> Result<usize> {
         std::fs::write(corpus.join(format!("seed-{i:05}")), bytes)?;
         count += 1;
     }
-    // The snapshot inputs: as text for `assemble`, assembled for the targets that read
-    // containers (they hold what the corpus lacks: subroutines, class linkage).
-    let dir = paths::workspace_root().join("tests/in");
-    for entry in std::fs::read_dir(&dir)? {
-        let path = entry?.path();
-        if path.extension().is_none_or(|e| e != "asm") {
-            continue;
+    // The snapshot inputs and the fxc listings: as text for `assemble`, assembled for the
+    // targets that read containers (they hold what the corpus lacks: subroutines, class
+    // linkage, fxc's header tables, shader messages).
+    let root = paths::workspace_root().join("tests/in");
+    let mut files = Vec::new();
+    for dir in [root.clone(), root.join("fxc_listings")] {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "asm") {
+                files.push(path);
+            }
         }
+    }
+    files.sort();
+    for path in files {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         let text = std::fs::read_to_string(&path)?;
         let bytes = match target {
