@@ -125,7 +125,7 @@ fn print_back(text: &str) -> Result<String, String> {
 }
 
 /// The fewest listings the sweep takes (it fails when files go missing).
-const MIN_LISTINGS: usize = 70;
+const MIN_LISTINGS: usize = 300;
 
 /// Listings whose program lines do not print back, each with the reason. Each must still
 /// differ, and they are at most 2% of the listings.
