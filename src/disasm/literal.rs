@@ -9,9 +9,9 @@
 //!   hexadecimal bits;
 //! * integers print in decimal when small, at most [`DECIMAL_MAX`] from zero, and as eight
 //!   hexadecimal digits otherwise, whatever the instruction: `and … l(3891)` but
-//!   `and … l(0x00003300)`, `iadd … l(-1)`, `ieq … l(0x7f800000)`. A signed operand's
-//!   distance from zero is that of its signed value (`-1` is small), an unsigned one's that of
-//!   its unsigned value (`0xffffffff` is not);
+//!   `and … l(0x00003300)`, `iadd … l(-1)`, `and … l(-4)`, `ieq … l(0x7f800000)`. The
+//!   distance is that of the bits read as a signed integer, also for the unsigned and bitwise
+//!   instructions (`0xfffffffc` is `-4`);
 //! * untyped bits (`mov`, `movc`, the stores, immediate constant buffers) print as a float
 //!   when their exponent field is that of a normal float or the value is -0.0
 //!   (`-0.000000`), and as a signed integer otherwise (`0`, `-1`, `0x7f800000`), each value
@@ -63,7 +63,7 @@ pub fn write_values(out: &mut String, values: &[u32], value_type: ValueType, sty
             out.push_str(if style.compact { "," } else { ", " });
         }
         match value_type {
-            ValueType::F32 | ValueType::Bits if style.integers => write_integer(out, bits, true),
+            ValueType::F32 | ValueType::Bits if style.integers => write_integer(out, bits),
             _ => write_u32(out, bits, value_type),
         }
     }
@@ -75,20 +75,14 @@ fn is_float_bits(bits: u32) -> bool {
     bits == 0x8000_0000 || (exponent != 0 && exponent != 0x7f80_0000)
 }
 
-/// Writes an integer: decimal when at most [`DECIMAL_MAX`] from zero (`value` its distance),
-/// eight hexadecimal digits otherwise.
-fn write_integer(out: &mut String, bits: u32, signed: bool) {
-    let distance = if signed {
-        (bits as i32).unsigned_abs()
-    } else {
-        bits
-    };
-    let _ = if distance > DECIMAL_MAX {
+/// Writes an integer: decimal when the bits read as a signed integer are at most
+/// [`DECIMAL_MAX`] from zero, eight hexadecimal digits otherwise.
+fn write_integer(out: &mut String, bits: u32) {
+    let signed = bits as i32;
+    let _ = if signed.unsigned_abs() > DECIMAL_MAX {
         write!(out, "0x{bits:08x}")
-    } else if signed {
-        write!(out, "{}", bits as i32)
     } else {
-        write!(out, "{bits}")
+        write!(out, "{signed}")
     };
 }
 
@@ -96,8 +90,7 @@ fn write_integer(out: &mut String, bits: u32, signed: bool) {
 pub fn write_u32(out: &mut String, bits: u32, value_type: ValueType) {
     match value_type {
         ValueType::F32 => write_f32(out, bits),
-        ValueType::I32 => write_integer(out, bits, true),
-        ValueType::U32 => write_integer(out, bits, false),
+        ValueType::I32 | ValueType::U32 => write_integer(out, bits),
         ValueType::Bits | ValueType::F64 | ValueType::None => write_untyped(out, bits),
     }
 }
@@ -108,7 +101,7 @@ pub fn write_untyped(out: &mut String, bits: u32) {
     if is_float_bits(bits) {
         write_f32(out, bits);
     } else {
-        write_integer(out, bits, true);
+        write_integer(out, bits);
     }
 }
 
@@ -316,8 +309,7 @@ mod tests {
         );
         assert_eq!(text(&[0x0019_660d], i, Opcode::Imul), "0x0019660d");
         assert_eq!(text(&[0x7f80_0000, 1], i, Opcode::Ieq), "0x7f800000, 1");
-        // The bound: DECIMAL_MAX is decimal, one more is not; a signed value's distance from
-        // zero is that of its signed value, an unsigned one's of its unsigned value.
+        // The bound: DECIMAL_MAX is decimal, one more is not.
         assert_eq!(
             text(&[10_000, 10_001], u, Opcode::Umax),
             "10000, 0x00002711"
@@ -326,7 +318,11 @@ mod tests {
             text(&[0xffff_ffff, (-10_001i32) as u32], i, Opcode::Iadd),
             "-1, 0xffffd8ef"
         );
-        assert_eq!(text(&[0xffff_ffff], u, Opcode::Umin), "0xffffffff");
+        // The distance is the signed value's, for unsigned and bitwise operands too (fxc:
+        // `and r4.x, r0.y, l(-4)`).
+        assert_eq!(text(&[0xffff_fffc], u, Opcode::And), "-4");
+        assert_eq!(text(&[0xffff_ffff], u, Opcode::Umin), "-1");
+        assert_eq!(text(&[0x8000_0000], u, Opcode::Ult), "0x80000000");
     }
 
     #[test]

@@ -39,7 +39,7 @@ fn a_texture_and_a_sampler_chosen_at_run_time_become_switches_over_what_fits() {
     .expect("lowered");
     let expected = "\
 switch r2.x
-  case l(0xffffffff)
+  case l(-1)
   switch r2.y
     case l(0)
     sample_l r0.xyzw, r1.xyzx, t0.xyzw, s0, l(0.000000)
