@@ -240,6 +240,22 @@ fn io_registers_past_d3d11_files_are_warnings() {
 }
 
 #[test]
+fn more_than_eight_clip_and_cull_distances_are_a_warning() {
+    // D3D11_CLIP_OR_CULL_DISTANCE_COUNT counts clip and cull distances of a file together.
+    let text =
+        "vs_5_0\ndcl_output_siv o1.xyzw, clip_distance\ndcl_output_siv o2.xyz, cull_distance\n\
+                dcl_output_siv o3.x, clip_distance\ndcl_output_siv o3.y, clip_distance\nret\n";
+    let warnings = checked(text).unwrap_or_else(|e| panic!("{text}\nrefused: {e}"));
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("instruction 3 ") && warnings[0].contains("more than 8 clip and cull"),
+        "{warnings:?}"
+    );
+    let text = "vs_5_0\ndcl_output_siv o1.xyzw, clip_distance\ndcl_output_siv o2.xyzw, cull_distance\nret\n";
+    assert_eq!(checked(text), Ok(Vec::new()), "{text}");
+}
+
+#[test]
 fn an_io_component_declared_twice_in_one_scope_is_refused() {
     // The fuzzer's case: a domain shader's vpc0.x declared as a tessellation factor and as
     // an ordinary input (two inputs at one location).

@@ -33,6 +33,8 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
     let mut once = HashSet::default();
     let mut topology = None;
     let mut io = DeclaredIo::default();
+    // Clip and cull distance components declared in the scope, per register file.
+    let mut distances: Vec<(RegisterKind, u32)> = Vec::new();
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
         if matches!(
@@ -43,6 +45,7 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
                 | Opcode::HsJoinPhase
         ) {
             io.0.clear();
+            distances.clear();
         }
         let sync = instruction.sync;
         if instruction.opcode == Opcode::Sync
@@ -70,6 +73,7 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
             if let Declaration::Stream(_) = declaration {
                 // A geometry shader declares the outputs of each stream after its dcl_stream.
                 io.0.retain(|&(kind, ..)| kind != RegisterKind::Output as u8);
+                distances.retain(|&(kind, _)| kind != RegisterKind::Output);
             }
             if let Declaration::ThreadGroup(size) = declaration {
                 check_thread_group(*size).map_err(fail)?;
@@ -81,8 +85,38 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
                     ));
                 }
             }
-            if let Declaration::Signature { operand, .. } = declaration {
+            if let Declaration::Signature {
+                operand,
+                system_value,
+                ..
+            } = declaration
+            {
                 let operand = program.operand(*operand);
+                if matches!(
+                    system_value,
+                    Some(SystemValue::ClipDistance | SystemValue::CullDistance)
+                ) {
+                    let count = match distances.iter_mut().find(|(k, _)| *k == operand.kind) {
+                        Some((_, count)) => count,
+                        None => &mut distances.push_mut((operand.kind, 0)).1,
+                    };
+                    let before = *count;
+                    *count += operand.mask().count_ones();
+                    if before <= D3D11_DISTANCES && *count > D3D11_DISTANCES {
+                        warnings.push(crate::Warning::instruction(
+                            index as u32,
+                            instruction.dword,
+                            format!(
+                                "more than {D3D11_DISTANCES} clip and cull distances in the {} \
+                                 file, past Direct3D 11's limit \
+                                 (D3D11_CLIP_OR_CULL_DISTANCE_COUNT); translated, for a Vulkan \
+                                 device whose maxClipDistances, maxCullDistances and \
+                                 maxCombinedClipAndCullDistances allow it",
+                                operand.kind.name()
+                            ),
+                        ));
+                    }
+                }
                 if let Some(limit) = past_d3d_register_limit(operand) {
                     warnings.push(crate::Warning::instruction(
                         index as u32,
@@ -107,6 +141,10 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
     }
     Ok(())
 }
+
+/// Direct3D 11's clip and cull distances of one register file together
+/// (`D3D11_CLIP_OR_CULL_DISTANCE_COUNT`).
+const D3D11_DISTANCES: u32 = 8;
 
 /// Direct3D 11's input, output, control-point and patch-constant register files have 32
 /// registers in every stage (`D3D11_VS_INPUT_REGISTER_COUNT` and its kin). A declaration past

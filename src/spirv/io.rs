@@ -818,11 +818,9 @@ impl Emitter<'_> {
     ) -> Result<()> {
         let layout = self.distance_layout(kind, sv);
         let length = layout.len() as u32;
-        if length == 0 || length > 8 {
-            return Err(self.err(format!(
-                "{} clip or cull distances (D3D allows 1 to 8)",
-                length
-            )));
+        // More than Direct3D's 8 is the validation's warning; the device's limits decide.
+        if length == 0 {
+            return Err(self.internal("a clip or cull distance declaration without components"));
         }
         let (builtin, capability) = if sv == SystemValue::ClipDistance {
             (BuiltIn::ClipDistance, Capability::ClipDistance)

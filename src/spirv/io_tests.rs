@@ -215,6 +215,26 @@ ret
 }
 
 #[test]
+fn more_clip_distances_than_d3d11_allows_are_translated() {
+    // D3D11's limit is 8 (a warning of the validation); the module holds all 12.
+    let module = compile(
+        "vs_5_0
+dcl_output_siv o0.xyzw, position
+dcl_output_siv o1.xyzw, clip_distance
+dcl_output_siv o2.xyzw, clip_distance
+dcl_output_siv o3.xyzw, clip_distance
+mov o0.xyzw, l(0, 0, 0, 1.0)
+mov o1.xyzw, l(1.0, 2.0, 3.0, 4.0)
+mov o2.xyzw, l(1.0, 2.0, 3.0, 4.0)
+mov o3.xyzw, l(1.0, 2.0, 3.0, 4.0)
+ret
+",
+    );
+    let clip = builtin_var(&module, BuiltIn::ClipDistance).expect("clip");
+    assert_eq!(array_length(&module, clip), 12);
+}
+
+#[test]
 fn clip_and_cull_distances_are_gathered() {
     let module = compile(
         "vs_5_0

@@ -113,10 +113,9 @@ impl Emitter<'_> {
     ) -> Result<()> {
         let layout = self.arrayed_distance_layout(sv);
         let count = layout.len() as u32;
-        if count == 0 || count > 8 {
-            return Err(self.err(format!(
-                "{count} clip or cull distances (D3D allows 1 to 8)"
-            )));
+        // More than Direct3D's 8 is the validation's warning; the device's limits decide.
+        if count == 0 {
+            return Err(self.internal("a clip or cull distance declaration without components"));
         }
         let (builtin, capability) = if sv == SystemValue::ClipDistance {
             (BuiltIn::ClipDistance, Capability::ClipDistance)
