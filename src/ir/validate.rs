@@ -96,13 +96,16 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
                     system_value,
                     Some(SystemValue::ClipDistance | SystemValue::CullDistance)
                 ) {
-                    let count = match distances.iter_mut().find(|(k, _)| *k == operand.kind) {
-                        Some((_, count)) => count,
-                        None => &mut distances.push_mut((operand.kind, 0)).1,
+                    let at = match distances.iter().position(|(k, _)| *k == operand.kind) {
+                        Some(at) => at,
+                        None => {
+                            distances.push((operand.kind, 0));
+                            distances.len() - 1
+                        }
                     };
-                    let before = *count;
-                    *count += operand.mask().count_ones();
-                    if before <= D3D11_DISTANCES && *count > D3D11_DISTANCES {
+                    let before = distances[at].1;
+                    distances[at].1 += operand.mask().count_ones();
+                    if before <= D3D11_DISTANCES && distances[at].1 > D3D11_DISTANCES {
                         warnings.push(crate::Warning::instruction(
                             index as u32,
                             instruction.dword,
