@@ -26,15 +26,7 @@ use std::fmt::Write;
 /// Disassembles a read container: header comments, then the program (if any).
 pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     let mut out = String::new();
-    let notes = crate::container::ProgramNotes {
-        early_depth_stencil: dxbc
-            .program
-            .as_ref()
-            .is_some_and(forces_early_depth_stencil),
-        sample_frequency: dxbc.program.as_ref().is_some_and(runs_at_sample_frequency),
-        program: dxbc.program.is_some(),
-        debug_layer: dxbc.program.as_ref().is_some_and(has_shader_message),
-    };
+    let notes = dxbc.program.as_ref().map(program_notes).unwrap_or_default();
     crate::container::write_header_comments_noting(&dxbc.reflection, notes, &mut out);
     match &dxbc.program {
         Some(program) => {
@@ -47,45 +39,45 @@ pub fn disassemble(dxbc: &Dxbc<'_>) -> String {
     out
 }
 
-/// Whether a pixel shader runs once per sample: an input interpolated per sample, or
-/// `SV_SampleIndex` declared.
-fn runs_at_sample_frequency(program: &Program) -> bool {
-    program.model.stage == Stage::Pixel
-        && program.instructions.iter().any(|i| {
-            matches!(
-                i.declaration,
-                Some(Declaration::Signature {
-                    interpolation: Some(
-                        Interpolation::LinearSample | Interpolation::LinearNoPerspectiveSample
-                    ),
-                    ..
-                }) | Some(Declaration::Signature {
-                    system_value: Some(SystemValue::SampleIndex),
-                    ..
-                })
-            )
-        })
-}
-
-/// Whether the program holds a shader message (`printf`, `errorf`).
-fn has_shader_message(program: &Program) -> bool {
-    program.instructions.iter().any(|i| {
-        matches!(
-            i.declaration,
-            Some(Declaration::CustomData {
+/// What the header says of the program itself, from its declarations in one pass: forced
+/// early depth-stencil tests (the global flags), a pixel shader that runs once per sample (an
+/// input interpolated per sample, or `SV_SampleIndex`), a shader message (`printf`).
+fn program_notes(program: &Program) -> crate::container::ProgramNotes {
+    let mut notes = crate::container::ProgramNotes {
+        program: true,
+        ..Default::default()
+    };
+    let pixel = program.model.stage == Stage::Pixel;
+    for declaration in program
+        .instructions
+        .iter()
+        .filter_map(|i| i.declaration.as_ref())
+    {
+        match declaration {
+            Declaration::GlobalFlags(flags) => {
+                notes.early_depth_stencil |= flags & FORCE_EARLY_DEPTH_STENCIL != 0;
+            }
+            Declaration::Signature {
+                interpolation,
+                system_value,
+                ..
+            } => {
+                notes.sample_frequency |= pixel
+                    && (matches!(
+                        interpolation,
+                        Some(
+                            Interpolation::LinearSample | Interpolation::LinearNoPerspectiveSample
+                        )
+                    ) || *system_value == Some(SystemValue::SampleIndex));
+            }
+            Declaration::CustomData {
                 class: CustomDataClass::ShaderMessage,
                 ..
-            })
-        )
-    })
-}
-
-/// Whether the program's global flags force early depth-stencil tests.
-fn forces_early_depth_stencil(program: &Program) -> bool {
-    program.instructions.iter().any(|i| {
-        matches!(i.declaration, Some(Declaration::GlobalFlags(flags))
-            if flags & FORCE_EARLY_DEPTH_STENCIL != 0)
-    })
+            } => notes.debug_layer = true,
+            _ => {}
+        }
+    }
+    notes
 }
 
 /// The program's text: the version line, then one line per declaration or instruction.

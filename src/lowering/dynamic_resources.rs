@@ -14,6 +14,7 @@
 //! (what a constant-buffer register chosen at run time reads is handled by the back end, as
 //! every D3D11 slot, declared or not, is one type of descriptor).
 
+use crate::error::{Error, ErrorKind, Result};
 use crate::ir::{
     ComponentCount, Declaration, Index, Instruction, Operand, OperandRange, Program, RegisterKind,
     ResourceDimension, ReturnType, Selection, ValueType, DYNAMIC_RANGE,
@@ -185,12 +186,18 @@ fn dynamic_source(program: &Program, instruction: &Instruction) -> Option<usize>
         .map(|at| start + at)
 }
 
+/// The most instructions the lowering adds to a program: each instruction becomes a case per
+/// declared register that fits (per texture and sampler pair when both are chosen at run
+/// time), so a hostile program could otherwise grow with the product of its declarations.
+pub const MAX_ADDED_INSTRUCTIONS: usize = 1 << 18;
+
 /// The program with every texture and sampler register chosen at run time replaced by a
 /// `switch` over the declared registers (see the module documentation); `None` when the
-/// program has none.
-pub fn lower(program: &Program) -> Option<Program> {
+/// program has none; an error (a limit) when the switches would add more than
+/// [`MAX_ADDED_INSTRUCTIONS`].
+pub fn lower(program: &Program) -> Result<Option<Program>> {
     if !program.model.is_sm5() || program.model.has_resource_ranges() {
-        return None;
+        return Ok(None);
     }
     let code = |i: &&Instruction| i.declaration.is_none();
     if !program
@@ -199,7 +206,7 @@ pub fn lower(program: &Program) -> Option<Program> {
         .filter(code)
         .any(|i| dynamic_source(program, i).is_some())
     {
-        return None;
+        return Ok(None);
     }
     let declared = Declared::of(program);
     let mut out = Program {
@@ -208,13 +215,24 @@ pub fn lower(program: &Program) -> Option<Program> {
         operands: program.operands.clone(),
         data: program.data.clone(),
     };
-    for instruction in &program.instructions {
+    let budget = program.instructions.len() + MAX_ADDED_INSTRUCTIONS;
+    for (index, instruction) in program.instructions.iter().enumerate() {
         match dynamic_source(program, instruction).filter(|_| instruction.declaration.is_none()) {
-            Some(at) => expand(&mut out, &declared, instruction, at),
+            Some(at) => expand(&mut out, &declared, instruction, at, budget).map_err(|()| {
+                Error::instruction(
+                    index as u32,
+                    instruction.dword,
+                    format!(
+                        "the switches over the declared texture and sampler registers would add \
+                         more than {MAX_ADDED_INSTRUCTIONS} instructions"
+                    ),
+                )
+                .with_kind(ErrorKind::Limit)
+            })?,
             None => out.instructions.push(instruction.clone()),
         }
     }
-    Some(out)
+    Ok(Some(out))
 }
 
 /// Appends an instruction of `opcode` with `operands` (the first `dst_count` destinations)
@@ -251,8 +269,15 @@ fn immediate(values: &[u32], value_type: ValueType) -> Operand {
 }
 
 /// Appends the switch that replaces `instruction`, whose operand `at` (an arena index of
-/// `out`) is a register chosen at run time.
-fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at: usize) {
+/// `out`) is a register chosen at run time; fails, adding what it has, once `out` holds more
+/// than `budget` instructions.
+fn expand(
+    out: &mut Program,
+    declared: &Declared,
+    instruction: &Instruction,
+    at: usize,
+    budget: usize,
+) -> std::result::Result<(), ()> {
     let operand = out.operands[at];
     let dword = instruction.dword;
     let (offset, relative) = match operand.indices[1] {
@@ -261,7 +286,7 @@ fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at:
         // The reader admits no other form (`check_operand`); kept as it is otherwise.
         _ => {
             out.instructions.push(instruction.clone());
-            return;
+            return Ok(());
         }
     };
     let mut selector = *out.operand(relative);
@@ -281,6 +306,9 @@ fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at:
         push(out, Opcode::Switch, &[selector], 0, dword);
     }
     for &slot in &slots {
+        if out.instructions.len() > budget {
+            return Err(());
+        }
         let case = immediate(&[slot.wrapping_sub(offset)], ValueType::U32);
         push(out, Opcode::Case, &[case], 0, dword);
         let mut operands = own.clone();
@@ -292,7 +320,7 @@ fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at:
         // A made instruction has no encoding of its own (as `push` makes them).
         copy.length = 0;
         match dynamic_source(out, &copy) {
-            Some(next) => expand(out, declared, &copy, next),
+            Some(next) => expand(out, declared, &copy, next, budget)?,
             None => out.instructions.push(copy),
         }
         push(out, Opcode::Break, &[], 0, dword);
@@ -301,8 +329,9 @@ fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at:
         push(out, Opcode::Default, &[], 0, dword);
     }
     let zero = immediate(&[0; 4], ValueType::Bits);
-    for dst in own[..instruction.dst_count as usize]
+    for dst in own
         .iter()
+        .take(instruction.dst_count.into())
         .filter(|d| d.kind != RegisterKind::Null)
     {
         let mut dst = *dst;
@@ -314,6 +343,7 @@ fn expand(out: &mut Program, declared: &Declared, instruction: &Instruction, at:
         push(out, Opcode::Break, &[], 0, dword);
         push(out, Opcode::EndSwitch, &[], 0, dword);
     }
+    Ok(())
 }
 
 #[cfg(test)]

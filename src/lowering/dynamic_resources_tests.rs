@@ -17,7 +17,7 @@ dcl_resource_texture2dms(4) (float,float,float,float) t6
 fn lowered_code(model: &str, code: &str) -> Option<String> {
     let text = format!("{model}\n{DECLARATIONS}dcl_temps 4\n{code}ret\n");
     let program = parse_program(&text).unwrap_or_else(|e| panic!("{text}\n{e}"));
-    let lowered = lower(&program)?;
+    let lowered = lower(&program).expect("lowers")?;
     let printed = program_text(&lowered);
     let code: Vec<&str> = printed
         .lines()
@@ -147,4 +147,39 @@ fn an_error_in_the_lowered_program_names_the_instruction_as_read() {
     };
     assert_eq!(index, 9, "{error}");
     assert!(error.to_string().contains("lod"), "{error}");
+}
+
+#[test]
+fn a_program_whose_switches_would_grow_past_the_bound_is_refused() {
+    // 128 textures and 16 samplers: each sample becomes 2,048 cases (about 6,900
+    // instructions), so 50 of them pass MAX_ADDED_INSTRUCTIONS (a hostile program would grow
+    // with the product of its declarations).
+    let mut text = String::from("ps_5_0\n");
+    for s in 0..16 {
+        text.push_str(&format!("dcl_sampler s{s}, mode_default\n"));
+    }
+    for t in 0..128 {
+        text.push_str(&format!(
+            "dcl_resource_texture2d (float,float,float,float) t{t}\n"
+        ));
+    }
+    text.push_str("dcl_temps 3\n");
+    for _ in 0..50 {
+        text.push_str("sample_l r0.xyzw, r1.xyxx, t[r2.x + 0].xyzw, s[r2.y + 0], l(0.000000)\n");
+    }
+    text.push_str("ret\n");
+    let program = parse_program(&text).expect("parses");
+    let error = lower(&program).expect_err("too many instructions");
+    assert_eq!(error.kind, crate::error::ErrorKind::Limit, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains(&super::MAX_ADDED_INSTRUCTIONS.to_string()),
+        "{error}"
+    );
+    let crate::error::Location::Instruction { index, .. } = error.location else {
+        panic!("located at {:?}", error.location);
+    };
+    // A sample (after 144 declarations and dcl_temps) near the 38th crosses the bound.
+    assert!((145..195).contains(&index), "{error}");
 }

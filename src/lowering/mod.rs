@@ -41,5 +41,5 @@ impl Lowered {
 /// Every lowering the program needs, in order; `None` when it needs none (the common case,
 /// at no cost but a scan of the operands).
 pub fn lower(program: &Program) -> crate::error::Result<Option<Lowered>> {
-    Ok(dynamic_resources::lower(program).map(|program| Lowered { program }))
+    Ok(dynamic_resources::lower(program)?.map(|program| Lowered { program }))
 }

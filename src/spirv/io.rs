@@ -820,7 +820,7 @@ impl Emitter<'_> {
         let length = layout.len() as u32;
         // More than Direct3D's 8 is the validation's warning; the device's limits decide.
         if length == 0 {
-            return Err(self.internal("a clip or cull distance declaration without components"));
+            return Err(self.err("a clip or cull distance declaration without components"));
         }
         let (builtin, capability) = if sv == SystemValue::ClipDistance {
             (BuiltIn::ClipDistance, Capability::ClipDistance)
