@@ -195,6 +195,13 @@ pub fn write_f64(out: &mut String, bits: u64) {
 mod tests {
     use super::*;
 
+    /// The text of an `l(…)` of `values` in the style of `opcode`.
+    fn text(values: &[u32], value_type: ValueType, opcode: Opcode) -> String {
+        let mut s = String::new();
+        write_values(&mut s, values, value_type, style(opcode));
+        s
+    }
+
     fn f32_text(bits: u32) -> String {
         let mut s = String::new();
         write_f32(&mut s, bits);
@@ -257,11 +264,6 @@ mod tests {
             "0.31830987"
         );
         assert_eq!(f32_text(999_999.94_f32.to_bits()), "999999.937500");
-        let text = |values: &[u32], value_type, opcode| {
-            let mut s = String::new();
-            write_values(&mut s, values, value_type, style(opcode));
-            s
-        };
         // Untyped bits: a float's exponent, -0.0, or an integer.
         assert_eq!(
             text(
@@ -286,11 +288,6 @@ mod tests {
     /// when large, whatever the opcode.
     #[test]
     fn integers_print_in_decimal_when_small_and_in_hex_when_large() {
-        let text = |values: &[u32], value_type, opcode| {
-            let mut s = String::new();
-            write_values(&mut s, values, value_type, style(opcode));
-            s
-        };
         let u = ValueType::U32;
         let i = ValueType::I32;
         let one = 0x3f80_0000;
@@ -327,25 +324,25 @@ mod tests {
 
     #[test]
     fn gather4_po_prints_floats_as_integers() {
-        let mut s = String::new();
         let values = [0x3f00_0000, 0x3e99_999a, 0, 0];
-        write_values(&mut s, &values, ValueType::F32, style(Opcode::Gather4Po));
-        assert_eq!(s, "0x3f000000, 0x3e99999a, 0, 0");
-        let mut s = String::new();
-        write_values(&mut s, &values, ValueType::F32, style(Opcode::Gather4));
-        assert_eq!(s, "0.500000, 0.300000, 0.000000, 0.000000");
+        let f = ValueType::F32;
+        assert_eq!(
+            text(&values, f, Opcode::Gather4Po),
+            "0x3f000000, 0x3e99999a, 0, 0"
+        );
+        assert_eq!(
+            text(&values, f, Opcode::Gather4),
+            "0.500000, 0.300000, 0.000000, 0.000000"
+        );
     }
 
     #[test]
     fn untyped_values_print_each_by_its_bits() {
-        let mut s = String::new();
-        write_values(
-            &mut s,
-            &[0x3f80_0000, 0, 0, 0],
-            ValueType::Bits,
-            style(Opcode::Mov),
+        let values = [0x3f80_0000, 0, 0, 0];
+        assert_eq!(
+            text(&values, ValueType::Bits, Opcode::Mov),
+            "1.000000,0,0,0"
         );
-        assert_eq!(s, "1.000000,0,0,0");
     }
 
     #[test]

@@ -27,14 +27,13 @@ pub fn validate(program: &Program) -> Result<()> {
 /// made once are not repeated, input and output declarations declare input and output
 /// registers, pixel-shader instructions appear only in pixel shaders and thread-group `sync`
 /// only in compute shaders. What only restates a Direct3D runtime limit (a thread group past
-/// the model's D3D11 maximum, an input or output register past D3D11's 32) is not refused but
-/// added to `warnings`.
+/// the model's D3D11 maximum, an input or output register past D3D11's 32, more than its 8
+/// clip and cull distances) is not refused but added to `warnings`.
 pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning>) -> Result<()> {
     let mut once = HashSet::default();
     let mut topology = None;
     let mut io = DeclaredIo::default();
-    // Clip and cull distance components declared in the scope, per register file.
-    let mut distances: Vec<(RegisterKind, u32)> = Vec::new();
+    let mut distances = Distances::default();
     for (index, instruction) in program.instructions.iter().enumerate() {
         let fail = |message: String| Error::instruction(index as u32, instruction.dword, message);
         if matches!(
@@ -45,7 +44,7 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
                 | Opcode::HsJoinPhase
         ) {
             io.0.clear();
-            distances.clear();
+            distances.0.clear();
         }
         let sync = instruction.sync;
         if instruction.opcode == Opcode::Sync
@@ -73,7 +72,9 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
             if let Declaration::Stream(_) = declaration {
                 // A geometry shader declares the outputs of each stream after its dcl_stream.
                 io.0.retain(|&(kind, ..)| kind != RegisterKind::Output as u8);
-                distances.retain(|&(kind, _)| kind != RegisterKind::Output);
+                distances
+                    .0
+                    .retain(|&(kind, _)| kind != RegisterKind::Output);
             }
             if let Declaration::ThreadGroup(size) = declaration {
                 check_thread_group(*size).map_err(fail)?;
@@ -92,35 +93,15 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
             } = declaration
             {
                 let operand = program.operand(*operand);
-                if matches!(
+                let distance = matches!(
                     system_value,
                     Some(SystemValue::ClipDistance | SystemValue::CullDistance)
-                ) {
-                    let at = match distances.iter().position(|(k, _)| *k == operand.kind) {
-                        Some(at) => at,
-                        None => {
-                            distances.push((operand.kind, 0));
-                            distances.len() - 1
-                        }
-                    };
-                    let before = distances[at].1;
-                    distances[at].1 += operand.mask().count_ones();
-                    if before <= D3D11_DISTANCES && distances[at].1 > D3D11_DISTANCES {
-                        warnings.push(crate::Warning::instruction(
-                            index as u32,
-                            instruction.dword,
-                            format!(
-                                "more than {D3D11_DISTANCES} clip and cull distances in the {} \
-                                 file, past Direct3D 11's limit \
-                                 (D3D11_CLIP_OR_CULL_DISTANCE_COUNT); translated, for a Vulkan \
-                                 device whose maxClipDistances, maxCullDistances and \
-                                 maxCombinedClipAndCullDistances allow it",
-                                operand.kind.name()
-                            ),
-                        ));
-                    }
-                }
-                if let Some(limit) = past_d3d_register_limit(operand) {
+                );
+                let past = [
+                    distance.then(|| distances.declare(operand)).flatten(),
+                    past_d3d_register_limit(operand),
+                ];
+                for limit in past.into_iter().flatten() {
                     warnings.push(crate::Warning::instruction(
                         index as u32,
                         instruction.dword,
@@ -148,6 +129,37 @@ pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning
 /// Direct3D 11's clip and cull distances of one register file together
 /// (`D3D11_CLIP_OR_CULL_DISTANCE_COUNT`).
 const D3D11_DISTANCES: u32 = 8;
+
+/// The clip and cull distance components declared in a scope, per register file.
+#[derive(Default)]
+struct Distances(Vec<(RegisterKind, u32)>);
+
+impl Distances {
+    /// Counts a clip or cull distance declaration; the warning's text when its file passes
+    /// Direct3D 11's limit with it (the `ClipDistance`/`CullDistance` arrays take them all, and
+    /// a device's limits say how many it runs).
+    fn declare(&mut self, operand: &Operand) -> Option<String> {
+        let at = match self.0.iter().position(|(k, _)| *k == operand.kind) {
+            Some(at) => at,
+            None => {
+                self.0.push((operand.kind, 0));
+                self.0.len() - 1
+            }
+        };
+        let count = &mut self.0[at].1;
+        let before = *count;
+        *count += operand.mask().count_ones();
+        (before <= D3D11_DISTANCES && *count > D3D11_DISTANCES).then(|| {
+            format!(
+                "more than {D3D11_DISTANCES} clip and cull distances in the {} file, past \
+                 Direct3D 11's limit (D3D11_CLIP_OR_CULL_DISTANCE_COUNT); translated, for a \
+                 Vulkan device whose maxClipDistances, maxCullDistances and \
+                 maxCombinedClipAndCullDistances allow it",
+                operand.kind.name()
+            )
+        })
+    }
+}
 
 /// Direct3D 11's input, output, control-point and patch-constant register files have 32
 /// registers in every stage (`D3D11_VS_INPUT_REGISTER_COUNT` and its kin). A declaration past
