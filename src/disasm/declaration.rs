@@ -329,9 +329,8 @@ fn write_shader_message(out: &mut String, model: ShaderModel, data: &[u32]) -> b
     let Some(message) = crate::ir::shader_message::ShaderMessage::parse(data) else {
         return false;
     };
-    let mut arena = Program::new(model);
     let tokens = message.operand_tokens;
-    let Some(operands) = crate::tpf::decode_operands(&mut arena, tokens, message.operand_count)
+    let Some((arena, operands)) = crate::tpf::decode_operands(model, tokens, message.operand_count)
     else {
         return false;
     };

@@ -71,44 +71,34 @@ pub fn decode_into(code: &[u8], arrays: &mut super::spare::Arrays) -> Result<Pro
     Ok(decoder.program)
 }
 
-/// Decodes `count` operands in instruction form from `tokens` (a shader message's), their
-/// relative addresses into `program`'s arena and resource operands in SM5.1 form, as an
-/// instruction's are; `None` unless the tokens are exactly that.
+/// Decodes `count` operands in instruction form from `tokens` (a shader message's), resource
+/// operands in SM5.1 form as an instruction's are: the operands with the arena of their
+/// relative addresses; `None` unless the tokens are exactly that.
 pub fn decode_operands(
-    program: &mut Program,
+    model: ShaderModel,
     tokens: &[u32],
     count: usize,
-) -> Option<Vec<Operand>> {
+) -> Option<(Program, Vec<Operand>)> {
     let bytes: Vec<u8> = tokens.iter().flat_map(|t| t.to_le_bytes()).collect();
     let mut decoder = Decoder {
         words: Words(&bytes),
-        program: std::mem::replace(program, Program::new(program.model)),
+        program: Program::new(model),
         index: 0,
         start: 0,
         end: tokens.len(),
         pos: 0,
         top: [Operand::NULL; MAX_OPERANDS],
     };
-    let mut operands = Vec::with_capacity(count.min(tokens.len()));
-    let mut ok = true;
-    for _ in 0..count {
-        let mut read = decoder.operand(ValueType::Bits, 0);
-        if let Ok(operand) = &mut read {
-            read = decoder
-                .normalise_resource_operand(operand)
-                .map(|()| *operand);
-        }
-        match read {
-            Ok(operand) => operands.push(operand),
-            Err(_) => {
-                ok = false;
-                break;
-            }
-        }
-    }
-    ok &= decoder.pos == tokens.len();
-    *program = decoder.program;
-    ok.then_some(operands)
+    let operands = (0..count)
+        .map(|_| {
+            let mut operand = decoder.operand(ValueType::Bits, 0)?;
+            decoder.normalise_resource_operand(&mut operand)?;
+            Ok(operand)
+        })
+        .collect::<Result<Vec<_>>>()
+        .ok()
+        .filter(|_| decoder.pos == tokens.len())?;
+    Some((decoder.program, operands))
 }
 
 fn decode_version(version: u32) -> Result<ShaderModel> {
