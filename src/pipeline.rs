@@ -107,7 +107,7 @@ pub(crate) fn translate(
     )?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned_with_plan(
-        built.lowered.as_ref().map_or(&program, |l| &l.program),
+        built.lowered.as_ref().unwrap_or(&program),
         dxbc.reflection,
         built.analysis.plan,
         built.analysis.placements,
@@ -129,7 +129,7 @@ pub(crate) struct Built {
     /// The validation's warnings.
     pub(crate) warnings: Vec<crate::Warning>,
     /// The program the module was made from, when a lowering rewrote the one read.
-    pub(crate) lowered: Option<crate::lowering::Lowered>,
+    pub(crate) lowered: Option<Program>,
 }
 
 /// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`] —
@@ -142,16 +142,15 @@ pub(crate) fn module(
     mapper: &dyn BindingMapper,
     workspace: &mut Workspace,
 ) -> Result<Built> {
-    let lowered = crate::lowering::lower(program)?;
-    let Some(lowered) = lowered else {
+    let Some(lowered) = crate::lowering::lower(program)? else {
         return module_of(program, signatures, options, mapper, workspace);
     };
-    match module_of(&lowered.program, signatures, options, mapper, workspace) {
+    match module_of(&lowered, signatures, options, mapper, workspace) {
         Ok(built) => Ok(Built {
             lowered: Some(lowered),
             ..built
         }),
-        Err(e) => Err(lowered.locate_in(program, e)),
+        Err(e) => Err(crate::lowering::locate_in(program, e)),
     }
 }
 

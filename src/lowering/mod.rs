@@ -12,34 +12,25 @@ pub mod dynamic_resources;
 use crate::error::{Error, Location};
 use crate::ir::Program;
 
-/// A program rewritten by a lowering, with the way back to the program as read.
-#[derive(Debug)]
-pub struct Lowered {
-    /// The rewritten program.
-    pub program: Program,
+/// `error`, located at an instruction of a lowered program, located instead at the
+/// instruction of the program as read (`original`) that it was made from: each instruction a
+/// lowering makes keeps the dword offset of the one it replaces.
+pub fn locate_in(original: &Program, mut error: Error) -> Error {
+    let Location::Instruction { dword, .. } = error.location else {
+        return error;
+    };
+    let index = original
+        .instructions
+        .partition_point(|instruction| instruction.dword < dword);
+    error.location = Location::Instruction {
+        index: index as u32,
+        dword,
+    };
+    error
 }
 
-impl Lowered {
-    /// `error`, located at an instruction of the rewritten program, located instead at the
-    /// instruction of the program as read that it was made from (each instruction the
-    /// lowering makes keeps the dword offset of the one it replaces).
-    pub fn locate_in(&self, original: &Program, mut error: Error) -> Error {
-        let Location::Instruction { dword, .. } = error.location else {
-            return error;
-        };
-        let index = original
-            .instructions
-            .partition_point(|instruction| instruction.dword < dword);
-        error.location = Location::Instruction {
-            index: index as u32,
-            dword,
-        };
-        error
-    }
-}
-
-/// Every lowering the program needs, in order; `None` when it needs none (the common case,
-/// at no cost but a scan of the operands).
-pub fn lower(program: &Program) -> crate::error::Result<Option<Lowered>> {
-    Ok(dynamic_resources::lower(program)?.map(|program| Lowered { program }))
+/// Every lowering the program needs, in order: the rewritten program, or `None` when it needs
+/// none (the common case, at no cost but a scan of the operands).
+pub fn lower(program: &Program) -> crate::error::Result<Option<Program>> {
+    dynamic_resources::lower(program)
 }
