@@ -1334,7 +1334,8 @@ impl Emitter<'_> {
         let float = self.m.scalar(Scalar::F32);
         let glsl = self.m.glsl();
         let pointer = self.slot_pointer(slot)?;
-        let mut operands = vec![SpvOperand::IdRef(pointer)];
+        let mut operands: crate::spirv::builder::Operands =
+            smallvec::smallvec![SpvOperand::IdRef(pointer)];
         if number != INTERPOLATE_AT_CENTROID {
             operands.push(SpvOperand::IdRef(extra));
         }

@@ -229,7 +229,7 @@ pub(crate) fn emit(
 }
 
 /// Runs the optimiser's passes over a module (none with `options.no_optimize`), with the
-/// workspace's tables; the memory of the instructions they remove goes to the next module.
+/// workspace's tables.
 pub(crate) fn optimise(
     module: &mut builder::Module,
     options: &crate::TranslateOptions,
@@ -238,12 +238,7 @@ pub(crate) fn optimise(
     if options.no_optimize {
         return;
     }
-    let mut unkept = builder::Recycled::default();
-    let spare = match workspace.emitter.as_mut() {
-        Some(kept) => kept.recycled(),
-        None => &mut unkept,
-    };
-    opt::optimize_with(module, &mut workspace.optimiser, workspace.keep, spare);
+    opt::optimize_with(module, &mut workspace.optimiser, workspace.keep);
 }
 
 /// Writes a module's words; its memory serves the next module when the workspace keeps it.

@@ -101,7 +101,8 @@ impl Emitter<'_> {
     fn interpolate(&mut self, ty: Word, number: u32, pointer: Word) -> Result<Word> {
         self.m.capability(Capability::InterpolationFunction);
         let glsl = self.m.glsl();
-        let mut operands = vec![SpvOperand::IdRef(pointer)];
+        let mut operands: crate::spirv::builder::Operands =
+            smallvec::smallvec![SpvOperand::IdRef(pointer)];
         if number == INTERPOLATE_AT_OFFSET {
             let zero = self.splat_bits(Scalar::F32, 0, 2);
             operands.push(SpvOperand::IdRef(zero));

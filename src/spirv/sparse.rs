@@ -123,7 +123,7 @@ impl Emitter<'_> {
         &mut self,
         op: Op,
         ty: Word,
-        operands: Vec<SpvOperand>,
+        operands: crate::spirv::builder::Operands,
         feedback: Option<&Feedback>,
         buffer: bool,
     ) -> Result<Word> {
@@ -146,7 +146,7 @@ impl Emitter<'_> {
         let resident = self.raw_op(
             Op::ImageSparseTexelsResident,
             boolean,
-            vec![SpvOperand::IdRef(code)],
+            smallvec::smallvec![SpvOperand::IdRef(code)],
         )?;
         self.store_status(feedback, Some(resident))?;
         Ok(texel)

@@ -109,7 +109,7 @@ struct ImageArgs {
 }
 
 impl ImageArgs {
-    fn push(&self, operands: &mut Vec<SpvOperand>) {
+    fn push(&self, operands: &mut crate::spirv::builder::Operands) {
         let mut mask = ImageOperands::NONE;
         let mut rest = Vec::new();
         if let Some(b) = self.bias {
@@ -220,7 +220,12 @@ const SAMPLE_POSITIONS: [(i8, i8); 31] = [
 
 impl Emitter<'_> {
     /// Emits an instruction with a result into the selected block.
-    pub(super) fn raw_op(&mut self, op: Op, ty: Word, operands: Vec<SpvOperand>) -> Result<Word> {
+    pub(super) fn raw_op(
+        &mut self,
+        op: Op,
+        ty: Word,
+        operands: crate::spirv::builder::Operands,
+    ) -> Result<Word> {
         let id = self.m.b.id();
         let inst = crate::spirv::builder::inst(op, Some(ty), Some(id), operands);
         built(self.m.b.append(inst))?;
@@ -647,7 +652,7 @@ impl Emitter<'_> {
                 (
                     op,
                     vec4,
-                    vec![SpvOperand::IdRef(sampled), SpvOperand::IdRef(coordinate)],
+                    smallvec::smallvec![SpvOperand::IdRef(sampled), SpvOperand::IdRef(coordinate)],
                     false,
                 )
             }
@@ -662,7 +667,7 @@ impl Emitter<'_> {
                 (
                     op,
                     float,
-                    vec![
+                    smallvec::smallvec![
                         SpvOperand::IdRef(sampled),
                         SpvOperand::IdRef(coordinate),
                         SpvOperand::IdRef(reference),
@@ -675,7 +680,7 @@ impl Emitter<'_> {
                 (
                     Op::ImageGather,
                     vec4,
-                    vec![
+                    smallvec::smallvec![
                         SpvOperand::IdRef(sampled),
                         SpvOperand::IdRef(coordinate),
                         SpvOperand::IdRef(channel),
@@ -688,7 +693,7 @@ impl Emitter<'_> {
                 (
                     Op::ImageDrefGather,
                     vec4,
-                    vec![
+                    smallvec::smallvec![
                         SpvOperand::IdRef(sampled),
                         SpvOperand::IdRef(coordinate),
                         SpvOperand::IdRef(reference),
@@ -761,7 +766,7 @@ impl Emitter<'_> {
         }
         let image_value = self.load_image(&image)?;
         let vec4 = self.m.vector(image.scalar, 4);
-        let mut spv_operands = vec![
+        let mut spv_operands = smallvec::smallvec![
             SpvOperand::IdRef(image_value),
             SpvOperand::IdRef(coordinate),
         ];
@@ -796,7 +801,7 @@ impl Emitter<'_> {
             let size = self.raw_op(
                 Op::ImageQuerySize,
                 size_ty,
-                vec![SpvOperand::IdRef(image_value)],
+                smallvec::smallvec![SpvOperand::IdRef(image_value)],
             )?;
             let levels = self.m.constant_u32(1);
             let mip = self.load_scalar(&mip, Scalar::U32)?.id;
@@ -806,7 +811,7 @@ impl Emitter<'_> {
             let levels = self.raw_op(
                 Op::ImageQueryLevels,
                 uint,
-                vec![SpvOperand::IdRef(image_value)],
+                smallvec::smallvec![SpvOperand::IdRef(image_value)],
             )?;
             let mip = self.load_scalar(&mip, Scalar::U32)?.id;
             let in_range = built(self.m.b.u_less_than(boolean, None, mip, levels))?;
@@ -815,7 +820,7 @@ impl Emitter<'_> {
             let size = self.raw_op(
                 Op::ImageQuerySizeLod,
                 size_ty,
-                vec![SpvOperand::IdRef(image_value), SpvOperand::IdRef(lod)],
+                smallvec::smallvec![SpvOperand::IdRef(image_value), SpvOperand::IdRef(lod)],
             )?;
             (size, levels, in_range)
         };
@@ -895,7 +900,7 @@ impl Emitter<'_> {
             self.raw_op(
                 Op::ImageQuerySamples,
                 uint,
-                vec![SpvOperand::IdRef(image_value)],
+                smallvec::smallvec![SpvOperand::IdRef(image_value)],
             )?
         };
         let value = match index {
@@ -1007,7 +1012,7 @@ impl Emitter<'_> {
         let id = self.raw_op(
             Op::ImageQueryLod,
             vec2,
-            vec![SpvOperand::IdRef(sampled), SpvOperand::IdRef(coordinate)],
+            smallvec::smallvec![SpvOperand::IdRef(sampled), SpvOperand::IdRef(coordinate)],
         )?;
         let parts = self.parts_of(Val {
             id,
@@ -1037,7 +1042,7 @@ impl Emitter<'_> {
                 self.raw_op(
                     Op::ImageQuerySize,
                     uint,
-                    vec![SpvOperand::IdRef(image_value)],
+                    smallvec::smallvec![SpvOperand::IdRef(image_value)],
                 )?
             }
             None => self.buffer_element_count(&resource)?,
@@ -1074,7 +1079,7 @@ impl Emitter<'_> {
         let id = self.image_op(
             Op::ImageRead,
             vec4,
-            vec![
+            smallvec::smallvec![
                 SpvOperand::IdRef(image_value),
                 SpvOperand::IdRef(coordinate),
             ],
@@ -1134,7 +1139,7 @@ impl Emitter<'_> {
         let size = self.raw_op(
             Op::ImageQuerySize,
             size_ty,
-            vec![SpvOperand::IdRef(image_value)],
+            smallvec::smallvec![SpvOperand::IdRef(image_value)],
         )?;
         let boolean = self.m.scalar(Scalar::Bool);
         let in_range = if shape.coords == 1 {

@@ -1,9 +1,11 @@
-//! Appending instructions to a module: rspirv's builder, with one method per instruction the
-//! translator makes (rspirv's builder names and argument orders) whose instructions take
-//! their grammar entry from [`super::class_of`], and the stores held until a block ends.
+//! Appending instructions to a module in the back end's form ([`super::form`]): one method
+//! per instruction the translator makes (rspirv's builder names and argument orders), fresh
+//! ids, the selected function and block, and the stores held until a block ends.
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
-use super::{inst, Block, Instruction, Module, ModuleHeader, Operand, Operands, Recycled};
+use super::{
+    inst, Block, Function, Instruction, Module, ModuleHeader, Operand, Operands, Recycled,
+};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 use std::fmt;
@@ -49,11 +51,17 @@ impl std::error::Error for BuildError {}
 /// The result of a builder method.
 pub type BuildResult<T> = Result<T, BuildError>;
 
-/// A module under construction and the place where instructions go: rspirv's builder
-/// (the module, fresh ids, the selected function and block) with stores held until their
-/// block ends, each block's predecessors, and the memory of an earlier module.
+/// A module under construction and the place where instructions go: the module, fresh
+/// ids, the selected function and block, stores held until their block ends, each block's
+/// predecessors, and the memory of an earlier module.
 pub struct Builder {
-    inner: rspirv::dr::Builder,
+    module: Module,
+    /// The next fresh id.
+    next_id: Word,
+    /// The selected function.
+    function: Option<usize>,
+    /// The selected block of the selected function.
+    block: Option<usize>,
     /// Stores held back until their block ends, by (function, block) (see
     /// [`super::deferred`]).
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
@@ -67,9 +75,9 @@ pub struct Builder {
 impl fmt::Debug for Builder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Builder")
-            .field("module", self.inner.module_ref())
-            .field("selected_function", &self.inner.selected_function())
-            .field("selected_block", &self.inner.selected_block())
+            .field("module", &self.module)
+            .field("selected_function", &self.function)
+            .field("selected_block", &self.block)
             .finish_non_exhaustive()
     }
 }
@@ -78,22 +86,6 @@ impl Default for Builder {
     /// An empty module; ids start at 1.
     fn default() -> Self {
         Builder::with_recycled(Recycled::default())
-    }
-}
-
-impl From<rspirv::dr::Error> for BuildError {
-    fn from(error: rspirv::dr::Error) -> BuildError {
-        use rspirv::dr::Error as E;
-        match error {
-            E::DetachedBlock => BuildError::DetachedBlock,
-            E::NestedBlock => BuildError::NestedBlock,
-            E::NestedFunction => BuildError::NestedFunction,
-            E::MismatchedFunctionEnd => BuildError::MismatchedFunctionEnd,
-            E::MismatchedTerminator => BuildError::MismatchedTerminator,
-            E::DetachedFunctionParameter => BuildError::DetachedFunctionParameter,
-            E::BlockNotFound | E::FunctionNotFound => BuildError::BlockNotFound,
-            _ => BuildError::DetachedInstruction,
-        }
     }
 }
 
@@ -113,7 +105,10 @@ impl Builder {
         }
         module.header = Some(ModuleHeader::new(1));
         Builder {
-            inner: rspirv::dr::Builder::new_from_module(module),
+            module,
+            next_id: 1,
+            function: None,
+            block: None,
             recycled,
             deferred: SmallVec::new(),
             predecessors: Default::default(),
@@ -122,17 +117,30 @@ impl Builder {
 
     /// A fresh id.
     pub fn id(&mut self) -> Word {
-        self.inner.id()
+        let id = self.next_id;
+        self.next_id += 1;
+        id
     }
 
     /// Sets the SPIR-V version of the header.
     pub fn set_version(&mut self, major: u8, minor: u8) {
-        self.inner.set_version(major, minor)
+        self.module
+            .header
+            .get_or_insert_with(|| ModuleHeader::new(0))
+            .set_version(major, minor)
     }
 
     /// Sets the memory model.
     pub fn memory_model(&mut self, addressing: spirv::AddressingModel, memory: spirv::MemoryModel) {
-        self.inner.memory_model(addressing, memory)
+        self.module.memory_model = Some(inst(
+            Op::MemoryModel,
+            None,
+            None,
+            Operands::from_iter([
+                Operand::AddressingModel(addressing),
+                Operand::MemoryModel(memory),
+            ]),
+        ));
     }
 
     /// The memory kept from an earlier module and not used (see [`Recycled`]).
@@ -142,35 +150,37 @@ impl Builder {
 
     /// The finished module, its header's bound set.
     pub fn module(self) -> Module {
-        self.inner.module()
+        let mut module = self.module;
+        module
+            .header
+            .get_or_insert_with(|| ModuleHeader::new(0))
+            .bound = self.next_id;
+        module
     }
 
     /// The module so far.
     pub fn module_ref(&self) -> &Module {
-        self.inner.module_ref()
+        &self.module
     }
 
     /// The module so far, to change.
     pub fn module_mut(&mut self) -> &mut Module {
-        self.inner.module_mut()
+        &mut self.module
     }
 
     /// The index of the selected function.
     pub fn selected_function(&self) -> Option<usize> {
-        self.inner.selected_function()
+        self.function
     }
 
     /// The index of the selected block in the selected function.
     pub fn selected_block(&self) -> Option<usize> {
-        self.inner.selected_block()
+        self.block
     }
 
     /// The selected function and block.
     fn selected(&self) -> Option<(usize, usize)> {
-        Some((
-            self.inner.selected_function()?,
-            self.inner.selected_block()?,
-        ))
+        Some((self.function?, self.block?))
     }
 
     /// The label of the selected block.
@@ -186,15 +196,23 @@ impl Builder {
 
     /// Selects a block of the selected function (or none).
     pub fn select_block(&mut self, index: Option<usize>) -> BuildResult<()> {
-        Ok(self.inner.select_block(index)?)
+        match index {
+            None => self.block = None,
+            Some(index) => {
+                let f = self.function.ok_or(BuildError::DetachedBlock)?;
+                if index >= self.module.functions[f].blocks.len() {
+                    return Err(BuildError::BlockNotFound);
+                }
+                self.block = Some(index);
+            }
+        }
+        Ok(())
     }
 
     /// An operand list of `first` and room for more: the memory of an earlier
     /// instruction's list when there is one (see [`Recycled::operands`]).
     pub fn ops<const N: usize>(&mut self, first: [Operand; N]) -> Operands {
-        let mut operands = self.recycled.operands();
-        operands.extend(first);
-        operands
+        Operands::from_iter(first)
     }
 
     /// An operand list of `first` and then the ids `ids` (see [`Builder::ops`]).
@@ -213,9 +231,7 @@ impl Builder {
     #[inline]
     pub fn append(&mut self, inst: Instruction) -> BuildResult<()> {
         let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
-        self.inner.module_mut().functions[f].blocks[b]
-            .instructions
-            .push(inst);
+        self.module.functions[f].blocks[b].instructions.push(inst);
         Ok(())
     }
 
@@ -275,7 +291,7 @@ impl Builder {
             }
         }
         self.append(terminator)?;
-        self.inner.select_block(None)?;
+        self.block = None;
         Ok(())
     }
 
@@ -327,8 +343,13 @@ impl Builder {
             return Ok(());
         };
         let (_, held) = self.deferred.swap_remove(at);
-        let stores = deferred::carry_out(&held, || self.inner.id());
-        let block = &mut self.inner.module_mut().functions[f].blocks[b].instructions;
+        let mut next_id = self.next_id;
+        let stores = deferred::carry_out(&held, || {
+            next_id += 1;
+            next_id - 1
+        });
+        self.next_id = next_id;
+        let block = &mut self.module.functions[f].blocks[b].instructions;
         let merge = block
             .last()
             .is_some_and(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
@@ -345,56 +366,83 @@ impl Builder {
         control: spirv::FunctionControl,
         function_type: Word,
     ) -> BuildResult<Word> {
-        Ok(self
-            .inner
-            .begin_function(return_type, function_id, control, function_type)?)
+        if self.function.is_some() {
+            return Err(BuildError::NestedFunction);
+        }
+        let id = function_id.unwrap_or_else(|| self.id());
+        let operands = self.ops([
+            Operand::FunctionControl(control),
+            Operand::IdRef(function_type),
+        ]);
+        self.module.functions.push(Function {
+            def: Some(inst(Op::Function, Some(return_type), Some(id), operands)),
+            ..Function::default()
+        });
+        self.function = Some(self.module.functions.len() - 1);
+        self.block = None;
+        Ok(id)
     }
 
     /// Ends the selected function and deselects it (and any block).
     pub fn end_function(&mut self) -> BuildResult<()> {
-        self.inner.end_function()?;
-        self.inner.select_block(None)?;
+        let f = self.function.ok_or(BuildError::MismatchedFunctionEnd)?;
+        self.module.functions[f].end = Some(inst(Op::FunctionEnd, None, None, Operands::new()));
+        self.function = None;
+        self.block = None;
         Ok(())
     }
 
     /// Declares a parameter of the selected function.
     pub fn function_parameter(&mut self, ty: Word) -> BuildResult<Word> {
-        Ok(self.inner.function_parameter(ty)?)
+        let f = self.function.ok_or(BuildError::DetachedFunctionParameter)?;
+        let id = self.id();
+        self.module.functions[f].parameters.push(inst(
+            Op::FunctionParameter,
+            Some(ty),
+            Some(id),
+            Operands::new(),
+        ));
+        Ok(id)
     }
 
     /// Begins a block labelled `label` (a fresh id without one) in the selected function
-    /// and selects it. The block is made here, with its label's grammar entry from
-    /// [`super::class_of`] and a recycled instruction list, and selected through rspirv's
-    /// builder.
+    /// and selects it, its instruction list a recycled one.
     pub fn begin_block(&mut self, label: Option<Word>) -> BuildResult<Word> {
-        let f = self
-            .inner
-            .selected_function()
-            .ok_or(BuildError::DetachedBlock)?;
-        if self.inner.selected_block().is_some() {
+        let f = self.function.ok_or(BuildError::DetachedBlock)?;
+        if self.block.is_some() {
             return Err(BuildError::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
         // Room for a typical block, so that its list does not grow from empty.
         let instructions = self.recycled.list(32);
-        let blocks = &mut self.inner.module_mut().functions[f].blocks;
+        let blocks = &mut self.module.functions[f].blocks;
         blocks.push(Block {
             label: Some(inst(Op::Label, None, Some(id), Operands::new())),
             instructions,
         });
-        let index = blocks.len() - 1;
-        self.inner.select_block(Some(index))?;
+        self.block = Some(blocks.len() - 1);
         Ok(id)
     }
 
     /// Declares an extension.
     pub fn extension(&mut self, name: impl Into<String>) {
-        self.inner.extension(name)
+        let name = self.module.string(name);
+        self.module
+            .extensions
+            .push(inst(Op::Extension, None, None, Operands::from_iter([name])));
     }
 
     /// Imports an extended instruction set.
     pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
-        self.inner.ext_inst_import(name)
+        let id = self.id();
+        let name = self.module.string(name);
+        self.module.ext_inst_imports.push(inst(
+            Op::ExtInstImport,
+            None,
+            Some(id),
+            Operands::from_iter([name]),
+        ));
+        id
     }
 
     /// Declares an entry point.
@@ -405,7 +453,16 @@ impl Builder {
         name: impl Into<String>,
         interface: impl AsRef<[Word]>,
     ) {
-        self.inner.entry_point(model, function, name, interface)
+        let name = self.module.string(name);
+        let mut operands = self.ops([
+            Operand::ExecutionModel(model),
+            Operand::IdRef(function),
+            name,
+        ]);
+        operands.extend(interface.as_ref().iter().map(|&id| Operand::IdRef(id)));
+        self.module
+            .entry_points
+            .push(inst(Op::EntryPoint, None, None, operands));
     }
 
     /// Declares an execution mode with literal parameters.
@@ -415,12 +472,17 @@ impl Builder {
         mode: spirv::ExecutionMode,
         params: impl AsRef<[u32]>,
     ) {
-        self.inner.execution_mode(function, mode, params)
+        let mut operands = self.ops([Operand::IdRef(function), Operand::ExecutionMode(mode)]);
+        operands.extend(params.as_ref().iter().map(|&p| Operand::LiteralBit32(p)));
+        self.module
+            .execution_modes
+            .push(inst(Op::ExecutionMode, None, None, operands));
     }
 
     /// Names an id (debug information).
     pub fn name(&mut self, target: Word, name: impl Into<String>) {
-        let operands = self.ops([Operand::IdRef(target), Operand::LiteralString(name.into())]);
+        let name = self.module.string(name);
+        let operands = self.ops([Operand::IdRef(target), name]);
         self.module_mut()
             .debug_names
             .push(inst(Op::Name, None, None, operands));
@@ -450,7 +512,6 @@ impl Builder {
             .find(|t| t.is_type_identical(&decl))
             .and_then(|t| t.result_id);
         if let Some(id) = existing {
-            self.recycled.reuse(decl.operands);
             return id;
         }
         let id = self.id();
@@ -594,7 +655,11 @@ impl Builder {
 
     /// `OpConstant` of a 64-bit value.
     pub fn constant_bit64(&mut self, ty: Word, value: u64) -> Word {
-        let operands = self.ops([Operand::LiteralBit64(value)]);
+        // A 64-bit literal is its two words, the low one first.
+        let operands = self.ops([
+            Operand::LiteralBit32(value as u32),
+            Operand::LiteralBit32((value >> 32) as u32),
+        ]);
         self.global_value(Op::Constant, ty, operands)
     }
 

@@ -13,23 +13,18 @@
 
 mod build;
 pub mod deferred;
+pub mod form;
 mod recycle;
 #[cfg(test)]
 mod tests;
 
 pub use build::{BuildError, Builder};
+pub use form::{Block, Class, Function, Instruction, Module, ModuleHeader, Operand, Operands};
 pub use recycle::Recycled;
-pub use rspirv::dr::{Block, Function, Instruction, Module, ModuleHeader, Operand};
 
-use rspirv::binary::{Assemble as _, Disassemble as _};
+use rspirv::binary::Disassemble as _;
 use spirv::{Op, Word};
 use std::sync::OnceLock;
-
-/// An instruction's operands (after its result type and id).
-pub type Operands = Vec<Operand>;
-
-/// A grammar entry of rspirv's instruction table.
-pub type Class = &'static rspirv::grammar::Instruction<'static>;
 
 /// Opcodes below this are looked up in a dense table; the few larger ones (extension
 /// instructions) in rspirv's table.
@@ -88,16 +83,14 @@ pub fn set_operands<const N: usize>(inst: &mut Instruction, operands: [Operand; 
     inst.operands.extend(operands);
 }
 
-/// An instruction whose operands are all ids (its list with room for at least as many as
-/// [`Recycled`] makes lists with, so that it can be reused).
+/// An instruction whose operands are all ids.
 pub fn of_ids(
     op: Op,
     result_type: Option<Word>,
     result_id: Option<Word>,
     ids: &[Word],
 ) -> Instruction {
-    let mut operands = Operands::with_capacity(ids.len().max(recycle::OPERAND_CAPACITY));
-    operands.extend(ids.iter().map(|&id| Operand::IdRef(id)));
+    let operands: Operands = ids.iter().map(|&id| Operand::IdRef(id)).collect();
     inst(op, result_type, result_id, operands)
 }
 
@@ -125,10 +118,23 @@ fn word_estimate(inst: &Instruction) -> usize {
         + inst.operands.len()
 }
 
-/// Appends an instruction's words: the operands of one word directly, the others (literal
-/// strings, 64-bit literals) through rspirv's assembler.
+/// Appends a literal string's words: its UTF-8 bytes, a NUL and zeros to a whole word, four
+/// bytes to a word, the first byte lowest.
+fn push_string(text: &str, words: &mut Vec<u32>) {
+    let bytes = text.as_bytes();
+    for chunk in bytes.chunks(4) {
+        let mut word = [0u8; 4];
+        word[..chunk.len()].copy_from_slice(chunk);
+        words.push(u32::from_le_bytes(word));
+    }
+    if bytes.len().is_multiple_of(4) {
+        words.push(0);
+    }
+}
+
+/// Appends an instruction's words.
 #[inline]
-fn assemble_instruction(inst: &Instruction, words: &mut Vec<u32>) {
+fn assemble_instruction(module: &Module, inst: &Instruction, words: &mut Vec<u32>) {
     let start = words.len();
     words.push(inst.class.opcode as u32);
     if let Some(ty) = inst.result_type {
@@ -139,20 +145,18 @@ fn assemble_instruction(inst: &Instruction, words: &mut Vec<u32>) {
     }
     for operand in &inst.operands {
         match *operand {
-            Operand::IdRef(v)
-            | Operand::IdScope(v)
-            | Operand::IdMemorySemantics(v)
-            | Operand::LiteralBit32(v)
-            | Operand::LiteralExtInstInteger(v) => words.push(v),
-            _ => operand.assemble_into(words),
+            Operand::LiteralString(s) => push_string(module.text(s), words),
+            _ => words.push(operand.word()),
         }
     }
     let count = (words.len() - start) as u32;
     words[start] |= count << 16;
 }
 
-/// The module's words, in one buffer sized up front (the header and each instruction as
-/// rspirv's assembler writes them).
+/// The generator word of the header: rspirv's tool id (the module is written in its layout).
+const GENERATOR: u32 = 15 << 16;
+
+/// The module's words, in one buffer sized up front.
 pub fn assemble(module: &Module) -> Vec<u32> {
     let estimate = |list: &[Instruction]| -> usize { list.iter().map(word_estimate).sum() };
     let mut count = 0;
@@ -167,10 +171,16 @@ pub fn assemble(module: &Module) -> Vec<u32> {
     }
     let mut words = Vec::with_capacity(5 + count + count / 8);
     if let Some(header) = &module.header {
-        header.assemble_into(&mut words);
+        words.extend([
+            spirv::MAGIC_NUMBER,
+            header.version,
+            GENERATOR,
+            header.bound,
+            0,
+        ]);
     }
     for inst in module.all_inst_iter() {
-        assemble_instruction(inst, &mut words);
+        assemble_instruction(module, inst, &mut words);
     }
     words
 }

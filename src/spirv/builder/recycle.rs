@@ -1,8 +1,9 @@
 //! The memory of a finished module, kept by a [`crate::Translator`] for the next module to be
-//! built in: the sections' lists, the blocks' instruction lists and the instructions' operand
-//! lists, emptied, so that a translation does not allocate (and free) them again.
+//! built in: the sections' lists and the blocks' instruction lists, emptied, so that a
+//! translation does not allocate (and free) them again. (Instructions keep their operands
+//! inline, so there are no operand lists to keep.)
 
-use super::{Instruction, Module, Operands};
+use super::{Instruction, Module};
 
 /// The most block lists kept.
 const MAX_LISTS: usize = 64;
@@ -13,20 +14,8 @@ const MAX_LIST_CAPACITY: usize = 1024;
 /// The most memory of block lists kept, in bytes.
 const MAX_LIST_BYTES: usize = 64 * 1024;
 
-/// The largest section list kept, in instructions (eight sections of at most 12 KiB each).
+/// The largest section list kept, in instructions (eight sections of at most 16 KiB each).
 const MAX_SECTION_CAPACITY: usize = 256;
-
-/// The most memory of operand lists kept, in bytes.
-const MAX_OPERAND_BYTES: usize = 256 * 1024;
-
-/// The room of the operand lists made, in operands: most instructions have four or fewer.
-pub(super) const OPERAND_CAPACITY: usize = 4;
-
-/// The largest operand list kept, in operands.
-const MAX_OPERAND_CAPACITY: usize = 8;
-
-/// The bytes of one operand.
-const OPERAND_BYTES: usize = std::mem::size_of::<super::Operand>();
 
 /// An emptied module and emptied block lists.
 #[derive(Debug, Default)]
@@ -39,10 +28,6 @@ pub struct Recycled {
     list_bytes: usize,
     /// The bytes of memory of the module's sections.
     section_bytes: usize,
-    /// Empty operand lists.
-    operand_lists: Vec<Operands>,
-    /// The bytes of memory of the operand lists.
-    operand_bytes: usize,
 }
 
 impl Recycled {
@@ -50,13 +35,13 @@ impl Recycled {
     pub fn keep(&mut self, mut module: Module) {
         for function in module.functions.drain(..) {
             for mut block in function.blocks {
-                self.keep_operands_of(block.instructions.drain(..));
+                block.instructions.clear();
                 self.keep_list(block.instructions);
             }
-            self.keep_operands_of(function.def.into_iter().chain(function.parameters));
         }
         module.header = None;
         module.memory_model = None;
+        module.strings.clear();
         let mut section_bytes = 0;
         for section in [
             &mut module.capabilities,
@@ -68,13 +53,18 @@ impl Recycled {
             &mut module.annotations,
             &mut module.types_global_values,
         ] {
-            self.keep_operands_of(section.drain(..));
+            section.clear();
             if section.capacity() > MAX_SECTION_CAPACITY {
                 *section = Vec::new();
             }
             section_bytes += crate::fast_hash::vec_bytes(section);
         }
-        self.section_bytes = section_bytes + crate::fast_hash::vec_bytes(&module.functions);
+        if module.strings.capacity() > MAX_SECTION_CAPACITY {
+            module.strings = Vec::new();
+        }
+        self.section_bytes = section_bytes
+            + crate::fast_hash::vec_bytes(&module.functions)
+            + crate::fast_hash::vec_bytes(&module.strings);
         self.module = module;
     }
 
@@ -88,38 +78,6 @@ impl Recycled {
             list.clear();
             self.list_bytes += bytes;
             self.block_lists.push(list);
-        }
-    }
-
-    /// Keeps the operand lists of `instructions`, as many as there is room for.
-    fn keep_operands_of(&mut self, instructions: impl Iterator<Item = Instruction>) {
-        for inst in instructions {
-            self.reuse(inst.operands);
-        }
-    }
-
-    /// Keeps an operand list (emptied) for a later instruction when there is room for it and
-    /// it is of the size new lists are made with, or a little larger.
-    pub fn reuse(&mut self, mut list: Operands) {
-        let capacity = list.capacity();
-        let bytes = capacity * OPERAND_BYTES;
-        if (OPERAND_CAPACITY..=MAX_OPERAND_CAPACITY).contains(&capacity)
-            && self.operand_bytes + bytes <= MAX_OPERAND_BYTES
-        {
-            list.clear();
-            self.operand_bytes += bytes;
-            self.operand_lists.push(list);
-        }
-    }
-
-    /// An empty operand list: a kept one, or a new one with room for a typical instruction's.
-    pub fn operands(&mut self) -> Operands {
-        match self.operand_lists.pop() {
-            Some(list) => {
-                self.operand_bytes -= list.capacity() * OPERAND_BYTES;
-                list
-            }
-            None => Operands::with_capacity(OPERAND_CAPACITY),
         }
     }
 
@@ -142,11 +100,7 @@ impl Recycled {
 
     /// The bytes of memory held.
     pub fn held_bytes(&self) -> usize {
-        self.section_bytes
-            + crate::fast_hash::vec_bytes(&self.block_lists)
-            + self.list_bytes
-            + crate::fast_hash::vec_bytes(&self.operand_lists)
-            + self.operand_bytes
+        self.section_bytes + crate::fast_hash::vec_bytes(&self.block_lists) + self.list_bytes
     }
 }
 
@@ -229,56 +183,6 @@ mod tests {
             r.list_bytes <= MAX_LIST_BYTES,
             "{} bytes of lists kept",
             r.list_bytes
-        );
-    }
-
-    #[test]
-    fn operand_lists_of_a_kept_module_come_back_empty_up_to_the_bound() {
-        use crate::spirv::builder::Operand;
-        let with_capacity = |capacity: usize| {
-            let mut operands = Operands::with_capacity(capacity);
-            operands.push(Operand::LiteralString("a string to drop".into()));
-            crate::spirv::builder::inst(Op::Name, None, None, operands)
-        };
-        let mut module = Module::new();
-        module
-            .debug_names
-            .extend([with_capacity(4), with_capacity(2), with_capacity(9)]);
-        module.functions.push(Function {
-            def: Some(with_capacity(8)),
-            blocks: vec![Block {
-                label: None,
-                instructions: vec![with_capacity(4)],
-            }],
-            ..Function::default()
-        });
-        let mut r = Recycled::default();
-        r.keep(module);
-        // The lists of four to eight operands come back, emptied; the others were freed.
-        let mut capacities: Vec<usize> = (0..3)
-            .map(|_| {
-                let list = r.operands();
-                assert!(list.is_empty(), "a kept list comes back empty: {list:?}");
-                list.capacity()
-            })
-            .collect();
-        capacities.sort_unstable();
-        assert_eq!(capacities, [4, 4, 8]);
-        assert_eq!(r.operand_bytes, 0);
-        assert_eq!(r.operands().capacity(), OPERAND_CAPACITY, "then new lists");
-        // The kept lists are bounded in bytes.
-        let mut r = Recycled::default();
-        for _ in 0..MAX_OPERAND_BYTES / (OPERAND_CAPACITY * OPERAND_BYTES) + 10 {
-            r.reuse(Operands::with_capacity(OPERAND_CAPACITY));
-        }
-        assert!(
-            r.operand_bytes <= MAX_OPERAND_BYTES,
-            "{} bytes of operand lists kept",
-            r.operand_bytes
-        );
-        assert_eq!(
-            r.operand_bytes,
-            r.operand_lists.len() * OPERAND_CAPACITY * OPERAND_BYTES
         );
     }
 }

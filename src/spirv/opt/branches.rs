@@ -112,7 +112,7 @@ fn drop_phi_entries(block: &mut Block, parent: Word) {
         if inst.class.opcode != Op::Phi {
             break;
         }
-        let pairs: Vec<Operand> = inst
+        let pairs: crate::spirv::builder::Operands = inst
             .operands
             .chunks(2)
             .filter(|pair| pair.get(1) != Some(&Operand::IdRef(parent)))
@@ -222,7 +222,7 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
         ));
         folded = true;
     }
-    drop_marked(&mut function.blocks, &gone, |_| {});
+    drop_marked(&mut function.blocks, &gone);
     folded
 }
 
@@ -308,7 +308,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
     if !gone.contains(&true) {
         return;
     }
-    drop_marked(&mut function.blocks, &gone, |_| {});
+    drop_marked(&mut function.blocks, &gone);
     let resolve = |mut id: Word| {
         while let Some(&next) = renamed.get(&id) {
             id = next;

@@ -3,7 +3,7 @@
 //! (with their names, decorations and entry-point interface entries), then unused
 //! extended-instruction imports.
 
-use crate::spirv::builder::{Instruction, Module, Operand, Recycled};
+use crate::spirv::builder::{Instruction, Module, Operand};
 use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{ids, is_removable, uses, IdMap};
@@ -52,7 +52,7 @@ impl Uses {
 
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
+pub fn run(module: &mut Module, tables: &mut Tables) {
     let bound = module.header.as_ref().map_or(0, |h| h.bound);
     let mut counts = std::mem::take(&mut tables.counts);
     let mut removed = std::mem::take(&mut tables.removed);
@@ -87,7 +87,7 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
                     dead[at] = true;
                 }
             }
-            drop_marked(&mut block.instructions, &dead, spare_operands(spare));
+            drop_marked(&mut block.instructions, &dead);
         }
     }
     dead.clear();
@@ -99,11 +99,7 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
             dead[at] = true;
         }
     }
-    drop_marked(
-        &mut module.types_global_values,
-        &dead,
-        spare_operands(spare),
-    );
+    drop_marked(&mut module.types_global_values, &dead);
     module.ext_inst_imports.retain(|inst| {
         let unused = inst.result_id.is_some_and(|id| u.count(id) == 0);
         if unused {
@@ -130,25 +126,16 @@ pub fn run(module: &mut Module, tables: &mut Tables, spare: &mut Recycled) {
     }
 }
 
-/// Removes the items marked dead (in one pass over the list), each handed to `dropped`
-/// first.
-pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool], mut dropped: impl FnMut(&mut T)) {
+/// Removes the items marked dead (in one pass over the list).
+pub fn drop_marked<T>(items: &mut Vec<T>, dead: &[bool]) {
     if !dead.contains(&true) {
         return;
     }
     let mut index = 0;
-    items.retain_mut(|item| {
+    items.retain(|_| {
         index += 1;
-        if dead[index - 1] {
-            dropped(item);
-        }
         !dead[index - 1]
     });
-}
-
-/// Hands an instruction's operand list to `spare`, for the next module.
-fn spare_operands(spare: &mut Recycled) -> impl FnMut(&mut Instruction) + '_ {
-    |inst| spare.reuse(std::mem::take(&mut inst.operands))
 }
 
 /// Counts how many times each id is used, not counting names, decorations and entry-point

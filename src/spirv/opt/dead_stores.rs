@@ -39,7 +39,7 @@ pub fn run(module: &mut Module, plain: &IdMap<bool>) {
                     _ => {}
                 }
             }
-            super::dce::drop_marked(&mut block.instructions, &dead, |_| {});
+            super::dce::drop_marked(&mut block.instructions, &dead);
         }
     }
     let mut unread: IdMap<bool> = IdMap::with_bound(bound);

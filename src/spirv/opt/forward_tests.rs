@@ -32,11 +32,7 @@ fn a_load_after_a_store_in_the_block_takes_the_stored_value() {
     assert_valid(&module);
     // The temp is now only stored: the store and the variable go.
     run_pass(&mut module, |m, _, p| dead_stores::run(m, p));
-    dce::run(
-        &mut module,
-        &mut Default::default(),
-        &mut Default::default(),
-    );
+    dce::run(&mut module, &mut Default::default());
     assert_eq!(count(&module, Op::Store), 1, "{}", text(&module));
     let words = crate::spirv::builder::assemble(&module);
     let read = rspirv::dr::load_words(&words).expect("rspirv reads the module");

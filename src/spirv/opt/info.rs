@@ -331,7 +331,7 @@ impl Info {
         };
         self.push_global(
             module,
-            crate::spirv::builder::inst(op, Some(ty), Some(id), vec![]),
+            crate::spirv::builder::inst(op, Some(ty), Some(id), Operands::new()),
         );
         id
     }
@@ -437,7 +437,7 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands = vec![Operand::LiteralBit32(bits)];
+        let operands = Operands::from_iter([Operand::LiteralBit32(bits)]);
         self.push_global(
             module,
             crate::spirv::builder::inst(Op::Constant, Some(ty), Some(id), operands),
@@ -475,7 +475,7 @@ impl Info {
             Op::TypePointer,
             None,
             Some(id),
-            vec![Operand::StorageClass(class), Operand::IdRef(pointee)],
+            Operands::from_iter([Operand::StorageClass(class), Operand::IdRef(pointee)]),
         );
         // A new pointer type must precede its users; the pointee is already declared, so
         // it goes right after the last type declaration.

@@ -170,7 +170,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     Op::Store,
                     None,
                     None,
-                    vec![Operand::IdRef(merge.var), Operand::IdRef(vector)],
+                    Operands::from_iter([Operand::IdRef(merge.var), Operand::IdRef(vector)]),
                 ));
             }
         }

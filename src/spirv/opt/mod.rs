@@ -49,7 +49,7 @@ mod split;
 #[cfg(test)]
 mod test_support;
 
-use crate::spirv::builder::{Module, Recycled};
+use crate::spirv::builder::Module;
 use crate::spirv::{keep_tables, take_tables};
 
 /// The tables the passes fill, kept from one run to the next by a [`crate::Translator`] so
@@ -74,18 +74,12 @@ impl Kept {
 
 /// Runs every pass over a module.
 pub fn optimize(module: &mut Module) {
-    optimize_with(module, &mut None, false, &mut Recycled::default());
+    optimize_with(module, &mut None, false);
 }
 
 /// [`optimize`] with the tables of an earlier run (see [`crate::pipeline::Workspace`]), kept for
-/// the next when `keep` is set; the operand lists of the instructions it removes go to
-/// `spare`, for the next module.
-pub(crate) fn optimize_with(
-    module: &mut Module,
-    slot: &mut Option<Box<Kept>>,
-    keep: bool,
-    spare: &mut Recycled,
-) {
+/// the next when `keep` is set.
+pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, keep: bool) {
     let mut kept = take_tables(slot);
     let Kept {
         info,
@@ -108,7 +102,7 @@ pub(crate) fn optimize_with(
     if info.has_output_chains() {
         merge_stores::run(module, info);
     }
-    simplify::run(module, info, simplify_tables, spare);
+    simplify::run(module, info, simplify_tables);
     if branches::run(module, info) {
         // Joined blocks let loads see stores that were in another block.
         if let Some(plain) = &plain {
@@ -118,7 +112,7 @@ pub(crate) fn optimize_with(
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
     }
-    dce::run(module, dce_tables, spare);
+    dce::run(module, dce_tables);
     let held = kept.held_bytes();
     keep_tables(slot, keep, kept, held, KEPT_BYTES);
 }

@@ -14,7 +14,7 @@
 //! Ids with decorations (`NonUniform`, `RelaxedPrecision`, …) are never merged.
 
 use crate::fast_hash::HashMap;
-use crate::spirv::builder::{rewrite, set_operands, Instruction, Module, Operand, Recycled};
+use crate::spirv::builder::{rewrite, set_operands, Instruction, Module, Operand};
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 
@@ -96,7 +96,7 @@ impl Tables {
 
 /// Runs the pass.
 #[inline(never)]
-pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables, spare: &mut Recycled) {
+pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     let bound = info.bound();
     let Tables {
         subst,
@@ -132,11 +132,7 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables, spare: &mu
             let first = index == 0;
             block.instructions.retain_mut(|inst| {
                 s.subst.apply(inst);
-                let keep = s.visit(module, inst, first);
-                if !keep {
-                    spare.reuse(std::mem::take(&mut inst.operands));
-                }
-                keep
+                s.visit(module, inst, first)
             });
             if first {
                 std::mem::swap(&mut s.entry, &mut s.block);

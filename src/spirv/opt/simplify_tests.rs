@@ -26,13 +26,9 @@ fn component_stores_of_a_whole_vector_become_one_store_of_it() {
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| merge_stores::run(m, i));
     run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default(), &mut Default::default())
+        simplify::run(m, i, &mut Default::default())
     });
-    dce::run(
-        &mut module,
-        &mut Default::default(),
-        &mut Default::default(),
-    );
+    dce::run(&mut module, &mut Default::default());
     super::test_support::assert_code(&module, &[Op::Load, Op::Store, Op::Return]);
     assert_valid(&module);
 }
@@ -67,13 +63,9 @@ fn component_reads_of_an_input_become_one_vector_read() {
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default(), &mut Default::default())
+        simplify::run(m, i, &mut Default::default())
     });
-    dce::run(
-        &mut module,
-        &mut Default::default(),
-        &mut Default::default(),
-    );
+    dce::run(&mut module, &mut Default::default());
     super::test_support::assert_code(
         &module,
         &[Op::Load, Op::VectorShuffle, Op::Store, Op::Return],
@@ -100,13 +92,9 @@ fn bitcasts_there_and_back_and_constants_fold() {
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default(), &mut Default::default())
+        simplify::run(m, i, &mut Default::default())
     });
-    dce::run(
-        &mut module,
-        &mut Default::default(),
-        &mut Default::default(),
-    );
+    dce::run(&mut module, &mut Default::default());
     assert_eq!(count(&module, Op::Bitcast), 0, "{}", text(&module));
     assert_eq!(count(&module, Op::IAdd), 0, "{}", text(&module));
     let folded = module.types_global_values.iter().any(|i| {
@@ -136,7 +124,7 @@ fn equal_pure_instructions_are_one_unless_decorated() {
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default(), &mut Default::default())
+        simplify::run(m, i, &mut Default::default())
     });
     assert_eq!(count(&module, Op::FAdd), 2, "{}", text(&module));
     assert_valid(&module);
@@ -199,13 +187,9 @@ fn comparisons_of_constants_and_selects_on_them_fold() {
     s.m.store(s.output, out).unwrap();
     let mut module = s.finish();
     run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default(), &mut Default::default())
+        simplify::run(m, i, &mut Default::default())
     });
-    dce::run(
-        &mut module,
-        &mut Default::default(),
-        &mut Default::default(),
-    );
+    dce::run(&mut module, &mut Default::default());
     assert_eq!(count(&module, Op::Select), 0, "{}", text(&module));
     assert_eq!(count(&module, Op::ULessThan), 0, "{}", text(&module));
     assert_eq!(

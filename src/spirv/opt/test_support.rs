@@ -117,7 +117,11 @@ impl Shell {
 
 /// The opcodes of the module's code, block by block, labels left out.
 pub fn code(module: &SpvModule) -> Vec<Op> {
-    crate::spirv::test_support::code(module)
+    module
+        .functions
+        .iter()
+        .flat_map(|f| f.blocks.iter())
+        .flat_map(|b| b.instructions.iter())
         .map(|i| i.class.opcode)
         .collect()
 }
@@ -129,7 +133,7 @@ pub fn assert_code(module: &SpvModule, expected: &[Op]) {
 
 /// How many instructions of an opcode the module's code holds.
 pub fn count(module: &SpvModule, op: Op) -> usize {
-    crate::spirv::test_support::count_op(module, op)
+    code(module).into_iter().filter(|&o| o == op).count()
 }
 
 /// Panics unless spirv-val accepts the module (with its disassembly in the message).

@@ -1,0 +1,268 @@
+//! The back end's own form of a module while it is built and optimised: every instruction
+//! a small value with its operands inline (no heap list per instruction), each operand one
+//! word with what the word means. The sections and the function, block and instruction
+//! shapes follow the SPIR-V module layout, so that the emitter and the passes read the way
+//! the specification does; [`super::assemble`] writes the words.
+//!
+//! An operand is 8 bytes and `Copy`; an instruction keeps up to [`INLINE_OPERANDS`]
+//! operands inline (64 bytes in all) and only longer ones (phis of many blocks, switches,
+//! large composites) on the heap. A 64-bit literal is its two words, low first, as in the
+//! binary; a literal string is an index into the module's string table.
+
+use smallvec::SmallVec;
+use spirv::{
+    AccessQualifier, AddressingModel, BuiltIn, Capability, Decoration, Dim, ExecutionMode,
+    ExecutionModel, FunctionControl, ImageFormat, ImageOperands, LoopControl, MemoryModel,
+    SelectionControl, StorageClass, Word,
+};
+
+/// The operands kept inline in an instruction.
+pub const INLINE_OPERANDS: usize = 4;
+
+/// A literal string of a module: its index in [`Module::strings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StringId(pub u32);
+
+/// One operand word and what it means (the kinds of the SPIR-V grammar the back end
+/// writes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum Operand {
+    IdRef(Word),
+    IdScope(Word),
+    IdMemorySemantics(Word),
+    LiteralBit32(u32),
+    LiteralExtInstInteger(u32),
+    /// A literal string, in the module's string table.
+    LiteralString(StringId),
+    StorageClass(StorageClass),
+    Decoration(Decoration),
+    Capability(Capability),
+    ExecutionMode(ExecutionMode),
+    ExecutionModel(ExecutionModel),
+    ImageOperands(ImageOperands),
+    ImageFormat(ImageFormat),
+    SelectionControl(SelectionControl),
+    LoopControl(LoopControl),
+    FunctionControl(FunctionControl),
+    BuiltIn(BuiltIn),
+    Dim(Dim),
+    AccessQualifier(AccessQualifier),
+    AddressingModel(AddressingModel),
+    MemoryModel(MemoryModel),
+}
+
+impl Operand {
+    /// The id an operand refers to, when it is an id.
+    #[inline]
+    pub fn id(&self) -> Option<Word> {
+        match *self {
+            Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The operand's word (a string's is its index; see [`Module::strings`]).
+    #[inline]
+    pub fn word(&self) -> Word {
+        match *self {
+            Operand::IdRef(v)
+            | Operand::IdScope(v)
+            | Operand::IdMemorySemantics(v)
+            | Operand::LiteralBit32(v)
+            | Operand::LiteralExtInstInteger(v) => v,
+            Operand::LiteralString(s) => s.0,
+            Operand::StorageClass(v) => v as u32,
+            Operand::Decoration(v) => v as u32,
+            Operand::Capability(v) => v as u32,
+            Operand::ExecutionMode(v) => v as u32,
+            Operand::ExecutionModel(v) => v as u32,
+            Operand::ImageOperands(v) => v.bits(),
+            Operand::ImageFormat(v) => v as u32,
+            Operand::SelectionControl(v) => v.bits(),
+            Operand::LoopControl(v) => v.bits(),
+            Operand::FunctionControl(v) => v.bits(),
+            Operand::BuiltIn(v) => v as u32,
+            Operand::Dim(v) => v as u32,
+            Operand::AccessQualifier(v) => v as u32,
+            Operand::AddressingModel(v) => v as u32,
+            Operand::MemoryModel(v) => v as u32,
+        }
+    }
+}
+
+/// An instruction's operands (after its result type and id), inline up to
+/// [`INLINE_OPERANDS`].
+pub type Operands = SmallVec<[Operand; INLINE_OPERANDS]>;
+
+/// A grammar entry of rspirv's instruction table.
+pub type Class = &'static rspirv::grammar::Instruction<'static>;
+
+/// An instruction: its opcode's grammar entry, result type and id, and operands.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instruction {
+    /// The opcode's grammar entry (`class.opcode` is the opcode).
+    pub class: Class,
+    /// The result type, for an instruction with one.
+    pub result_type: Option<Word>,
+    /// The result id, for an instruction with one.
+    pub result_id: Option<Word>,
+    /// The operands after the result type and id.
+    pub operands: Operands,
+}
+
+impl Instruction {
+    /// Whether two type declarations declare the same type (same opcode and operands).
+    pub fn is_type_identical(&self, other: &Instruction) -> bool {
+        self.class.opcode == other.class.opcode && self.operands == other.operands
+    }
+}
+
+/// A basic block: its label and its instructions (the terminator last).
+#[derive(Debug, Clone, Default)]
+pub struct Block {
+    /// The `OpLabel`.
+    pub label: Option<Instruction>,
+    /// The instructions.
+    pub instructions: Vec<Instruction>,
+}
+
+impl Block {
+    /// The label's id.
+    pub fn label_id(&self) -> Option<Word> {
+        self.label.as_ref().and_then(|l| l.result_id)
+    }
+}
+
+/// A function: its `OpFunction`, parameters, blocks and `OpFunctionEnd`.
+#[derive(Debug, Clone, Default)]
+pub struct Function {
+    /// The `OpFunction`.
+    pub def: Option<Instruction>,
+    /// The `OpFunctionEnd`.
+    pub end: Option<Instruction>,
+    /// The `OpFunctionParameter`s.
+    pub parameters: Vec<Instruction>,
+    /// The blocks, the entry block first.
+    pub blocks: Vec<Block>,
+}
+
+impl Function {
+    /// The function's id.
+    pub fn def_id(&self) -> Option<Word> {
+        self.def.as_ref().and_then(|d| d.result_id)
+    }
+}
+
+/// The module header's fields that the back end sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModuleHeader {
+    /// The SPIR-V version word.
+    pub version: Word,
+    /// One past the largest id.
+    pub bound: Word,
+}
+
+impl ModuleHeader {
+    /// A header of the newest SPIR-V version the `spirv` crate knows and the bound `bound`.
+    pub fn new(bound: Word) -> ModuleHeader {
+        let mut header = ModuleHeader { version: 0, bound };
+        header.set_version(spirv::MAJOR_VERSION, spirv::MINOR_VERSION);
+        header
+    }
+
+    /// Sets the version.
+    pub fn set_version(&mut self, major: u8, minor: u8) {
+        self.version = (u32::from(major) << 16) | (u32::from(minor) << 8);
+    }
+
+    /// The version as (major, minor).
+    pub fn version(&self) -> (u8, u8) {
+        ((self.version >> 16) as u8, (self.version >> 8) as u8)
+    }
+}
+
+/// A module in the back end's form: the sections in layout order, and the strings its
+/// literal-string operands name.
+#[derive(Debug, Clone, Default)]
+pub struct Module {
+    /// The header (set when the module is finished).
+    pub header: Option<ModuleHeader>,
+    /// `OpCapability`s.
+    pub capabilities: Vec<Instruction>,
+    /// `OpExtension`s.
+    pub extensions: Vec<Instruction>,
+    /// `OpExtInstImport`s.
+    pub ext_inst_imports: Vec<Instruction>,
+    /// The `OpMemoryModel`.
+    pub memory_model: Option<Instruction>,
+    /// `OpEntryPoint`s.
+    pub entry_points: Vec<Instruction>,
+    /// `OpExecutionMode`s.
+    pub execution_modes: Vec<Instruction>,
+    /// `OpString`, `OpSource…`.
+    pub debug_string_source: Vec<Instruction>,
+    /// `OpName`, `OpMemberName`.
+    pub debug_names: Vec<Instruction>,
+    /// `OpModuleProcessed`.
+    pub debug_module_processed: Vec<Instruction>,
+    /// Decorations.
+    pub annotations: Vec<Instruction>,
+    /// Types, constants and module-scope variables.
+    pub types_global_values: Vec<Instruction>,
+    /// The functions.
+    pub functions: Vec<Function>,
+    /// The text of every literal string (see [`Operand::LiteralString`]).
+    pub strings: Vec<String>,
+}
+
+impl Module {
+    /// An empty module.
+    pub fn new() -> Module {
+        Module::default()
+    }
+
+    /// A literal string operand of `text`, kept in the module's string table.
+    pub fn string(&mut self, text: impl Into<String>) -> Operand {
+        self.strings.push(text.into());
+        Operand::LiteralString(StringId((self.strings.len() - 1) as u32))
+    }
+
+    /// The text of a literal string operand.
+    pub fn text(&self, id: StringId) -> &str {
+        self.strings.get(id.0 as usize).map_or("", String::as_str)
+    }
+
+    /// Every instruction, in layout order.
+    pub fn all_inst_iter(&self) -> impl Iterator<Item = &Instruction> {
+        super::global_lists(self)
+            .into_iter()
+            .flatten()
+            .chain(self.functions.iter().flat_map(|f| {
+                f.def
+                    .iter()
+                    .chain(f.parameters.iter())
+                    .chain(
+                        f.blocks
+                            .iter()
+                            .flat_map(|b| b.label.iter().chain(b.instructions.iter())),
+                    )
+                    .chain(f.end.iter())
+            }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operands_and_instructions_are_small() {
+        assert_eq!(std::mem::size_of::<Operand>(), 8);
+        assert!(
+            std::mem::size_of::<Instruction>() <= 64,
+            "{}",
+            std::mem::size_of::<Instruction>()
+        );
+    }
+}
