@@ -212,7 +212,7 @@ impl Builder {
     /// An operand list of `first` and room for more: the memory of an earlier
     /// instruction's list when there is one (see [`Recycled::operands`]).
     pub fn ops<const N: usize>(&mut self, first: [Operand; N]) -> Operands {
-        Operands::from_iter(first)
+        super::form::operands(first)
     }
 
     /// An operand list of `first` and then the ids `ids` (see [`Builder::ops`]).
@@ -414,7 +414,7 @@ impl Builder {
         }
         let id = label.unwrap_or_else(|| self.id());
         // Room for a typical block, so that its list does not grow from empty.
-        let instructions = self.recycled.list(32);
+        let instructions = self.recycled.list(8);
         let blocks = &mut self.module.functions[f].blocks;
         blocks.push(Block {
             label: Some(inst(Op::Label, None, Some(id), Operands::new())),

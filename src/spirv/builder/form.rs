@@ -95,6 +95,18 @@ impl Operand {
 /// [`INLINE_OPERANDS`].
 pub type Operands = SmallVec<[Operand; INLINE_OPERANDS]>;
 
+/// The operand list of `first` (inline without a copy loop when they fit).
+#[inline]
+pub fn operands<const N: usize>(first: [Operand; N]) -> Operands {
+    if N <= INLINE_OPERANDS {
+        let mut inline = [Operand::LiteralBit32(0); INLINE_OPERANDS];
+        inline[..N].copy_from_slice(&first);
+        Operands::from_buf_and_len(inline, N)
+    } else {
+        Operands::from_slice(&first)
+    }
+}
+
 /// A grammar entry of rspirv's instruction table.
 pub type Class = &'static rspirv::grammar::Instruction<'static>;
 

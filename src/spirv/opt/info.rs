@@ -28,24 +28,26 @@ pub enum Type {
 /// A composite constant's constituents (inline up to four: vectors).
 pub type Parts = smallvec::SmallVec<[Word; 4]>;
 
-/// What an id is, as far as the passes look.
-#[derive(Debug, Clone, Default)]
+/// What an id is, as far as the passes look (12 bytes: what does not fit is in a side
+/// table of [`Info`], so that the table by id stays small for a module of many values).
+#[derive(Debug, Clone, Copy, Default)]
 enum Def {
     #[default]
     Unknown,
-    Type(Type),
+    /// A type: its index in [`Info::types`].
+    Type(u32),
     /// A 32-bit scalar constant's bits.
     Constant(u32),
     /// A boolean constant.
     Bool(bool),
-    /// A composite constant's constituents.
-    Composite(Parts),
+    /// A composite constant: the index of its constituents in [`Info::composites`].
+    Composite(u32),
     /// A module-scope variable: storage class and pointee type.
     Variable(StorageClass, Word),
 }
 
 /// One id's entry.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     /// The result type (0 when none).
     ty: Word,
@@ -63,6 +65,10 @@ struct Slot {
 #[derive(Debug, Default)]
 pub struct Info {
     slots: Vec<Slot>,
+    /// The types the slots name.
+    types: Vec<Type>,
+    /// The constituents of the composite constants the slots name.
+    composites: Vec<Parts>,
     /// Whether `constant_ids`, `composite_ids` and `pointer_ids` hold the module's globals:
     /// they are filled when a pass first makes a global (most modules never do).
     lookups: bool,
@@ -101,6 +107,8 @@ impl Info {
         self.pointer_ids.clear();
         self.slots.clear();
         self.slots.reserve(bound + bound / 4 + 16);
+        self.types.clear();
+        self.composites.clear();
         self.variables.clear();
         self.variables.reserve(globals / 4);
         self.variable_memory = false;
@@ -147,6 +155,8 @@ impl Info {
     pub fn held_bytes(&self) -> usize {
         use crate::fast_hash::{map_bytes, vec_bytes};
         vec_bytes(&self.slots)
+            + vec_bytes(&self.types)
+            + vec_bytes(&self.composites)
             + map_bytes(&self.constant_ids)
             + map_bytes(&self.composite_ids)
             + map_bytes(&self.pointer_ids)
@@ -215,38 +225,37 @@ impl Info {
         let ops = &inst.operands;
         let def = match inst.class.opcode {
             Op::TypeFloat | Op::TypeInt => match ops.first() {
-                Some(Operand::LiteralBit32(32)) => Def::Type(Type::Scalar32),
-                _ => Def::Type(Type::OtherScalar),
+                Some(Operand::LiteralBit32(32)) => self.type_def(Type::Scalar32),
+                _ => self.type_def(Type::OtherScalar),
             },
-            Op::TypeBool => Def::Type(Type::OtherScalar),
+            Op::TypeBool => self.type_def(Type::OtherScalar),
             Op::TypeVector => match (ops.first(), ops.get(1)) {
-                (Some(Operand::IdRef(component)), Some(Operand::LiteralBit32(count))) => {
-                    Def::Type(Type::Vector {
+                (Some(Operand::IdRef(component)), Some(Operand::LiteralBit32(count))) => self
+                    .type_def(Type::Vector {
                         component: *component,
                         count: *count,
-                    })
-                }
-                _ => Def::Type(Type::Other),
+                    }),
+                _ => self.type_def(Type::Other),
             },
             Op::TypePointer => match (ops.first(), ops.get(1)) {
                 (Some(Operand::StorageClass(class)), Some(Operand::IdRef(pointee))) => {
                     if self.lookups {
                         self.pointer_ids.insert((*class, *pointee), id);
                     }
-                    Def::Type(Type::Pointer {
+                    self.type_def(Type::Pointer {
                         class: *class,
                         pointee: *pointee,
                     })
                 }
-                _ => Def::Type(Type::Other),
+                _ => self.type_def(Type::Other),
             },
-            Op::TypeStruct => Def::Type(Type::Struct(ids(ops).collect())),
+            Op::TypeStruct => self.type_def(Type::Struct(ids(ops).collect())),
             Op::TypeArray | Op::TypeRuntimeArray => match ops.first() {
-                Some(Operand::IdRef(element)) => Def::Type(Type::Array(*element)),
-                _ => Def::Type(Type::Other),
+                Some(Operand::IdRef(element)) => self.type_def(Type::Array(*element)),
+                _ => self.type_def(Type::Other),
             },
             op if (Op::TypeVoid as u32..=Op::TypeForwardPointer as u32).contains(&(op as u32)) => {
-                Def::Type(Type::Other)
+                self.type_def(Type::Other)
             }
             Op::Constant => match (inst.result_type, &ops[..]) {
                 (Some(ty), [Operand::LiteralBit32(bits)]) => {
@@ -269,14 +278,14 @@ impl Info {
                 if let (true, Some(ty)) = (self.lookups, inst.result_type) {
                     self.composite_ids.entry((ty, parts.clone())).or_insert(id);
                 }
-                Def::Composite(parts)
+                self.composites.push(parts);
+                Def::Composite((self.composites.len() - 1) as u32)
             }
             Op::Variable => match (
                 inst.result_type.and_then(|t| self.type_of_id(t)),
                 ops.first(),
             ) {
-                (Some(Type::Pointer { pointee, .. }), Some(Operand::StorageClass(class))) => {
-                    let pointee = *pointee;
+                (Some(&Type::Pointer { pointee, .. }), Some(Operand::StorageClass(class))) => {
                     self.variables.push(id);
                     Def::Variable(*class, pointee)
                 }
@@ -287,10 +296,16 @@ impl Info {
         self.slot_mut(id).def = def;
     }
 
+    /// The definition of a type, its description kept in [`Info::types`].
+    fn type_def(&mut self, ty: Type) -> Def {
+        self.types.push(ty);
+        Def::Type((self.types.len() - 1) as u32)
+    }
+
     /// The type an id declares.
     pub fn type_of_id(&self, id: Word) -> Option<&Type> {
-        match &self.slot(id)?.def {
-            Def::Type(t) => Some(t),
+        match self.slot(id)?.def {
+            Def::Type(t) => self.types.get(t as usize),
             _ => None,
         }
     }
@@ -338,8 +353,8 @@ impl Info {
 
     /// The constituents of a composite constant.
     pub fn composite_parts(&self, id: Word) -> Option<&[Word]> {
-        match &self.slot(id)?.def {
-            Def::Composite(parts) => Some(parts),
+        match self.slot(id)?.def {
+            Def::Composite(index) => self.composites.get(index as usize).map(|p| p.as_slice()),
             _ => None,
         }
     }

@@ -38,11 +38,11 @@ enum Def {
         then: Word,
         otherwise: Word,
     },
-    /// `OpVectorShuffle`.
+    /// `OpVectorShuffle` (components past 254, and undefined ones, are `u8::MAX`).
     Shuffle {
         first: Word,
         second: Word,
-        components: [u32; 4],
+        components: [u8; 4],
     },
 }
 
@@ -241,10 +241,10 @@ impl Simplifier<'_> {
                 if rest.len() > 4 {
                     return;
                 }
-                let mut components = [u32::MAX; 4];
+                let mut components = [u8::MAX; 4];
                 for (slot, operand) in components.iter_mut().zip(rest) {
                     if let Operand::LiteralBit32(c) = operand {
-                        *slot = *c;
+                        *slot = u8::try_from(*c).unwrap_or(u8::MAX);
                     }
                 }
                 Def::Shuffle {
@@ -355,9 +355,10 @@ impl Simplifier<'_> {
                 components,
             } => {
                 let &c = components.get(index as usize)?;
-                if c == u32::MAX {
+                if c == u8::MAX {
                     return None;
                 }
+                let c = u32::from(c);
                 let first_count = self.info.vector(self.type_of(first)?)?.1;
                 let (from, at) = if c < first_count {
                     (first, c)
