@@ -33,7 +33,7 @@ use crate::translation::{TranslateOptions, Translation};
 
 /// The most memory a [`Workspace`] keeps between translations, in bytes: the decoder's
 /// arrays ([`crate::tpf::spare::Arrays::MAX_HELD_BYTES`]), the emitter's tables with the last
-/// module's memory (544 KiB) and the optimiser's tables (256 KiB). `tests/workspace.rs`
+/// module's memory (288 KiB) and the optimiser's tables (256 KiB). `tests/workspace.rs`
 /// measures it over the corpus and a generated shader of 20,000 instructions.
 pub const WORKSPACE_BYTES: usize = crate::tpf::spare::Arrays::MAX_HELD_BYTES
     + crate::spirv::emitter::KEPT_BYTES

@@ -178,7 +178,7 @@ pub fn scan_bytes(bytes: &[u8], options: &TranslateOptions) -> Result<ShaderRefl
 
 /// A translator that keeps its working memory (the decoder's arrays, the emitter's and the
 /// optimiser's tables and the last module's lists: at most [`Translator::MAX_HELD_BYTES`],
-/// 1,060 KiB, which tests/workspace.rs measures) from one
+/// 804 KiB, which tests/workspace.rs measures) from one
 /// translation for the next, so that
 /// translating many shaders does not allocate, grow and free the same tables every time.
 /// It is `Send`: keep one per thread (for example with rayon's `map_init`). The result of a

@@ -109,9 +109,9 @@ impl Kept {
 }
 
 /// The most memory of tables kept, in bytes: the tables (up to 128 KiB) and the recycled
-/// memory of the last module (up to 64 KiB of block lists, 96 KiB of sections and 256 KiB
-/// of operand lists; see [`super::builder::Recycled`]).
-pub(crate) const KEPT_BYTES: usize = 544 * 1024;
+/// memory of the last module (up to 64 KiB of block lists and 96 KiB of sections; see
+/// [`super::builder::Recycled`]).
+pub(crate) const KEPT_BYTES: usize = 288 * 1024;
 
 impl<'a> Emitter<'a> {
     /// Emits the module of a whole program (not yet optimised); the emitter's tables are

@@ -209,8 +209,7 @@ impl Builder {
         Ok(())
     }
 
-    /// An operand list of `first` and room for more: the memory of an earlier
-    /// instruction's list when there is one (see [`Recycled::operands`]).
+    /// An operand list of `first` (inline up to [`super::form::INLINE_OPERANDS`]).
     pub fn ops<const N: usize>(&mut self, first: [Operand; N]) -> Operands {
         super::form::operands(first)
     }
@@ -638,7 +637,7 @@ impl Builder {
         self.type_decl(Op::TypeSampledImage, None, operands)
     }
 
-    /// A global value of type `ty` (a constant), always new, its operand list recycled.
+    /// A global value of type `ty` (a constant), always new.
     fn global_value(&mut self, op: Op, ty: Word, operands: Operands) -> Word {
         let id = self.id();
         self.module_mut()

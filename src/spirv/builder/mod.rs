@@ -1,15 +1,14 @@
-//! The SPIR-V module in memory while it is built and optimised: rspirv's data
-//! representation (`rspirv::dr`: a module's sections, functions, blocks and instructions
-//! with typed operands), and what the translator adds to it:
+//! The SPIR-V module in memory while it is built and optimised, in the back end's own form
+//! ([`form`]: a module's sections, functions, blocks and instructions, each instruction's
+//! operands inline), and what works on it:
 //!
 //! - [`inst`] makes an instruction with its grammar entry taken from a table indexed by
-//!   opcode, built once (rspirv's `Instruction::new` searches the grammar for it);
-//! - [`Builder`](build::Builder) is rspirv's builder with the translator's additions: stores
-//!   held until their block ends ([`deferred`]), each block's predecessors, and the memory of
-//!   the previous module ([`Recycled`]);
-//! - [`assemble`] writes the binary (the header and multi-word operands with rspirv's
-//!   assembler) into one buffer sized up front, and [`disassemble`] prints a module with
-//!   rspirv's disassembler (`translate --text`).
+//!   opcode, built once (rspirv's grammar table, searched once per opcode);
+//! - [`Builder`](build::Builder) appends instructions where the module is being built, with
+//!   stores held until their block ends ([`deferred`]), each block's predecessors, and the
+//!   memory of the previous module ([`Recycled`]);
+//! - [`assemble`] writes the binary into one buffer sized up front, and [`disassemble`]
+//!   prints it with rspirv's disassembler (`translate --text`).
 
 mod build;
 pub mod deferred;
@@ -65,7 +64,7 @@ pub fn inst(
 }
 
 /// Makes `inst` an instruction of opcode `op` and result type `result_type` (its result id
-/// unchanged) with the operands `operands`, in the memory of its own operand list.
+/// unchanged) with the operands `operands`.
 pub fn rewrite<const N: usize>(
     inst: &mut Instruction,
     op: Op,
@@ -77,7 +76,7 @@ pub fn rewrite<const N: usize>(
     set_operands(inst, operands);
 }
 
-/// Replaces `inst`'s operands with `operands`, in the memory of its operand list.
+/// Replaces `inst`'s operands with `operands`.
 pub fn set_operands<const N: usize>(inst: &mut Instruction, operands: [Operand; N]) {
     inst.operands.clear();
     inst.operands.extend(operands);
