@@ -34,16 +34,39 @@ pub enum Fact {
     Bitcast { source: Word, from: Scalar },
 }
 
+/// A fact as the table by id holds it (8 bytes: a construct's parts are in a side table,
+/// so that the table stays small for a module of many values).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Stored {
+    #[default]
+    None,
+    Extract {
+        source: Word,
+        index: u8,
+        count: u8,
+        scalar: Scalar,
+    },
+    /// The index of the parts in [`ValueFacts::constructs`].
+    Construct(u32),
+    Bitcast {
+        source: Word,
+        from: Scalar,
+    },
+}
+
 /// The facts of one translation, by id.
 #[derive(Debug)]
 pub struct ValueFacts {
-    facts: IdMap<Fact>,
+    facts: IdMap<Stored>,
+    /// The parts of the constructs the table names.
+    constructs: Vec<[Word; 4]>,
 }
 
 impl Default for ValueFacts {
     fn default() -> Self {
         ValueFacts {
             facts: IdMap::tracked(),
+            constructs: Vec::new(),
         }
     }
 }
@@ -52,23 +75,61 @@ impl ValueFacts {
     /// Forgets everything (for the next translation), keeping the memory.
     pub fn forget(&mut self) {
         self.facts.clear();
+        self.constructs.clear();
     }
 
     /// The bytes of memory the table holds.
     pub fn held_bytes(&self) -> usize {
-        self.facts.held_bytes()
+        self.facts.held_bytes() + crate::fast_hash::vec_bytes(&self.constructs)
     }
 
     /// What is known of `id`.
     #[inline]
     pub fn get(&self, id: Word) -> Fact {
-        self.facts.get(id)
+        match self.facts.get(id) {
+            Stored::None => Fact::None,
+            Stored::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            } => Fact::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            },
+            Stored::Construct(at) => self
+                .constructs
+                .get(at as usize)
+                .map_or(Fact::None, |&parts| Fact::Construct(parts)),
+            Stored::Bitcast { source, from } => Fact::Bitcast { source, from },
+        }
     }
 
     /// Records how `id` was made.
     #[inline]
     pub fn set(&mut self, id: Word, fact: Fact) {
-        self.facts.set(id, fact);
+        let stored = match fact {
+            Fact::None => Stored::None,
+            Fact::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            } => Stored::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            },
+            Fact::Construct(parts) => {
+                self.constructs.push(parts);
+                Stored::Construct((self.constructs.len() - 1) as u32)
+            }
+            Fact::Bitcast { source, from } => Stored::Bitcast { source, from },
+        };
+        self.facts.set(id, stored);
     }
 
     /// The vector `parts` take apart in order, when each part `i` is component `i` of one
@@ -126,6 +187,16 @@ mod tests {
             count,
             scalar: Scalar::F32,
         }
+    }
+
+    #[test]
+    fn a_stored_fact_is_small_and_reads_back() {
+        assert!(std::mem::size_of::<Stored>() <= 8);
+        let mut f = ValueFacts::default();
+        f.set(7, Fact::Construct([1, 2, 3, 0]));
+        f.set(8, extract(7, 1, 3));
+        assert_eq!(f.get(7), Fact::Construct([1, 2, 3, 0]));
+        assert_eq!(f.get(8), extract(7, 1, 3));
     }
 
     #[test]

@@ -412,8 +412,12 @@ impl Builder {
             return Err(BuildError::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
-        // Room for a typical block, so that its list does not grow from empty.
-        let instructions = self.recycled.list(8);
+        let blocks = &mut self.module.functions[f].blocks;
+        // Room for a typical block, so that its list does not grow from empty: a function's
+        // first block holds most of a straight-line shader, the later ones are mostly the
+        // few instructions of a bounds check or a branch.
+        let room = if blocks.is_empty() { 32 } else { 4 };
+        let instructions = self.recycled.list(room);
         let blocks = &mut self.module.functions[f].blocks;
         blocks.push(Block {
             label: Some(inst(Op::Label, None, Some(id), Operands::new())),
