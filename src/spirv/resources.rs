@@ -961,6 +961,9 @@ impl Emitter<'_> {
         let header = self.current_label()?;
         let then_label = self.m.b.id();
         let merge = self.m.b.id();
+        // A construct of its own for the temps' SSA values: a temp read after it goes on at
+        // the header (the body writes no temp), without a phi at the merge for each one.
+        self.ssa_open_construct(Some(header));
         built(self.m.selection_merge(merge, spirv::SelectionControl::NONE))?;
         built(
             self.m
@@ -972,6 +975,7 @@ impl Emitter<'_> {
         let end = self.current_label()?;
         built(self.m.branch(merge))?;
         built(self.m.begin_block(Some(merge)))?;
+        self.ssa_close_construct(Some(merge));
         built(self.m.b.phi(ty, None, [(value, end), (otherwise, header)]))
     }
 
