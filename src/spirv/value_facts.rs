@@ -15,9 +15,11 @@ use spirv::Word;
 use super::module::Scalar;
 use super::opt::info::IdMap;
 
-/// How a value was made.
+/// How a value was made. The table by id holds it with a construct's parts as an index
+/// into a side table (`Fact<u32>`, 8 bytes), so that it stays small for a module of many
+/// values.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub enum Fact {
+pub enum Fact<Parts = [Word; 4]> {
     /// Nothing known.
     #[default]
     None,
@@ -29,35 +31,37 @@ pub enum Fact {
         scalar: Scalar,
     },
     /// `OpCompositeConstruct` of these scalars (unused slots 0).
-    Construct([Word; 4]),
+    Construct(Parts),
     /// `OpBitcast` of `source`, whose components were `from`.
     Bitcast { source: Word, from: Scalar },
 }
 
-/// A fact as the table by id holds it (8 bytes: a construct's parts are in a side table,
-/// so that the table stays small for a module of many values).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-enum Stored {
-    #[default]
-    None,
-    Extract {
-        source: Word,
-        index: u8,
-        count: u8,
-        scalar: Scalar,
-    },
-    /// The index of the parts in [`ValueFacts::constructs`].
-    Construct(u32),
-    Bitcast {
-        source: Word,
-        from: Scalar,
-    },
+impl<P> Fact<P> {
+    /// The same fact with a construct's parts given by `parts`.
+    fn with_parts<Q>(self, parts: impl FnOnce(P) -> Option<Q>) -> Fact<Q> {
+        match self {
+            Fact::None => Fact::None,
+            Fact::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            } => Fact::Extract {
+                source,
+                index,
+                count,
+                scalar,
+            },
+            Fact::Construct(p) => parts(p).map_or(Fact::None, Fact::Construct),
+            Fact::Bitcast { source, from } => Fact::Bitcast { source, from },
+        }
+    }
 }
 
 /// The facts of one translation, by id.
 #[derive(Debug)]
 pub struct ValueFacts {
-    facts: IdMap<Stored>,
+    facts: IdMap<Fact<u32>>,
     /// The parts of the constructs the table names.
     constructs: Vec<[Word; 4]>,
 }
@@ -86,49 +90,19 @@ impl ValueFacts {
     /// What is known of `id`.
     #[inline]
     pub fn get(&self, id: Word) -> Fact {
-        match self.facts.get(id) {
-            Stored::None => Fact::None,
-            Stored::Extract {
-                source,
-                index,
-                count,
-                scalar,
-            } => Fact::Extract {
-                source,
-                index,
-                count,
-                scalar,
-            },
-            Stored::Construct(at) => self
-                .constructs
-                .get(at as usize)
-                .map_or(Fact::None, |&parts| Fact::Construct(parts)),
-            Stored::Bitcast { source, from } => Fact::Bitcast { source, from },
-        }
+        self.facts
+            .get(id)
+            .with_parts(|at| self.constructs.get(at as usize).copied())
     }
 
     /// Records how `id` was made.
     #[inline]
     pub fn set(&mut self, id: Word, fact: Fact) {
-        let stored = match fact {
-            Fact::None => Stored::None,
-            Fact::Extract {
-                source,
-                index,
-                count,
-                scalar,
-            } => Stored::Extract {
-                source,
-                index,
-                count,
-                scalar,
-            },
-            Fact::Construct(parts) => {
-                self.constructs.push(parts);
-                Stored::Construct((self.constructs.len() - 1) as u32)
-            }
-            Fact::Bitcast { source, from } => Stored::Bitcast { source, from },
-        };
+        let constructs = &mut self.constructs;
+        let stored = fact.with_parts(|parts| {
+            constructs.push(parts);
+            Some((constructs.len() - 1) as u32)
+        });
         self.facts.set(id, stored);
     }
 
@@ -191,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_stored_fact_is_small_and_reads_back() {
-        assert!(std::mem::size_of::<Stored>() <= 8);
+        assert!(std::mem::size_of::<Fact<u32>>() <= 8);
         let mut f = ValueFacts::default();
         f.set(7, Fact::Construct([1, 2, 3, 0]));
         f.set(8, extract(7, 1, 3));
