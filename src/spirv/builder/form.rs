@@ -26,29 +26,48 @@ pub struct StringId(pub u32);
 /// One operand word and what it means (the kinds of the SPIR-V grammar the back end
 /// writes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[allow(missing_docs)]
 pub enum Operand {
+    /// An id.
     IdRef(Word),
+    /// An id of a scope constant.
     IdScope(Word),
+    /// An id of a memory-semantics constant.
     IdMemorySemantics(Word),
+    /// A 32-bit literal (a 64-bit one is two of them, the low word first).
     LiteralBit32(u32),
+    /// An extended instruction's number.
     LiteralExtInstInteger(u32),
     /// A literal string, in the module's string table.
     LiteralString(StringId),
+    /// A storage class.
     StorageClass(StorageClass),
+    /// A decoration.
     Decoration(Decoration),
+    /// A capability.
     Capability(Capability),
+    /// An execution mode.
     ExecutionMode(ExecutionMode),
+    /// An execution model.
     ExecutionModel(ExecutionModel),
+    /// Image operands' mask.
     ImageOperands(ImageOperands),
+    /// An image format.
     ImageFormat(ImageFormat),
+    /// Selection control.
     SelectionControl(SelectionControl),
+    /// Loop control.
     LoopControl(LoopControl),
+    /// Function control.
     FunctionControl(FunctionControl),
+    /// A built-in.
     BuiltIn(BuiltIn),
+    /// An image dimension.
     Dim(Dim),
+    /// An access qualifier.
     AccessQualifier(AccessQualifier),
+    /// An addressing model.
     AddressingModel(AddressingModel),
+    /// A memory model.
     MemoryModel(MemoryModel),
 }
 
@@ -186,11 +205,6 @@ impl ModuleHeader {
     /// Sets the version.
     pub fn set_version(&mut self, major: u8, minor: u8) {
         self.version = (u32::from(major) << 16) | (u32::from(minor) << 8);
-    }
-
-    /// The version as (major, minor).
-    pub fn version(&self) -> (u8, u8) {
-        ((self.version >> 16) as u8, (self.version >> 8) as u8)
     }
 }
 

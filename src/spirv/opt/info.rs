@@ -537,10 +537,7 @@ pub fn drop_names_of(module: &mut Module, gone: impl Fn(Word) -> bool) {
 
 /// The ids among an instruction's operands.
 pub fn ids(operands: &[Operand]) -> impl Iterator<Item = Word> + '_ {
-    operands.iter().filter_map(|o| match o {
-        Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => Some(*id),
-        _ => None,
-    })
+    operands.iter().filter_map(Operand::id)
 }
 
 /// Every id an instruction uses: its result type and id operands.
