@@ -945,8 +945,7 @@ impl Emitter<'_> {
             .selected_block()
             .and_then(|b| function.and_then(|f| f.blocks.get(b)));
         block
-            .and_then(|b| b.label.as_ref())
-            .and_then(|l| l.result_id)
+            .and_then(|b| b.label_id())
             .ok_or_else(|| self.internal("no block is selected"))
     }
 

@@ -314,7 +314,7 @@ impl Emitter<'_> {
             }
         }
         for block in &mut function.blocks {
-            let Some(label) = block.label.as_ref().and_then(|l| l.result_id) else {
+            let Some(label) = block.label_id() else {
                 continue;
             };
             if let Some(phis) = by_block.remove(&label) {

@@ -55,9 +55,11 @@ pub fn decode_into(code: &[u8], arrays: &mut super::spare::Arrays) -> Result<Pro
             ),
         ));
     }
-    // Sized from the program's length (fxc's instructions average 4-6 dwords, with 2-3
-    // operands) so that decoding seldom grows and copies these arrays.
-    let program = arrays.program(model, declared / 5 + 4, declared / 3 + 4);
+    // Sized from the program's length so that decoding seldom grows and copies these
+    // arrays (a copy holds both at once, the peak of a large program's memory): fxc's
+    // instructions average 4-6 dwords with 2-3 operands, and no program has more than one
+    // operand in two dwords but one of short instructions on temps alone.
+    let program = arrays.program(model, declared / 5 + 4, declared / 2 + 4);
     let mut decoder = Decoder {
         words: Words(&code[..declared * 4]),
         program,

@@ -420,7 +420,7 @@ impl Builder {
         let instructions = self.recycled.list(room);
         let blocks = &mut self.module.functions[f].blocks;
         blocks.push(Block {
-            label: Some(inst(Op::Label, None, Some(id), Operands::new())),
+            label: id,
             instructions,
         });
         self.block = Some(blocks.len() - 1);

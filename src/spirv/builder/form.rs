@@ -152,8 +152,8 @@ impl Instruction {
 /// A basic block: its label and its instructions (the terminator last).
 #[derive(Debug, Clone, Default)]
 pub struct Block {
-    /// The `OpLabel`.
-    pub label: Option<Instruction>,
+    /// The id of its `OpLabel` (0 for none).
+    pub label: Word,
     /// The instructions.
     pub instructions: Vec<Instruction>,
 }
@@ -161,7 +161,7 @@ pub struct Block {
 impl Block {
     /// The label's id.
     pub fn label_id(&self) -> Option<Word> {
-        self.label.as_ref().and_then(|l| l.result_id)
+        (self.label != 0).then_some(self.label)
     }
 }
 
@@ -257,24 +257,6 @@ impl Module {
     /// The text of a literal string operand.
     pub fn text(&self, id: StringId) -> &str {
         self.strings.get(id.0 as usize).map_or("", String::as_str)
-    }
-
-    /// Every instruction, in layout order.
-    pub fn all_inst_iter(&self) -> impl Iterator<Item = &Instruction> {
-        super::global_lists(self)
-            .into_iter()
-            .flatten()
-            .chain(self.functions.iter().flat_map(|f| {
-                f.def
-                    .iter()
-                    .chain(f.parameters.iter())
-                    .chain(
-                        f.blocks
-                            .iter()
-                            .flat_map(|b| b.label.iter().chain(b.instructions.iter())),
-                    )
-                    .chain(f.end.iter())
-            }))
     }
 }
 

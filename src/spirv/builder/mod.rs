@@ -178,8 +178,24 @@ pub fn assemble(module: &Module) -> Vec<u32> {
             0,
         ]);
     }
-    for inst in module.all_inst_iter() {
-        assemble_instruction(module, inst, &mut words);
+    for list in global_lists(module) {
+        for inst in list {
+            assemble_instruction(module, inst, &mut words);
+        }
+    }
+    for function in &module.functions {
+        for inst in function.def.iter().chain(&function.parameters) {
+            assemble_instruction(module, inst, &mut words);
+        }
+        for block in &function.blocks {
+            words.extend([(2 << 16) | Op::Label as u32, block.label]);
+            for inst in &block.instructions {
+                assemble_instruction(module, inst, &mut words);
+            }
+        }
+        if let Some(end) = &function.end {
+            assemble_instruction(module, end, &mut words);
+        }
     }
     words
 }

@@ -121,11 +121,11 @@ mod tests {
         module.functions.push(Function {
             blocks: vec![
                 Block {
-                    label: None,
+                    label: 0,
                     instructions: Vec::with_capacity(40),
                 },
                 Block {
-                    label: None,
+                    label: 0,
                     instructions: vec![nop(); 3],
                 },
             ],
@@ -134,7 +134,12 @@ mod tests {
         let mut r = Recycled::default();
         r.keep(module);
         let m = r.take_module();
-        assert!(m.all_inst_iter().next().is_none(), "every section is empty");
+        assert!(
+            crate::spirv::builder::global_lists(&m)
+                .iter()
+                .all(|l| l.is_empty()),
+            "every section is empty"
+        );
         assert!(m.functions.is_empty());
         assert!(
             m.types_global_values.capacity() >= 2,

@@ -39,7 +39,7 @@ pub fn run(module: &mut Module, info: &Info) -> bool {
 }
 
 fn label_of(block: &Block) -> Word {
-    block.label.as_ref().and_then(|l| l.result_id).unwrap_or(0)
+    block.label
 }
 
 /// Each block's index in the function, by label.

@@ -89,7 +89,7 @@ fn inline_into_caller(module: &mut Module, callee: Function) -> bool {
         return false;
     };
     let mut body = callee.blocks.into_iter().next().unwrap_or_default();
-    let label = body.label.as_ref().and_then(|l| l.result_id);
+    let label = body.label_id();
     body.instructions.pop(); // the OpReturn
     let (variables, code): (Vec<Instruction>, Vec<Instruction>) = body
         .instructions
