@@ -126,7 +126,9 @@ impl<'a> Emitter<'a> {
     ) -> Result<super::builder::Module> {
         let mut kept = super::take_tables(&mut workspace.emitter);
         kept.known.forget();
-        kept.facts.forget();
+        // Room for the ids of a program of this size (about eight a DXBC instruction), so
+        // that the table does not grow from empty one id at a time.
+        kept.facts.forget(program.instructions.len() * 8 + 64);
         kept.globals.clear();
         kept.globals.reserve(16);
         let mut e = Emitter {

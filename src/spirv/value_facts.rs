@@ -76,10 +76,13 @@ impl Default for ValueFacts {
 }
 
 impl ValueFacts {
-    /// Forgets everything (for the next translation), keeping the memory.
-    pub fn forget(&mut self) {
+    /// Forgets everything (for the next translation), keeping the memory, with room for
+    /// ids below `ids` and a few constructs.
+    pub fn forget(&mut self, ids: usize) {
         self.facts.clear();
+        self.facts.reserve(ids);
         self.constructs.clear();
+        self.constructs.reserve(16);
     }
 
     /// The bytes of memory the table holds.
@@ -233,7 +236,7 @@ mod tests {
             None,
             "mixed source types"
         );
-        f.forget();
+        f.forget(0);
         assert_eq!(f.get(21), Fact::None);
     }
 }

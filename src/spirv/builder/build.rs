@@ -103,6 +103,7 @@ impl Builder {
         ] {
             section.reserve(room);
         }
+        module.functions.reserve(1);
         module.header = Some(ModuleHeader::new(1));
         Builder {
             module,

@@ -109,6 +109,8 @@ impl Info {
         self.slots.reserve(bound + bound / 4 + 16);
         self.types.clear();
         self.composites.clear();
+        // Most globals are types.
+        self.types.reserve(globals);
         self.variables.clear();
         self.variables.reserve(globals / 4);
         self.variable_memory = false;
@@ -600,6 +602,12 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
         if let Some(touched) = &mut self.touched {
             touched.clear();
         }
+    }
+
+    /// Makes room for ids below `bound` without setting any (a table that grows one id
+    /// at a time reallocates each time its capacity doubles).
+    pub fn reserve(&mut self, bound: usize) {
+        self.values.reserve(bound.saturating_sub(self.values.len()));
     }
 
     /// The bytes of memory the table holds.
