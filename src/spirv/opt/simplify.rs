@@ -129,6 +129,8 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
         s.entry.clear();
         for (index, block) in function.blocks.iter_mut().enumerate() {
             s.block.clear();
+            // Room for the block's values at once rather than by doubling.
+            s.block.reserve(block.instructions.len());
             let first = index == 0;
             block.instructions.retain_mut(|inst| {
                 s.subst.apply(inst);
