@@ -137,7 +137,7 @@ impl Builder {
             Op::MemoryModel,
             None,
             None,
-            Operands::from_iter([
+            super::operands([
                 Operand::AddressingModel(addressing),
                 Operand::MemoryModel(memory),
             ]),
@@ -343,12 +343,7 @@ impl Builder {
             return Ok(());
         };
         let (_, held) = self.deferred.swap_remove(at);
-        let mut next_id = self.next_id;
-        let stores = deferred::carry_out(&held, || {
-            next_id += 1;
-            next_id - 1
-        });
-        self.next_id = next_id;
+        let stores = deferred::carry_out(&held, || self.id());
         let block = &mut self.module.functions[f].blocks[b].instructions;
         let merge = block
             .last()
@@ -413,11 +408,14 @@ impl Builder {
             return Err(BuildError::NestedBlock);
         }
         let id = label.unwrap_or_else(|| self.id());
-        let blocks = &mut self.module.functions[f].blocks;
         // Room for a typical block, so that its list does not grow from empty: a function's
         // first block holds most of a straight-line shader, the later ones are mostly the
         // few instructions of a bounds check or a branch.
-        let room = if blocks.is_empty() { 32 } else { 4 };
+        let room = if self.module.functions[f].blocks.is_empty() {
+            32
+        } else {
+            4
+        };
         let instructions = self.recycled.list(room);
         let blocks = &mut self.module.functions[f].blocks;
         blocks.push(Block {
@@ -433,7 +431,7 @@ impl Builder {
         let name = self.module.string(name);
         self.module
             .extensions
-            .push(inst(Op::Extension, None, None, Operands::from_iter([name])));
+            .push(inst(Op::Extension, None, None, super::operands([name])));
     }
 
     /// Imports an extended instruction set.
@@ -444,7 +442,7 @@ impl Builder {
             Op::ExtInstImport,
             None,
             Some(id),
-            Operands::from_iter([name]),
+            super::operands([name]),
         ));
         id
     }

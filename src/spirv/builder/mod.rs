@@ -18,7 +18,9 @@ mod recycle;
 mod tests;
 
 pub use build::{BuildError, Builder};
-pub use form::{Block, Class, Function, Instruction, Module, ModuleHeader, Operand, Operands};
+pub use form::{
+    operands, Block, Class, Function, Instruction, Module, ModuleHeader, Operand, Operands,
+};
 pub use recycle::Recycled;
 
 use rspirv::binary::Disassemble as _;

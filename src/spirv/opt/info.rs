@@ -454,7 +454,7 @@ impl Info {
             return id;
         }
         let id = self.fresh(module, Some(ty));
-        let operands = Operands::from_iter([Operand::LiteralBit32(bits)]);
+        let operands = crate::spirv::builder::operands([Operand::LiteralBit32(bits)]);
         self.push_global(
             module,
             crate::spirv::builder::inst(Op::Constant, Some(ty), Some(id), operands),
@@ -492,7 +492,10 @@ impl Info {
             Op::TypePointer,
             None,
             Some(id),
-            Operands::from_iter([Operand::StorageClass(class), Operand::IdRef(pointee)]),
+            crate::spirv::builder::operands([
+                Operand::StorageClass(class),
+                Operand::IdRef(pointee),
+            ]),
         );
         // A new pointer type must precede its users; the pointee is already declared, so
         // it goes right after the last type declaration.

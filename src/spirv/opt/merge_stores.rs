@@ -170,7 +170,10 @@ pub fn run(module: &mut Module, info: &mut Info) {
                     Op::Store,
                     None,
                     None,
-                    Operands::from_iter([Operand::IdRef(merge.var), Operand::IdRef(vector)]),
+                    crate::spirv::builder::operands([
+                        Operand::IdRef(merge.var),
+                        Operand::IdRef(vector),
+                    ]),
                 ));
             }
         }

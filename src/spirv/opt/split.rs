@@ -188,7 +188,7 @@ fn make_element_variable(module: &mut Module, info: &mut Info, var: Word) -> Wor
         Op::Variable,
         Some(pointer),
         Some(id),
-        crate::spirv::builder::Operands::from_iter([Operand::StorageClass(StorageClass::Private)]),
+        crate::spirv::builder::operands([Operand::StorageClass(StorageClass::Private)]),
     );
     info.record_global(&inst);
     module.types_global_values.push(inst);
