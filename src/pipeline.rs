@@ -14,11 +14,11 @@
 //!    ([`crate::interface::place_program`]);
 //! 5. **emit** ([`crate::spirv::emit`]): the SPIR-V module, instruction by instruction (temp
 //!    types and hull-shader phases are worked out as it starts);
-//! 6. **optimise** ([`crate::spirv::optimise`]): the optimiser's passes
+//! 6. **reflect** ([`crate::reflect`]): what the application needs to use the module, from
+//!    the same analysis; then the program is let go;
+//! 7. **optimise** ([`crate::spirv::optimise`]): the optimiser's passes
 //!    ([`crate::spirv::opt`]);
-//! 7. **assemble** ([`crate::spirv::assemble`]): the module's words;
-//! 8. **reflect** ([`crate::reflect`]): what the application needs to use the module, from
-//!    the same analysis.
+//! 8. **assemble** ([`crate::spirv::assemble`]): the module's words.
 //!
 //! A [`Workspace`] holds what a [`crate::Translator`] keeps from one translation for the
 //! next; a one-call translation uses one that keeps nothing.
@@ -90,7 +90,10 @@ pub(crate) struct Analysis {
     pub(crate) placements: Placements,
 }
 
-/// Translates a DXBC container: every stage, in order.
+/// Translates a DXBC container: every stage, in order. The program read is let go (its
+/// arrays kept for the next program when the workspace keeps them) as soon as the module is
+/// emitted and the reflection made from it, before the optimiser's tables are made: a large
+/// program and those tables are never held at once.
 pub(crate) fn translate(
     bytes: &[u8],
     options: &TranslateOptions,
@@ -98,7 +101,7 @@ pub(crate) fn translate(
 ) -> Result<Translation> {
     let mut dxbc = crate::read_into(bytes, &options.read_options(), &mut workspace.decoder)?;
     let program = dxbc.program.take().ok_or_else(|| dxbc.no_program())?;
-    let built = module(
+    let emitted = emitted(
         &program,
         &dxbc.reflection,
         options,
@@ -107,16 +110,17 @@ pub(crate) fn translate(
     )?;
     // The container's signatures move into the result (no copies).
     let reflection = crate::reflect::scan_owned_with_plan(
-        built.lowered.as_ref().unwrap_or(&program),
+        emitted.lowered.as_ref().unwrap_or(&program),
         dxbc.reflection,
-        built.analysis.plan,
-        built.analysis.placements,
+        emitted.analysis.plan,
+        emitted.analysis.placements,
     )?;
+    drop(emitted.lowered);
     workspace.decoder.keep(program);
     Ok(Translation {
-        words: built.words,
+        words: finish(emitted.module, options, workspace),
         reflection,
-        warnings: built.warnings,
+        warnings: emitted.warnings,
     })
 }
 
@@ -126,14 +130,10 @@ pub(crate) struct Built {
     pub(crate) words: Vec<u32>,
     /// The analysis it was made with, for the reflection.
     pub(crate) analysis: Analysis,
-    /// The validation's warnings.
-    pub(crate) warnings: Vec<crate::Warning>,
-    /// The program the module was made from, when a lowering rewrote the one read.
-    pub(crate) lowered: Option<Program>,
 }
 
-/// The module of a program that was read (or parsed): stages 2 to 6 of [`translate`] —
-/// lower, validate, analyse, emit, optimise, assemble. An error in a lowered program names
+/// The module of a program that was read (or parsed): stages 2 to 5, 7 and 8 of
+/// [`translate`] — lower, validate, analyse, emit, optimise, assemble. An error in a lowered program names
 /// the instruction of the program as read.
 pub(crate) fn module(
     program: &Program,
@@ -142,36 +142,73 @@ pub(crate) fn module(
     mapper: &dyn BindingMapper,
     workspace: &mut Workspace,
 ) -> Result<Built> {
-    let Some(lowered) = crate::lowering::lower(program)? else {
-        return module_of(program, signatures, options, mapper, workspace);
-    };
-    match module_of(&lowered, signatures, options, mapper, workspace) {
-        Ok(built) => Ok(Built {
-            lowered: Some(lowered),
-            ..built
-        }),
-        Err(e) => Err(crate::lowering::locate_in(program, e)),
-    }
+    let emitted = emitted(program, signatures, options, mapper, workspace)?;
+    Ok(Built {
+        words: finish(emitted.module, options, workspace),
+        analysis: emitted.analysis,
+    })
 }
 
-/// [`module`] of a program that needs no lowering.
-fn module_of(
+/// An emitted module, not yet optimised, with what was found on the way to it.
+struct Emitted {
+    /// The module as the emitter made it.
+    module: crate::spirv::builder::Module,
+    /// The analysis it was made with, for the reflection.
+    analysis: Analysis,
+    /// The validation's warnings.
+    warnings: Vec<crate::Warning>,
+    /// The program the module was made from, when a lowering rewrote the one read.
+    lowered: Option<Program>,
+}
+
+/// Stages 2 to 5 of [`translate`]: lower, validate, analyse, emit. An error in a lowered
+/// program names the instruction of the program as read.
+fn emitted(
     program: &Program,
     signatures: &ChunkInfo,
     options: &TranslateOptions,
     mapper: &dyn BindingMapper,
     workspace: &mut Workspace,
-) -> Result<Built> {
+) -> Result<Emitted> {
+    let Some(lowered) = crate::lowering::lower(program)? else {
+        return emitted_of(program, signatures, options, mapper, workspace);
+    };
+    match emitted_of(&lowered, signatures, options, mapper, workspace) {
+        Ok(emitted) => Ok(Emitted {
+            lowered: Some(lowered),
+            ..emitted
+        }),
+        Err(e) => Err(crate::lowering::locate_in(program, e)),
+    }
+}
+
+/// [`emitted`] of a program that needs no lowering.
+fn emitted_of(
+    program: &Program,
+    signatures: &ChunkInfo,
+    options: &TranslateOptions,
+    mapper: &dyn BindingMapper,
+    workspace: &mut Workspace,
+) -> Result<Emitted> {
     let warnings = validate(program)?;
     let analysis = analyse(program, signatures, options, mapper)?;
-    let mut module = crate::spirv::emit(program, signatures, options, &analysis, workspace)?;
-    crate::spirv::optimise(&mut module, options, workspace);
-    Ok(Built {
-        words: crate::spirv::assemble(module, workspace),
+    let module = crate::spirv::emit(program, signatures, options, &analysis, workspace)?;
+    Ok(Emitted {
+        module,
         analysis,
         warnings,
         lowered: None,
     })
+}
+
+/// Stages 7 and 8 of [`translate`]: the emitted module optimised and assembled.
+fn finish(
+    mut module: crate::spirv::builder::Module,
+    options: &TranslateOptions,
+    workspace: &mut Workspace,
+) -> Vec<u32> {
+    crate::spirv::optimise(&mut module, options, workspace);
+    crate::spirv::assemble(module, workspace)
 }
 
 /// The checks that need the whole program: structured control flow, then the stage's rules

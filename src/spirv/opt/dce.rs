@@ -6,46 +6,72 @@
 use crate::spirv::builder::{Instruction, Module, Operand};
 use spirv::{Capability, Op, StorageClass, Word};
 
-use super::info::{ids, is_removable, uses, IdMap};
+use super::info::{ids, is_removable, uses};
 
-/// Use counts and removals, by id.
+/// Use counts and removals, by id (plain vectors: every id of the module is below its
+/// bound, and the pass reads and writes each count a few times).
 struct Uses {
-    counts: IdMap<u32>,
-    removed: IdMap<bool>,
+    counts: Vec<u32>,
+    removed: Vec<bool>,
     any_removed: bool,
 }
 
 /// The pass's tables, kept from one run to the next (see [`super::Kept`]).
 #[derive(Default)]
 pub struct Tables {
-    counts: IdMap<u32>,
-    removed: IdMap<bool>,
+    counts: Vec<u32>,
+    removed: Vec<bool>,
     dead: Vec<bool>,
 }
 
 impl Tables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.counts.held_bytes() + self.removed.held_bytes() + self.dead.capacity()
+        self.counts.capacity() * 4 + self.removed.capacity() + self.dead.capacity()
     }
 }
 
 impl Uses {
+    #[inline]
     fn count(&self, id: Word) -> u32 {
-        self.counts.get(id)
+        self.counts.get(id as usize).copied().unwrap_or(0)
     }
 
+    #[inline]
     fn add(&mut self, id: Word) {
-        self.counts.set(id, self.counts.get(id) + 1);
+        match self.counts.get_mut(id as usize) {
+            Some(count) => *count += 1,
+            None => {
+                self.counts.resize(id as usize + 1, 0);
+                self.counts[id as usize] = 1;
+            }
+        }
+    }
+
+    /// Counts the uses an instruction makes: its result type and id operands.
+    #[inline]
+    fn add_uses_of(&mut self, inst: &Instruction) {
+        if let Some(ty) = inst.result_type {
+            self.add(ty);
+        }
+        for operand in &inst.operands {
+            if let Some(id) = operand.id() {
+                self.add(id);
+            }
+        }
     }
 
     /// Removes an instruction: its id is gone and the uses it made are released.
     fn remove(&mut self, inst: &Instruction, id: Word) {
         for used in uses(inst) {
-            self.counts
-                .set(used, self.counts.get(used).saturating_sub(1));
+            if let Some(count) = self.counts.get_mut(used as usize) {
+                *count = count.saturating_sub(1);
+            }
         }
-        self.removed.set(id, true);
+        if id as usize >= self.removed.len() {
+            self.removed.resize(id as usize + 1, false);
+        }
+        self.removed[id as usize] = true;
         self.any_removed = true;
     }
 }
@@ -56,8 +82,10 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
     let bound = module.header.as_ref().map_or(0, |h| h.bound);
     let mut counts = std::mem::take(&mut tables.counts);
     let mut removed = std::mem::take(&mut tables.removed);
-    counts.reset(bound);
-    removed.reset(bound);
+    counts.clear();
+    counts.resize(bound as usize, 0);
+    removed.clear();
+    removed.resize(bound as usize, false);
     let mut u = Uses {
         counts,
         removed,
@@ -116,13 +144,13 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
     if !any_removed {
         return;
     }
-    let u = &tables.removed;
+    let removed = |id: Word| tables.removed.get(id as usize).copied().unwrap_or(false);
     drop_type_capabilities(module);
-    super::info::drop_names_of(module, |id| u.get(id));
+    super::info::drop_names_of(module, removed);
     for entry in &mut module.entry_points {
         entry
             .operands
-            .retain(|o| !matches!(o, Operand::IdRef(id) if u.get(*id)));
+            .retain(|o| !matches!(o, Operand::IdRef(id) if removed(*id)));
     }
 }
 
@@ -147,20 +175,21 @@ fn count_uses(module: &Module, u: &mut Uses) {
             u.add(*function);
         }
     }
-    let code = module.functions.iter().flat_map(|f| {
-        f.def
-            .iter()
-            .chain(f.parameters.iter())
-            .chain(f.blocks.iter().flat_map(|b| b.instructions.iter()))
-    });
     for inst in module
         .execution_modes
         .iter()
         .chain(module.types_global_values.iter())
-        .chain(code)
     {
-        for id in uses(inst) {
-            u.add(id);
+        u.add_uses_of(inst);
+    }
+    for function in &module.functions {
+        for inst in function.def.iter().chain(&function.parameters) {
+            u.add_uses_of(inst);
+        }
+        for block in &function.blocks {
+            for inst in &block.instructions {
+                u.add_uses_of(inst);
+            }
         }
     }
     // Decorations that refer to other ids (`OpDecorateId`) keep those ids.
@@ -174,24 +203,37 @@ fn count_uses(module: &Module, u: &mut Uses) {
 /// Drops the capabilities that only allow a type (`Float64`, `Int64`, `Float16`, `Int16`)
 /// when no such type is left.
 fn drop_type_capabilities(module: &mut Module) {
-    let has = |op: Op, width: u32| {
-        module.types_global_values.iter().any(|i| {
-            i.class.opcode == op && i.operands.first() == Some(&Operand::LiteralBit32(width))
-        })
-    };
-    let unused: smallvec::SmallVec<[Capability; 4]> = [
+    const WIDE_TYPES: [(Capability, Op, u32); 4] = [
         (Capability::Float64, Op::TypeFloat, 64),
         (Capability::Int64, Op::TypeInt, 64),
         (Capability::Float16, Op::TypeFloat, 16),
         (Capability::Int16, Op::TypeInt, 16),
-    ]
-    .into_iter()
-    .filter(|&(_, op, width)| !has(op, width))
-    .map(|(capability, _, _)| capability)
-    .collect();
-    module.capabilities.retain(
-        |i| !matches!(i.operands.first(), Some(Operand::Capability(c)) if unused.contains(c)),
-    );
+    ];
+    // Which of them a type still declares, in one walk over the types.
+    let mut present = [false; 4];
+    for inst in &module.types_global_values {
+        let op = inst.class.opcode;
+        if !matches!(op, Op::TypeFloat | Op::TypeInt) {
+            continue;
+        }
+        if let Some(&Operand::LiteralBit32(width)) = inst.operands.first() {
+            for (found, &(_, type_op, type_width)) in present.iter_mut().zip(&WIDE_TYPES) {
+                *found |= op == type_op && width == type_width;
+            }
+        }
+    }
+    if present.iter().all(|&p| p) {
+        return;
+    }
+    let unused = |c: &Capability| {
+        WIDE_TYPES
+            .iter()
+            .zip(present)
+            .any(|(&(capability, _, _), found)| !found && capability == *c)
+    };
+    module
+        .capabilities
+        .retain(|i| !matches!(i.operands.first(), Some(Operand::Capability(c)) if unused(c)));
 }
 
 /// Whether an unused declaration of the types-and-globals section can go.

@@ -103,6 +103,12 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
         merge_stores::run(module, info);
     }
     simplify::run(module, info, simplify_tables);
+    let too_large = |held: usize| !keep || held > KEPT_BYTES;
+    // Tables that will not be kept go as soon as their pass is done, so that a large
+    // module's tables are not all held at once.
+    if too_large(simplify_tables.held_bytes()) {
+        *simplify_tables = simplify::Tables::default();
+    }
     if branches::run(module, info) {
         // Joined blocks let loads see stores that were in another block.
         if let Some(plain) = &plain {
@@ -111,6 +117,10 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     }
     if let Some(plain) = &plain {
         dead_stores::run(module, plain);
+    }
+    drop(plain);
+    if too_large(info.held_bytes()) {
+        *info = info::Info::default();
     }
     dce::run(module, dce_tables);
     let held = kept.held_bytes();
