@@ -92,7 +92,7 @@ pub struct Selected {
 
 impl Emitter<'_> {
     /// Declares the variable of range `id` of `register` with descriptors of type `element`,
-    /// at the binding the binding pass chose.
+    /// at the binding the binding pass chose, named `name` (a debug name, when they are on).
     pub fn declare_descriptor(
         &mut self,
         register: RegisterKind,
@@ -100,7 +100,7 @@ impl Emitter<'_> {
         element: Word,
         class: StorageClass,
         ty: DescriptorType,
-        name: String,
+        name: Option<String>,
     ) -> Result<Descriptor> {
         let binding = *self
             .bindings
@@ -115,7 +115,7 @@ impl Emitter<'_> {
                 self.m.b.type_runtime_array(element)
             }
         };
-        let var = self.global(pointee, class, Some(name));
+        let var = self.global(pointee, class, name);
         self.decorate(var, Decoration::DescriptorSet, &[binding.binding.set]);
         self.decorate(var, Decoration::Binding, &[binding.binding.binding]);
         Ok(Descriptor {

@@ -136,7 +136,7 @@ impl Emitter<'_> {
             block,
             StorageClass::Uniform,
             DescriptorType::UniformBuffer,
-            "class_linkage".to_string(),
+            self.debug_name(format_args!("class_linkage")),
         )?;
         let element = match desc.shape {
             ArrayShape::Single => None,

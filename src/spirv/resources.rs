@@ -156,7 +156,7 @@ impl Emitter<'_> {
         register: RegisterKind,
         range: &ResourceRange,
         readonly: bool,
-        name: String,
+        name: Option<String>,
     ) -> Result<Descriptor> {
         let uint = self.m.scalar(Scalar::U32);
         let array = self.m.runtime_array(uint, 4);
@@ -196,7 +196,7 @@ impl Emitter<'_> {
                     RegisterKind::Resource,
                     range,
                     true,
-                    format!("t{}", range.id),
+                    self.debug_name(format_args!("t{}", range.id)),
                 )?;
                 self.res.buffers.insert(
                     (RegisterKind::Resource as u8, range.id),
@@ -224,7 +224,7 @@ impl Emitter<'_> {
                     RegisterKind::UnorderedAccessView,
                     range,
                     false,
-                    format!("u{}", range.id),
+                    self.debug_name(format_args!("u{}", range.id)),
                 )?;
                 if flags.globally_coherent {
                     self.decorate(desc.var, Decoration::Coherent, &[]);
@@ -443,7 +443,7 @@ impl Emitter<'_> {
             block,
             StorageClass::Uniform,
             DescriptorType::UniformBuffer,
-            format!("cb{}", range.id),
+            self.debug_name(format_args!("cb{}", range.id)),
         )?;
         self.res.cbuffers.insert(range.id, ConstantBuffer { desc });
         Ok(())

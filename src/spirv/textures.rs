@@ -241,7 +241,7 @@ impl Emitter<'_> {
             ty,
             StorageClass::UniformConstant,
             DescriptorType::Sampled,
-            format!("s{}", range.id),
+            self.debug_name(format_args!("s{}", range.id)),
         )?;
         self.res.samplers.insert(range.id, desc);
         Ok(())
@@ -370,7 +370,7 @@ impl Emitter<'_> {
             ty,
             StorageClass::UniformConstant,
             descriptor_type,
-            format!("{prefix}{}", range.id),
+            self.debug_name(format_args!("{prefix}{}", range.id)),
         )?;
         let var = desc.var;
         if uav.is_some_and(|f| f.globally_coherent) {
