@@ -108,15 +108,17 @@ impl Emitter<'_> {
     fn double_float_controls(&mut self) {
         if self.options.features.signed_zero_inf_nan_preserve_float64
             && !self.modes.iter().any(|(mode, args)| {
-                *mode == ExecutionMode::SignedZeroInfNanPreserve && args == &[64]
+                *mode == ExecutionMode::SignedZeroInfNanPreserve && args[..] == [64]
             })
         {
             self.m.capability(Capability::SignedZeroInfNanPreserve);
             if self.options.target.spirv_version() < (1, 4) {
                 self.m.extension("SPV_KHR_float_controls");
             }
-            self.modes
-                .push((ExecutionMode::SignedZeroInfNanPreserve, vec![64]));
+            self.modes.push((
+                ExecutionMode::SignedZeroInfNanPreserve,
+                smallvec::smallvec![64],
+            ));
         }
         self.double_denorm_preserve();
     }
@@ -135,7 +137,8 @@ impl Emitter<'_> {
         if self.options.target.spirv_version() < (1, 4) {
             self.m.extension("SPV_KHR_float_controls");
         }
-        self.modes.push((ExecutionMode::DenormPreserve, vec![64]));
+        self.modes
+            .push((ExecutionMode::DenormPreserve, smallvec::smallvec![64]));
     }
 
     /// The raw bits of component `component` of a source (an immediate's value).

@@ -60,7 +60,7 @@ pub struct Emitter<'a> {
     /// Whether the selected block is still open (not terminated).
     pub block_open: bool,
     /// Execution modes to declare on the entry point.
-    pub modes: Vec<(ExecutionMode, Vec<u32>)>,
+    pub modes: Vec<(ExecutionMode, smallvec::SmallVec<[u32; 3]>)>,
     /// State of the I/O lowering.
     pub io: super::io::IoState,
     /// State of the resource lowering.
@@ -90,6 +90,7 @@ pub(crate) struct Kept {
     globals: Vec<(Word, StorageClass)>,
     io: super::io::IoTables,
     facts: super::value_facts::ValueFacts,
+    ssa: super::ssa::Ssa,
 }
 
 impl Kept {
@@ -105,6 +106,7 @@ impl Kept {
             + crate::fast_hash::vec_bytes(&self.globals)
             + self.io.held_bytes()
             + self.facts.held_bytes()
+            + self.ssa.held_bytes()
     }
 }
 
@@ -131,6 +133,7 @@ impl<'a> Emitter<'a> {
         kept.facts.forget(program.instructions.len() * 8 + 64);
         kept.globals.clear();
         kept.globals.reserve(16);
+        kept.ssa.forget();
         let mut e = Emitter {
             m: Module::with_tables(std::mem::take(&mut kept.module)),
             program,
@@ -151,7 +154,7 @@ impl<'a> Emitter<'a> {
             placements,
             fma64: None,
             link: Default::default(),
-            ssa: Default::default(),
+            ssa: std::mem::take(&mut kept.ssa),
             facts: std::mem::take(&mut kept.facts),
         };
         let (major, minor) = options.target.spirv_version();
@@ -175,6 +178,7 @@ impl<'a> Emitter<'a> {
             globals,
             mut io,
             facts,
+            ssa,
             ..
         } = e;
         *kept = Kept {
@@ -183,6 +187,7 @@ impl<'a> Emitter<'a> {
             globals,
             io: io.take_tables(),
             facts,
+            ssa,
         };
         drop(io);
         let held = kept.held_bytes();
@@ -281,7 +286,7 @@ impl<'a> Emitter<'a> {
                     return Err(self.err(format!("dcl_thread_group {x}, {y}, {z}: a size is 0")));
                 }
                 self.modes
-                    .push((ExecutionMode::LocalSize, vec![*x, *y, *z]));
+                    .push((ExecutionMode::LocalSize, smallvec::smallvec![*x, *y, *z]));
                 Ok(())
             }
             Declaration::Signature { .. } | Declaration::IndexRange { .. } => {
@@ -408,7 +413,8 @@ impl<'a> Emitter<'a> {
             Stage::Domain => ExecutionModel::TessellationEvaluation,
         };
         if model == ExecutionModel::Fragment {
-            self.modes.push((ExecutionMode::OriginUpperLeft, vec![]));
+            self.modes
+                .push((ExecutionMode::OriginUpperLeft, smallvec::smallvec![]));
         }
         if self.options.features.signed_zero_inf_nan_preserve_float32 {
             // D3D's float rules keep NaN and infinities through arithmetic (`0 * inf` is
@@ -419,8 +425,10 @@ impl<'a> Emitter<'a> {
             if self.options.target.spirv_version() < (1, 4) {
                 self.m.extension("SPV_KHR_float_controls");
             }
-            self.modes
-                .push((ExecutionMode::SignedZeroInfNanPreserve, vec![32]));
+            self.modes.push((
+                ExecutionMode::SignedZeroInfNanPreserve,
+                smallvec::smallvec![32],
+            ));
         }
         if model == ExecutionModel::GLCompute
             && !self
@@ -435,7 +443,7 @@ impl<'a> Emitter<'a> {
         }
         let (major, minor) = self.options.target.spirv_version();
         let all_globals = (major, minor) >= (1, 4);
-        let interface: Vec<Word> = self
+        let interface: smallvec::SmallVec<[Word; 16]> = self
             .globals
             .iter()
             .filter(|(_, class)| {

@@ -88,11 +88,13 @@ impl Emitter<'_> {
             }
             Declaration::MaxOutputVertexCount(count) => {
                 self.modes
-                    .push((ExecutionMode::OutputVertices, vec![*count]));
+                    .push((ExecutionMode::OutputVertices, smallvec::smallvec![*count]));
             }
             Declaration::GsInstanceCount(count) => {
-                self.modes
-                    .push((ExecutionMode::Invocations, vec![(*count).max(1)]));
+                self.modes.push((
+                    ExecutionMode::Invocations,
+                    smallvec::smallvec![(*count).max(1)],
+                ));
             }
             Declaration::Stream(operand) => {
                 let operand = *self.operand(*operand);
@@ -121,7 +123,8 @@ impl Emitter<'_> {
             .iter()
             .any(|(m, _)| *m == ExecutionMode::Invocations)
         {
-            self.modes.push((ExecutionMode::Invocations, vec![1]));
+            self.modes
+                .push((ExecutionMode::Invocations, smallvec::smallvec![1]));
         }
         let has =
             |e: &Self, modes: &[ExecutionMode]| e.modes.iter().any(|(m, _)| modes.contains(m));

@@ -3,6 +3,7 @@
 
 use super::builder::{BuildError, Builder, Operand as SpvOperand, Recycled};
 use crate::fast_hash::HashMap;
+use smallvec::SmallVec;
 use spirv::{Capability, StorageClass, Word};
 use std::collections::BTreeSet;
 
@@ -67,8 +68,9 @@ pub struct Module {
     constants: HashMap<(Word, u64), Word>,
     /// Constant vectors by (type, components; unused slots 0).
     composites: HashMap<(Word, [Word; 4]), Word>,
-    capabilities: BTreeSet<u32>,
-    extensions: BTreeSet<String>,
+    /// The capabilities used, sorted (a few per module: a list, not a tree of nodes).
+    capabilities: SmallVec<[u32; 8]>,
+    extensions: BTreeSet<&'static str>,
     glsl: Option<Word>,
     /// Array types decorated with an ArrayStride.
     strided: BTreeSet<Word>,
@@ -121,7 +123,7 @@ impl Module {
             vectors: [[None; 3]; 5],
             constants,
             composites: HashMap::default(),
-            capabilities: BTreeSet::new(),
+            capabilities: SmallVec::new(),
             extensions: BTreeSet::new(),
             glsl: None,
             strided: BTreeSet::new(),
@@ -141,24 +143,25 @@ impl Module {
 
     /// Declares that the module uses a capability.
     pub fn capability(&mut self, capability: Capability) {
-        self.capabilities.insert(capability as u32);
+        let code = capability as u32;
+        if let Err(at) = self.capabilities.binary_search(&code) {
+            self.capabilities.insert(at, code);
+        }
     }
 
     /// Declares that the module uses an extension.
-    pub fn extension(&mut self, name: &str) {
-        self.extensions.insert(name.to_string());
+    pub fn extension(&mut self, name: &'static str) {
+        self.extensions.insert(name);
     }
 
     /// The capabilities and extensions used, to be written into the module header.
     pub fn finish_header(&mut self) {
-        let capabilities: Vec<u32> = self.capabilities.iter().copied().collect();
-        for code in capabilities {
+        for code in std::mem::take(&mut self.capabilities) {
             if let Some(capability) = Capability::from_u32(code) {
                 self.b.capability(capability);
             }
         }
-        let extensions: Vec<String> = self.extensions.iter().cloned().collect();
-        for name in extensions {
+        for name in std::mem::take(&mut self.extensions) {
             self.b.extension(name);
         }
     }
@@ -511,7 +514,7 @@ impl Module {
         &mut self,
         model: spirv::ExecutionModel,
         function: Word,
-        name: &str,
+        name: &'static str,
         interface: &[Word],
     ) {
         self.b.entry_point(model, function, name, interface);

@@ -137,8 +137,10 @@ impl Emitter<'_> {
         self.m
             .capability(spirv::Capability::FragmentShaderPixelInterlockEXT);
         self.m.extension("SPV_EXT_fragment_shader_interlock");
-        self.modes
-            .push((spirv::ExecutionMode::PixelInterlockOrderedEXT, Vec::new()));
+        self.modes.push((
+            spirv::ExecutionMode::PixelInterlockOrderedEXT,
+            smallvec::smallvec![],
+        ));
         let wrapper = self.begin_void_function(None)?;
         let void = self.m.void();
         built(self.m.b.begin_invocation_interlock_ext())?;

@@ -70,6 +70,29 @@ pub struct Ssa {
 }
 
 impl Ssa {
+    /// Forgets everything (a translation that failed may leave some), keeping the memory,
+    /// with room for a typical function's values.
+    pub fn forget(&mut self) {
+        self.defs.clear();
+        self.unsealed.clear();
+        self.phis.clear();
+        self.pending.clear();
+        self.open.clear();
+        self.merges.clear();
+        self.defs.reserve(32);
+    }
+
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        use crate::fast_hash::{map_bytes, vec_bytes};
+        map_bytes(&self.defs)
+            + map_bytes(&self.unsealed)
+            + map_bytes(&self.merges)
+            + vec_bytes(&self.phis)
+            + vec_bytes(&self.pending)
+            + vec_bytes(&self.open)
+    }
+
     /// The key of a temp component.
     fn key(register: u32, component: u8) -> u32 {
         register.wrapping_mul(4) | u32::from(component & 3)

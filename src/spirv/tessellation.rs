@@ -100,8 +100,10 @@ impl Emitter<'_> {
                 }
             },
             Declaration::OutputControlPointCount(count) if hull => {
-                self.modes
-                    .push((ExecutionMode::OutputVertices, vec![(*count).max(1)]));
+                self.modes.push((
+                    ExecutionMode::OutputVertices,
+                    smallvec::smallvec![(*count).max(1)],
+                ));
             }
             Declaration::TessPartitioning(_)
             | Declaration::TessOutputPrimitive(_)
@@ -135,7 +137,8 @@ impl Emitter<'_> {
                 .iter()
                 .any(|(m, _)| *m == ExecutionMode::OutputVertices)
         {
-            self.modes.push((ExecutionMode::OutputVertices, vec![1]));
+            self.modes
+                .push((ExecutionMode::OutputVertices, smallvec::smallvec![1]));
         }
         Ok(())
     }

@@ -382,6 +382,8 @@ impl Builder {
         ]);
         self.module.functions.push(Function {
             def: Some(inst(Op::Function, Some(return_type), Some(id), operands)),
+            // Room for the blocks of most functions, so that the list does not grow.
+            blocks: Vec::with_capacity(8),
             ..Function::default()
         });
         self.function = Some(self.module.functions.len() - 1);
@@ -438,7 +440,7 @@ impl Builder {
     }
 
     /// Declares an extension.
-    pub fn extension(&mut self, name: impl Into<String>) {
+    pub fn extension(&mut self, name: impl Into<std::borrow::Cow<'static, str>>) {
         let name = self.module.string(name);
         self.module
             .extensions
@@ -446,7 +448,7 @@ impl Builder {
     }
 
     /// Imports an extended instruction set.
-    pub fn ext_inst_import(&mut self, name: impl Into<String>) -> Word {
+    pub fn ext_inst_import(&mut self, name: impl Into<std::borrow::Cow<'static, str>>) -> Word {
         let id = self.id();
         let name = self.module.string(name);
         self.module.ext_inst_imports.push(inst(
@@ -463,7 +465,7 @@ impl Builder {
         &mut self,
         model: spirv::ExecutionModel,
         function: Word,
-        name: impl Into<String>,
+        name: impl Into<std::borrow::Cow<'static, str>>,
         interface: impl AsRef<[Word]>,
     ) {
         let name = self.module.string(name);
@@ -493,7 +495,7 @@ impl Builder {
     }
 
     /// Names an id (debug information).
-    pub fn name(&mut self, target: Word, name: impl Into<String>) {
+    pub fn name(&mut self, target: Word, name: impl Into<std::borrow::Cow<'static, str>>) {
         let name = self.module.string(name);
         let operands = self.ops([Operand::IdRef(target), name]);
         self.module_mut()

@@ -15,6 +15,7 @@ use spirv::{
     ExecutionModel, FunctionControl, ImageFormat, ImageOperands, LoopControl, MemoryModel,
     SelectionControl, StorageClass, Word,
 };
+use std::borrow::Cow;
 
 /// The operands kept inline in an instruction.
 pub const INLINE_OPERANDS: usize = 4;
@@ -238,8 +239,9 @@ pub struct Module {
     pub types_global_values: Vec<Instruction>,
     /// The functions.
     pub functions: Vec<Function>,
-    /// The text of every literal string (see [`Operand::LiteralString`]).
-    pub strings: Vec<String>,
+    /// The text of every literal string (see [`Operand::LiteralString`]); the fixed ones
+    /// (the entry point's name, the extended instruction set's) are not copied.
+    pub strings: Vec<Cow<'static, str>>,
 }
 
 impl Module {
@@ -249,14 +251,14 @@ impl Module {
     }
 
     /// A literal string operand of `text`, kept in the module's string table.
-    pub fn string(&mut self, text: impl Into<String>) -> Operand {
+    pub fn string(&mut self, text: impl Into<Cow<'static, str>>) -> Operand {
         self.strings.push(text.into());
         Operand::LiteralString(StringId((self.strings.len() - 1) as u32))
     }
 
     /// The text of a literal string operand.
     pub fn text(&self, id: StringId) -> &str {
-        self.strings.get(id.0 as usize).map_or("", String::as_str)
+        self.strings.get(id.0 as usize).map_or("", |text| text)
     }
 }
 

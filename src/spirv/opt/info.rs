@@ -661,22 +661,19 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
     }
 
     /// Every id with a value, with it.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = (Word, T)> + '_> {
-        match &self.touched {
-            Some(touched) => Box::new(
-                touched
-                    .iter()
-                    .map(|&id| (id, self.get(id)))
-                    .filter(|&(_, v)| v != T::default()),
-            ),
-            None => Box::new(
-                self.values
-                    .iter()
-                    .enumerate()
-                    .map(|(id, &v)| (id as Word, v))
-                    .filter(|&(_, v)| v != T::default()),
-            ),
-        }
+    pub fn iter(&self) -> impl Iterator<Item = (Word, T)> + '_ {
+        // The ids set when they are tracked, else every id (no boxed iterator: this is
+        // called once a pass).
+        let (touched, all) = match &self.touched {
+            Some(touched) => (Some(touched.iter()), None),
+            None => (None, Some(self.values.iter().enumerate())),
+        };
+        touched
+            .into_iter()
+            .flatten()
+            .map(|&id| (id, self.get(id)))
+            .chain(all.into_iter().flatten().map(|(id, &v)| (id as Word, v)))
+            .filter(|&(_, v)| v != T::default())
     }
 }
 

@@ -42,22 +42,25 @@ fn element_of(info: &Info, pointee: Word) -> Option<Word> {
 
 /// One round: finds the candidates, makes their element variables and rewrites the chains.
 fn round(module: &mut Module, info: &mut Info) -> bool {
+    let candidates: smallvec::SmallVec<[Word; 8]> = info
+        .variables()
+        .iter()
+        .copied()
+        .filter(|&var| {
+            matches!(info.variable(var), Some((StorageClass::Private, pointee))
+                if element_of(info, pointee).is_some()
+                    && !info.is_decorated(var)
+                    && !info.is_volatile(var))
+        })
+        .collect();
+    // Most modules have none: no table by id is made for them.
+    if candidates.is_empty() {
+        return false;
+    }
     // 1 for a candidate, 2 for one disqualified.
     let mut state: IdMap<u8> = IdMap::with_bound(info.bound());
-    let mut any = false;
-    for &var in info.variables() {
-        if let Some((StorageClass::Private, pointee)) = info.variable(var) {
-            if element_of(info, pointee).is_some()
-                && !info.is_decorated(var)
-                && !info.is_volatile(var)
-            {
-                state.set(var, 1);
-                any = true;
-            }
-        }
-    }
-    if !any {
-        return false;
+    for &var in &candidates {
+        state.set(var, 1);
     }
     let disqualify = |state: &mut IdMap<u8>, id: Word| {
         if state.get(id) == 1 {
