@@ -234,14 +234,14 @@ fn unmapped(range: &RangeKey) -> Error {
 pub struct ShaderBindings {
     /// Each range with its binding, sorted by range (a shader has few: sorting and bisecting
     /// costs less than hashing).
-    chosen: Vec<(RangeKey, Option<Binding>)>,
+    chosen: smallvec::SmallVec<[(RangeKey, Option<Binding>); 16]>,
 }
 
 impl ShaderBindings {
     /// Asks `mapper` about the ranges of one shader (repeated ranges keep their first answer).
     pub fn new(mapper: &dyn BindingMapper, ranges: &[RangeKey]) -> Self {
         let bindings = mapper.map_shader(ranges);
-        let mut chosen: Vec<(RangeKey, Option<Binding>)> = ranges
+        let mut chosen: smallvec::SmallVec<[(RangeKey, Option<Binding>); 16]> = ranges
             .iter()
             .copied()
             .zip(bindings.into_iter().chain(std::iter::repeat(None)))

@@ -416,7 +416,8 @@ impl BindingPlan {
     /// binding must have one descriptor type.
     pub fn build(program: &Program, mapper: &dyn BindingMapper) -> Result<Self> {
         let usage = uav_usage(program);
-        let mut ranges = Vec::new();
+        // Inline for a typical shader's handful of ranges: no allocation on the common path.
+        let mut ranges: smallvec::SmallVec<[_; 8]> = smallvec::SmallVec::new();
         let mut push_constants = Vec::new();
         for (index, instruction) in program.instructions.iter().enumerate() {
             let Some(declaration) = &instruction.declaration else {
@@ -472,7 +473,7 @@ impl BindingPlan {
             kind: DescriptorKind::Buffer,
             ..*key
         };
-        let mut keys: Vec<RangeKey> = Vec::with_capacity(ranges.len() + 1);
+        let mut keys: smallvec::SmallVec<[RangeKey; 16]> = smallvec::SmallVec::new();
         for (_, _, _, key, _, usage) in &ranges {
             keys.push(*key);
             if usage.counter {
@@ -491,7 +492,7 @@ impl BindingPlan {
         keys.extend(dynamic_slots.iter().map(|&slot| dynamic_slot_key(slot)));
         let chosen = ShaderBindings::new(mapper, &keys);
         let mut plan = BindingPlan::default();
-        let mut instructions = Vec::with_capacity(ranges.len());
+        let mut instructions: smallvec::SmallVec<[Option<usize>; 16]> = smallvec::SmallVec::new();
         for (index, register, range, key, descriptor_type, usage) in ranges {
             let instruction = &program.instructions[index];
             let at = |e: Error| Error::instruction(index as u32, instruction.dword, e.to_string());

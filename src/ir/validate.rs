@@ -11,6 +11,7 @@ use super::*;
 use crate::error::{Error, Result};
 use crate::fast_hash::HashSet;
 use crate::isa::Layout;
+use smallvec::SmallVec;
 
 /// Checks a program's structure; the error names the first offending instruction.
 pub fn validate(program: &Program) -> Result<()> {
@@ -30,7 +31,8 @@ pub fn validate(program: &Program) -> Result<()> {
 /// the model's D3D11 maximum, an input or output register past D3D11's 32, more than its 8
 /// clip and cull distances) is not refused but added to `warnings`.
 pub fn validate_stage_rules(program: &Program, warnings: &mut Vec<crate::Warning>) -> Result<()> {
-    let mut once = HashSet::default();
+    // The declarations made so far that a program makes once (a handful: inline).
+    let mut once: SmallVec<[&'static str; 8]> = SmallVec::new();
     let mut topology = None;
     let mut io = DeclaredIo::default();
     let mut distances = Distances::default();
@@ -395,7 +397,7 @@ fn check_signature_kind(opcode: Opcode, kind: RegisterKind) -> std::result::Resu
 fn check_stage_declaration(
     stage: Stage,
     declaration: &Declaration,
-    once: &mut HashSet<&'static str>,
+    once: &mut SmallVec<[&'static str; 8]>,
     topology: &mut Option<PrimitiveTopology>,
 ) -> std::result::Result<(), String> {
     use Stage::*;
@@ -436,8 +438,11 @@ fn check_stage_declaration(
     if !stages.contains(&stage) {
         return Err(format!("{name} in a {stage:?} shader"));
     }
-    if single && !once.insert(name) {
-        return Err(format!("{name} declared twice"));
+    if single {
+        if once.contains(&name) {
+            return Err(format!("{name} declared twice"));
+        }
+        once.push(name);
     }
     Ok(())
 }
@@ -841,9 +846,10 @@ pub fn validate_control_flow(program: &Program) -> Result<()> {
         Loop,
         Switch,
     }
-    let mut stack: Vec<Block> = Vec::new();
+    // Inline for typical nesting depths.
+    let mut stack: SmallVec<[Block; 16]> = SmallVec::new();
     // Per open switch, whether it had its `default`.
-    let mut defaults: Vec<bool> = Vec::new();
+    let mut defaults: SmallVec<[bool; 8]> = SmallVec::new();
     // The subroutine (`l#`) and function-body (`fb#`) labels seen.
     let mut labels: HashSet<(RegisterKind, u32)> = HashSet::default();
     let mut previous = None;
