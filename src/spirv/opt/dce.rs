@@ -6,7 +6,7 @@
 use crate::spirv::builder::{Instruction, Module, Operand};
 use spirv::{Capability, Op, StorageClass, Word};
 
-use super::info::{ids, is_removable, uses};
+use super::info::{for_each_use, ids, is_removable};
 
 /// Use counts and removals, by id (plain vectors: every id of the module is below its
 /// bound, and the pass reads and writes each count a few times).
@@ -48,26 +48,19 @@ impl Uses {
         }
     }
 
-    /// Counts the uses an instruction makes: its result type and id operands.
+    /// Counts the uses an instruction makes.
     #[inline]
     fn add_uses_of(&mut self, inst: &Instruction) {
-        if let Some(ty) = inst.result_type {
-            self.add(ty);
-        }
-        for operand in &inst.operands {
-            if let Some(id) = operand.id() {
-                self.add(id);
-            }
-        }
+        for_each_use(inst, |id| self.add(id));
     }
 
     /// Removes an instruction: its id is gone and the uses it made are released.
     fn remove(&mut self, inst: &Instruction, id: Word) {
-        for used in uses(inst) {
+        for_each_use(inst, |used| {
             if let Some(count) = self.counts.get_mut(used as usize) {
                 *count = count.saturating_sub(1);
             }
-        }
+        });
         if id as usize >= self.removed.len() {
             self.removed.resize(id as usize + 1, false);
         }
