@@ -54,10 +54,10 @@ struct Simplifier<'a> {
     defs: IdMap<Def>,
     /// The variable each pointer of read-only memory reaches.
     read_only_roots: IdMap<bool>,
-    /// Values of the current function's first block.
-    entry: HashMap<Key, Word>,
-    /// Values of the current block.
-    block: HashMap<Key, Word>,
+    /// Values of the current function by key, each with the index of its block: those of
+    /// the first block (index 0, which dominates every other) and of the current block are
+    /// visible; those of other blocks are stale and replaced when met again.
+    values: HashMap<Key, (Word, u32)>,
 }
 
 /// The pass's tables, kept from one run to the next (see [`super::Kept`]).
@@ -65,8 +65,7 @@ pub struct Tables {
     subst: Subst,
     defs: IdMap<Def>,
     read_only_roots: IdMap<bool>,
-    entry: HashMap<Key, Word>,
-    block: HashMap<Key, Word>,
+    values: HashMap<Key, (Word, u32)>,
 }
 
 impl Default for Tables {
@@ -76,8 +75,7 @@ impl Default for Tables {
             subst: Subst::default(),
             defs: IdMap::default(),
             read_only_roots: IdMap::tracked(),
-            entry: HashMap::default(),
-            block: HashMap::default(),
+            values: HashMap::default(),
         }
     }
 }
@@ -89,8 +87,7 @@ impl Tables {
         self.subst.held_bytes()
             + self.defs.held_bytes()
             + self.read_only_roots.held_bytes()
-            + map_bytes(&self.entry)
-            + map_bytes(&self.block)
+            + map_bytes(&self.values)
     }
 }
 
@@ -102,23 +99,20 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
         subst,
         defs,
         read_only_roots,
-        entry,
-        block,
+        values,
     } = std::mem::take(tables);
     let mut s = Simplifier {
         info,
         subst,
         defs,
         read_only_roots,
-        entry,
-        block,
+        values,
     };
     s.subst.reset(bound);
     s.defs.reset(bound);
     s.read_only_roots.reset(bound);
-    // Sized for a small block's pure values; larger blocks grow them.
-    s.entry.reserve(16);
-    s.block.reserve(16);
+    // Sized for a small function's pure values; larger ones grow it.
+    s.values.reserve(32);
     for &var in s.info.variables() {
         if s.info.read_only(var) {
             s.read_only_roots.set(var, true);
@@ -126,18 +120,21 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     }
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {
-        s.entry.clear();
+        s.values.clear();
+        let mut first_block_values = 0;
         for (index, block) in function.blocks.iter_mut().enumerate() {
-            s.block.clear();
-            // Room for the block's values at once rather than by doubling.
-            s.block.reserve(block.instructions.len());
-            let first = index == 0;
+            let index = index as u32;
             block.instructions.retain_mut(|inst| {
                 s.subst.apply(inst);
-                s.visit(module, inst, first)
+                s.visit(module, inst, index)
             });
-            if first {
-                std::mem::swap(&mut s.entry, &mut s.block);
+            if index == 0 {
+                first_block_values = s.values.len();
+            } else if s.values.len() > 2 * first_block_values + STALE_VALUES {
+                // The stale values of earlier blocks go once they outnumber the first
+                // block's, so that a function of many blocks does not hold the values of
+                // all of them (one pass over the table, its cost spread over the values).
+                s.values.retain(|_, &mut (_, block)| block == 0);
             }
         }
         // A loop header's phi uses a value of a later block.
@@ -148,14 +145,14 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
         subst: s.subst,
         defs: s.defs,
         read_only_roots: s.read_only_roots,
-        entry: s.entry,
-        block: s.block,
+        values: s.values,
     };
 }
 
 impl Simplifier<'_> {
-    /// Simplifies one instruction; false when it is replaced by an earlier value.
-    fn visit(&mut self, module: &mut Module, inst: &mut Instruction, first_block: bool) -> bool {
+    /// Simplifies one instruction of block `block` (its index in the function); false when
+    /// it is replaced by an earlier value.
+    fn visit(&mut self, module: &mut Module, inst: &mut Instruction, block: u32) -> bool {
         let Some(result) = inst.result_id else {
             return true;
         };
@@ -184,21 +181,20 @@ impl Simplifier<'_> {
         let Some(key) = key(inst) else {
             return true;
         };
-        // A sampled image must be used in the block that makes it.
-        let entry_visible = !first_block && op != Op::SampledImage;
-        if entry_visible {
-            if let Some(&value) = self.entry.get(&key) {
-                self.subst.replace(result, value);
-                return false;
+        use std::collections::hash_map::Entry;
+        match self.values.entry(key) {
+            Entry::Occupied(mut earlier) => {
+                let (value, at) = *earlier.get();
+                // A sampled image must be used in the block that makes it.
+                if at == block || (at == 0 && op != Op::SampledImage) {
+                    self.subst.replace(result, value);
+                    return false;
+                }
+                earlier.insert((result, block));
+                true
             }
-        }
-        match self.block.get(&key) {
-            Some(&value) => {
-                self.subst.replace(result, value);
-                false
-            }
-            None => {
-                self.block.insert(key, result);
+            Entry::Vacant(slot) => {
+                slot.insert((result, block));
                 true
             }
         }
@@ -594,6 +590,10 @@ impl Simplifier<'_> {
         None
     }
 }
+
+/// How many stale values of earlier blocks, past the first block's count, the table of a
+/// function's values may hold before they are dropped.
+const STALE_VALUES: usize = 1024;
 
 /// A value-numbering key: opcode and operand count, result type, up to six operands.
 type Key = [u32; 8];

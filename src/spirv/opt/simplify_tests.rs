@@ -131,6 +131,54 @@ fn equal_pure_instructions_are_one_unless_decorated() {
 }
 
 #[test]
+fn values_of_the_first_block_serve_later_blocks_and_values_of_another_block_do_not() {
+    let mut s = Shell::new();
+    let (float, vec4) = (s.float, s.vec4);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let x = s.m.composite_extract(float, v, &[0]).unwrap();
+    let y = s.m.composite_extract(float, v, &[1]).unwrap();
+    // First block: x + x.
+    let first = s.m.b.f_add(float, None, x, x).unwrap();
+    s.next_block();
+    // Second block: x + x again is the first block's; x * y is new.
+    let again = s.m.b.f_add(float, None, x, x).unwrap();
+    let second = s.m.b.f_mul(float, None, x, y).unwrap();
+    s.next_block();
+    // Third block: x * y of the second block is not visible (only the first block's are),
+    // and a second x * y here is the third block's own.
+    let third = s.m.b.f_mul(float, None, x, y).unwrap();
+    let third_again = s.m.b.f_mul(float, None, x, y).unwrap();
+    let sum = s.m.b.f_add(float, None, third, third_again).unwrap();
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [first, again, second, sum])
+            .unwrap();
+    s.m.store(s.output, out).unwrap();
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    let blocks: Vec<[usize; 2]> = module.functions[0]
+        .blocks
+        .iter()
+        .map(|b| {
+            let ops = b.instructions.iter().map(|i| i.class.opcode);
+            [
+                ops.clone().filter(|&o| o == Op::FAdd).count(),
+                ops.filter(|&o| o == Op::FMul).count(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        blocks,
+        [[1, 0], [0, 1], [1, 1]],
+        "(FAdd, FMul) per block\n{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}
+
+#[test]
 fn a_mask_tested_against_zero_is_its_condition() {
     let mut s = Shell::new();
     let (float, uint, vec4) = (s.float, s.uint, s.vec4);
