@@ -525,12 +525,12 @@ impl Builder {
             .types_global_values
             .iter()
             .find(|t| t.is_type_identical(&decl))
-            .and_then(|t| t.result_id);
+            .and_then(|t| t.result_id());
         if let Some(id) = existing {
             return id;
         }
         let id = self.id();
-        decl.result_id = Some(id);
+        decl.set_result_id(Some(id));
         self.module_mut().types_global_values.push(decl);
         id
     }

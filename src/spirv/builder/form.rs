@@ -130,20 +130,61 @@ pub fn operands<const N: usize>(first: [Operand; N]) -> Operands {
 /// A grammar entry of rspirv's instruction table.
 pub type Class = &'static rspirv::grammar::Instruction<'static>;
 
-/// An instruction: its opcode's grammar entry, result type and id, and operands.
+/// An instruction: its opcode's grammar entry, result type and id, and operands (56 bytes:
+/// the result type and id are words, 0 for none, as no id is 0).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instruction {
     /// The opcode's grammar entry (`class.opcode` is the opcode).
     pub class: Class,
-    /// The result type, for an instruction with one.
-    pub result_type: Option<Word>,
-    /// The result id, for an instruction with one.
-    pub result_id: Option<Word>,
+    /// The result type (0 for none; see [`Instruction::result_type`]).
+    ty: Word,
+    /// The result id (0 for none; see [`Instruction::result_id`]).
+    id: Word,
     /// The operands after the result type and id.
     pub operands: Operands,
 }
 
 impl Instruction {
+    /// An instruction of grammar entry `class` with these result type, id and operands.
+    #[inline]
+    pub fn new(
+        class: Class,
+        result_type: Option<Word>,
+        result_id: Option<Word>,
+        operands: Operands,
+    ) -> Instruction {
+        Instruction {
+            class,
+            ty: result_type.unwrap_or(0),
+            id: result_id.unwrap_or(0),
+            operands,
+        }
+    }
+
+    /// The result type, for an instruction with one.
+    #[inline]
+    pub fn result_type(&self) -> Option<Word> {
+        (self.ty != 0).then_some(self.ty)
+    }
+
+    /// The result id, for an instruction with one.
+    #[inline]
+    pub fn result_id(&self) -> Option<Word> {
+        (self.id != 0).then_some(self.id)
+    }
+
+    /// Sets the result type (`None`: no result type).
+    #[inline]
+    pub fn set_result_type(&mut self, result_type: Option<Word>) {
+        self.ty = result_type.unwrap_or(0);
+    }
+
+    /// Sets the result id (`None`: no result id).
+    #[inline]
+    pub fn set_result_id(&mut self, result_id: Option<Word>) {
+        self.id = result_id.unwrap_or(0);
+    }
+
     /// Whether two type declarations declare the same type (same opcode and operands).
     pub fn is_type_identical(&self, other: &Instruction) -> bool {
         self.class.opcode == other.class.opcode && self.operands == other.operands
@@ -182,7 +223,7 @@ pub struct Function {
 impl Function {
     /// The function's id.
     pub fn def_id(&self) -> Option<Word> {
-        self.def.as_ref().and_then(|d| d.result_id)
+        self.def.as_ref().and_then(|d| d.result_id())
     }
 }
 

@@ -57,12 +57,7 @@ pub fn inst(
     result_id: Option<Word>,
     operands: Operands,
 ) -> Instruction {
-    Instruction {
-        class: class_of(op),
-        result_type,
-        result_id,
-        operands,
-    }
+    Instruction::new(class_of(op), result_type, result_id, operands)
 }
 
 /// Makes `inst` an instruction of opcode `op` and result type `result_type` (its result id
@@ -74,7 +69,7 @@ pub fn rewrite<const N: usize>(
     operands: [Operand; N],
 ) {
     inst.class = class_of(op);
-    inst.result_type = result_type;
+    inst.set_result_type(result_type);
     set_operands(inst, operands);
 }
 
@@ -114,8 +109,8 @@ pub fn global_lists(module: &Module) -> [&[Instruction]; 11] {
 
 /// The number of words an instruction takes (a literal string's operand counts as one).
 fn word_estimate(inst: &Instruction) -> usize {
-    1 + inst.result_type.is_some() as usize
-        + inst.result_id.is_some() as usize
+    1 + inst.result_type().is_some() as usize
+        + inst.result_id().is_some() as usize
         + inst.operands.len()
 }
 
@@ -138,10 +133,10 @@ fn push_string(text: &str, words: &mut Vec<u32>) {
 fn assemble_instruction(module: &Module, inst: &Instruction, words: &mut Vec<u32>) {
     let start = words.len();
     words.push(inst.class.opcode as u32);
-    if let Some(ty) = inst.result_type {
+    if let Some(ty) = inst.result_type() {
         words.push(ty);
     }
-    if let Some(id) = inst.result_id {
+    if let Some(id) = inst.result_id() {
         words.push(id);
     }
     for operand in &inst.operands {

@@ -245,3 +245,26 @@ mod text {
         }
     }
 }
+
+#[test]
+fn an_instruction_is_56_bytes_and_an_operand_8() {
+    // A large shader's module is mostly instructions: their size is its memory.
+    assert_eq!(
+        [
+            std::mem::size_of::<super::Instruction>(),
+            std::mem::size_of::<Operand>()
+        ],
+        [56, 8]
+    );
+}
+
+#[test]
+fn an_instruction_without_a_result_has_none_and_one_with_a_result_keeps_it() {
+    let mut inst = super::inst(Op::IAdd, Some(3), Some(7), super::Operands::new());
+    assert_eq!((inst.result_type(), inst.result_id()), (Some(3), Some(7)));
+    inst.set_result_type(None);
+    inst.set_result_id(Some(9));
+    assert_eq!((inst.result_type(), inst.result_id()), (None, Some(9)));
+    let store = super::inst(Op::Store, None, None, super::Operands::new());
+    assert_eq!((store.result_type(), store.result_id()), (None, None));
+}

@@ -208,7 +208,7 @@ fn fold_constant_branches(function: &mut Function, info: &Info, removed: &mut Ve
                 function.blocks[o]
                     .instructions
                     .iter()
-                    .filter_map(|inst| inst.result_id),
+                    .filter_map(|inst| inst.result_id()),
             );
             drop_phi_entries(&mut function.blocks[m], other);
         }
@@ -272,7 +272,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
                 .instructions
                 .iter()
                 .take_while(|inst| inst.class.opcode == Op::Phi)
-                .any(|phi| phi.result_id.is_some_and(|id| info.is_decorated(id)));
+                .any(|phi| phi.result_id().is_some_and(|id| info.is_decorated(id)));
             if headed
                 || j == i
                 || gone[j]
@@ -291,7 +291,7 @@ fn join_straight_blocks(function: &mut Function, info: &Info, removed: &mut Vec<
                 .count();
             for phi in moved.drain(..phis) {
                 if let (Some(result), Some(Operand::IdRef(value))) =
-                    (phi.result_id, phi.operands.first())
+                    (phi.result_id(), phi.operands.first())
                 {
                     subst.replace(result, *value);
                 }

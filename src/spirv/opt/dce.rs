@@ -101,7 +101,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
             dead.clear();
             dead.resize(block.instructions.len(), false);
             for (at, inst) in block.instructions.iter().enumerate().rev() {
-                let Some(id) = inst.result_id else { continue };
+                let Some(id) = inst.result_id() else { continue };
                 let op = inst.class.opcode;
                 if (is_removable(op) || op == Op::Variable) && u.count(id) == 0 {
                     u.remove(inst, id);
@@ -114,7 +114,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
     dead.clear();
     dead.resize(module.types_global_values.len(), false);
     for (at, inst) in module.types_global_values.iter().enumerate().rev() {
-        let Some(id) = inst.result_id else { continue };
+        let Some(id) = inst.result_id() else { continue };
         if u.count(id) == 0 && removable_global(inst) {
             u.remove(inst, id);
             dead[at] = true;
@@ -122,7 +122,7 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
     }
     drop_marked(&mut module.types_global_values, &dead);
     module.ext_inst_imports.retain(|inst| {
-        let unused = inst.result_id.is_some_and(|id| u.count(id) == 0);
+        let unused = inst.result_id().is_some_and(|id| u.count(id) == 0);
         if unused {
             u.any_removed = true;
         }

@@ -22,7 +22,7 @@ pub fn run(module: &mut Module, info: &Info, plain: &IdMap<bool>) {
             block.instructions.retain_mut(|inst| {
                 subst.apply(inst);
                 // A decorated load (`NonUniform`) stays: its decoration is on its result.
-                if inst.result_id.is_some_and(|id| info.is_decorated(id)) {
+                if inst.result_id().is_some_and(|id| info.is_decorated(id)) {
                     return true;
                 }
                 forward_one(inst, plain, info, &mut known, &mut subst)
@@ -46,7 +46,7 @@ fn forward_one(
             known.set(*var, *value);
         }
         (Op::Load, [Operand::IdRef(var)]) if plain.get(*var) => {
-            let Some(result) = inst.result_id else {
+            let Some(result) = inst.result_id() else {
                 return true;
             };
             let value = known.get(*var);

@@ -215,7 +215,7 @@ impl Info {
 
     /// Records the result type of an instruction.
     pub fn record_result(&mut self, inst: &Instruction) {
-        if let (Some(ty), Some(id)) = (inst.result_type, inst.result_id) {
+        if let (Some(ty), Some(id)) = (inst.result_type(), inst.result_id()) {
             self.slot_mut(id).ty = ty;
         }
     }
@@ -223,7 +223,7 @@ impl Info {
     /// Records one instruction of the types-and-globals section.
     pub fn record_global(&mut self, inst: &Instruction) {
         self.record_result(inst);
-        let Some(id) = inst.result_id else { return };
+        let Some(id) = inst.result_id() else { return };
         let ops = &inst.operands;
         let def = match inst.class.opcode {
             Op::TypeFloat | Op::TypeInt => match ops.first() {
@@ -259,7 +259,7 @@ impl Info {
             op if (Op::TypeVoid as u32..=Op::TypeForwardPointer as u32).contains(&(op as u32)) => {
                 self.type_def(Type::Other)
             }
-            Op::Constant => match (inst.result_type, &ops[..]) {
+            Op::Constant => match (inst.result_type(), &ops[..]) {
                 (Some(ty), [Operand::LiteralBit32(bits)]) => {
                     if self.lookups {
                         self.constant_ids.entry((ty, *bits)).or_insert(id);
@@ -269,7 +269,7 @@ impl Info {
                 _ => return,
             },
             Op::ConstantTrue | Op::ConstantFalse => {
-                if let Some(ty) = inst.result_type {
+                if let Some(ty) = inst.result_type() {
                     let value = inst.class.opcode == Op::ConstantTrue;
                     self.bool_ids[value as usize] = Some((ty, id));
                 }
@@ -277,14 +277,14 @@ impl Info {
             }
             Op::ConstantComposite => {
                 let parts: Parts = ids(ops).collect();
-                if let (true, Some(ty)) = (self.lookups, inst.result_type) {
+                if let (true, Some(ty)) = (self.lookups, inst.result_type()) {
                     self.composite_ids.entry((ty, parts.clone())).or_insert(id);
                 }
                 self.composites.push(parts);
                 Def::Composite((self.composites.len() - 1) as u32)
             }
             Op::Variable => match (
-                inst.result_type.and_then(|t| self.type_of_id(t)),
+                inst.result_type().and_then(|t| self.type_of_id(t)),
                 ops.first(),
             ) {
                 (Some(&Type::Pointer { pointee, .. }), Some(Operand::StorageClass(class))) => {
@@ -428,10 +428,10 @@ impl Info {
         }
         self.lookups = true;
         for inst in &module.types_global_values {
-            let (Some(id), ops) = (inst.result_id, &inst.operands) else {
+            let (Some(id), ops) = (inst.result_id(), &inst.operands) else {
                 continue;
             };
-            match (inst.class.opcode, inst.result_type, &ops[..]) {
+            match (inst.class.opcode, inst.result_type(), &ops[..]) {
                 (Op::TypePointer, _, [Operand::StorageClass(class), Operand::IdRef(pointee)]) => {
                     self.pointer_ids.insert((*class, *pointee), id);
                 }
@@ -502,7 +502,7 @@ impl Info {
         let at = module
             .types_global_values
             .iter()
-            .rposition(|i| i.result_id.is_some_and(|r| self.type_of_id(r).is_some()))
+            .rposition(|i| i.result_id().is_some_and(|r| self.type_of_id(r).is_some()))
             .map_or(0, |p| p + 1);
         self.record_global(&inst);
         module.types_global_values.insert(at, inst);
@@ -549,7 +549,7 @@ pub fn ids(operands: &[Operand]) -> impl Iterator<Item = Word> + '_ {
 /// loop: the chained iterator it replaces cost `dce` most of its time).
 #[inline]
 pub fn for_each_use(inst: &Instruction, mut f: impl FnMut(Word)) {
-    if let Some(ty) = inst.result_type {
+    if let Some(ty) = inst.result_type() {
         f(ty);
     }
     for operand in &inst.operands {
@@ -915,7 +915,7 @@ pub fn plain_variables(module: &Module, info: &Info) -> IdMap<bool> {
         if let Some(entry) = function.blocks.first() {
             for inst in &entry.instructions {
                 if inst.class.opcode == Op::Variable {
-                    if let Some(id) = inst.result_id {
+                    if let Some(id) = inst.result_id() {
                         if !info.is_volatile(id) {
                             candidates.set(id, true);
                         }

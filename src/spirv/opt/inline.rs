@@ -109,7 +109,7 @@ fn inline_into_caller(module: &mut Module, callee: Function) -> bool {
         let Some((b, i)) = found else {
             continue;
         };
-        let call = function.blocks[b].instructions.remove(i).result_id;
+        let call = function.blocks[b].instructions.remove(i).result_id();
         function.blocks[b].instructions.splice(i..i, code);
         if let Some(entry) = function.blocks.first_mut() {
             let after = entry

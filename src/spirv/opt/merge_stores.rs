@@ -88,7 +88,7 @@ pub fn run(module: &mut Module, info: &mut Info) {
             dead.resize(block.instructions.len(), false);
             for (at, inst) in block.instructions.iter().enumerate() {
                 let op = inst.class.opcode;
-                match (op, &inst.operands[..], inst.result_id) {
+                match (op, &inst.operands[..], inst.result_id()) {
                     (Op::AccessChain, [Operand::IdRef(base), Operand::IdRef(index)], Some(id))
                         if outputs.contains(*base) =>
                     {

@@ -153,7 +153,7 @@ impl Simplifier<'_> {
     /// Simplifies one instruction of block `block` (its index in the function); false when
     /// it is replaced by an earlier value.
     fn visit(&mut self, module: &mut Module, inst: &mut Instruction, block: u32) -> bool {
-        let Some(result) = inst.result_id else {
+        let Some(result) = inst.result_id() else {
             return true;
         };
         if self.info.is_decorated(result) {
@@ -210,7 +210,7 @@ impl Simplifier<'_> {
                 }
             }
             (Op::CompositeConstruct, parts) => {
-                let ty = inst.result_type.unwrap_or(0);
+                let ty = inst.result_type().unwrap_or(0);
                 match self.info.vector(ty) {
                     Some((_, count)) if count as usize == parts.len() && parts.len() <= 4 => {
                         let mut ids = [0; 4];
@@ -268,7 +268,7 @@ impl Simplifier<'_> {
     /// The value an instruction reduces to, or `None` (the instruction may be rewritten in
     /// place into a simpler one).
     fn fold(&mut self, module: &mut Module, inst: &mut Instruction) -> Option<Word> {
-        let ty = inst.result_type?;
+        let ty = inst.result_type()?;
         match inst.class.opcode {
             Op::CompositeExtract => self.fold_extract(inst),
             Op::CompositeConstruct => self.fold_construct(module, inst, ty),
@@ -606,7 +606,7 @@ fn key(inst: &Instruction) -> Option<Key> {
     }
     let mut key = [0; 8];
     key[0] = inst.class.opcode as u32 | (inst.operands.len() as u32) << 16;
-    key[1] = inst.result_type.unwrap_or(0);
+    key[1] = inst.result_type().unwrap_or(0);
     for (slot, operand) in key[2..].iter_mut().zip(&inst.operands) {
         *slot = match operand {
             Operand::IdRef(id) | Operand::IdScope(id) | Operand::IdMemorySemantics(id) => *id,

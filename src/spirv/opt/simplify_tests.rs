@@ -100,7 +100,7 @@ fn bitcasts_there_and_back_and_constants_fold() {
     let folded = module.types_global_values.iter().any(|i| {
         i.class.opcode == Op::Constant
             && i.operands[..] == [Operand::LiteralBit32(5)]
-            && i.result_type == Some(float)
+            && i.result_type() == Some(float)
     });
     assert!(
         folded,

@@ -70,7 +70,7 @@ fn round(module: &mut Module, info: &mut Info) -> bool {
     for inst in &module.types_global_values {
         // An initializer, or any other global use.
         if inst.class.opcode == Op::Variable && inst.operands.len() > 1 {
-            if let Some(id) = inst.result_id {
+            if let Some(id) = inst.result_id() {
                 disqualify(&mut state, id);
             }
         }
@@ -147,7 +147,7 @@ fn round(module: &mut Module, info: &mut Info) -> bool {
                 let inst = &mut module.functions[f].blocks[b].instructions[i];
                 if inst.operands.len() == 2 {
                     // The chain is the element itself.
-                    if let Some(result) = inst.result_id {
+                    if let Some(result) = inst.result_id() {
                         subst.replace(result, element_var);
                     }
                     module.functions[f].blocks[b].instructions.remove(i);
