@@ -115,10 +115,7 @@ impl Emitter<'_> {
             if self.options.target.spirv_version() < (1, 4) {
                 self.m.extension("SPV_KHR_float_controls");
             }
-            self.modes.push((
-                ExecutionMode::SignedZeroInfNanPreserve,
-                smallvec::smallvec![64],
-            ));
+            self.push_mode(ExecutionMode::SignedZeroInfNanPreserve, &[64]);
         }
         self.double_denorm_preserve();
     }
@@ -137,8 +134,7 @@ impl Emitter<'_> {
         if self.options.target.spirv_version() < (1, 4) {
             self.m.extension("SPV_KHR_float_controls");
         }
-        self.modes
-            .push((ExecutionMode::DenormPreserve, smallvec::smallvec![64]));
+        self.push_mode(ExecutionMode::DenormPreserve, &[64]);
     }
 
     /// The raw bits of component `component` of a source (an immediate's value).

@@ -116,6 +116,12 @@ impl Kept {
 pub(crate) const KEPT_BYTES: usize = 288 * 1024;
 
 impl<'a> Emitter<'a> {
+    /// Declares an execution mode with its literal parameters on the entry point.
+    pub fn push_mode(&mut self, mode: ExecutionMode, args: &[u32]) {
+        self.modes
+            .push((mode, smallvec::SmallVec::from_slice(args)));
+    }
+
     /// Emits the module of a whole program (not yet optimised); the emitter's tables are
     /// kept in `workspace` for the next translation, or freed, before it returns.
     pub fn run(
@@ -285,8 +291,7 @@ impl<'a> Emitter<'a> {
                 if [x, y, z].iter().any(|&&n| n == 0) {
                     return Err(self.err(format!("dcl_thread_group {x}, {y}, {z}: a size is 0")));
                 }
-                self.modes
-                    .push((ExecutionMode::LocalSize, smallvec::smallvec![*x, *y, *z]));
+                self.push_mode(ExecutionMode::LocalSize, &[*x, *y, *z]);
                 Ok(())
             }
             Declaration::Signature { .. } | Declaration::IndexRange { .. } => {
@@ -413,8 +418,7 @@ impl<'a> Emitter<'a> {
             Stage::Domain => ExecutionModel::TessellationEvaluation,
         };
         if model == ExecutionModel::Fragment {
-            self.modes
-                .push((ExecutionMode::OriginUpperLeft, smallvec::smallvec![]));
+            self.push_mode(ExecutionMode::OriginUpperLeft, &[]);
         }
         if self.options.features.signed_zero_inf_nan_preserve_float32 {
             // D3D's float rules keep NaN and infinities through arithmetic (`0 * inf` is
@@ -425,10 +429,7 @@ impl<'a> Emitter<'a> {
             if self.options.target.spirv_version() < (1, 4) {
                 self.m.extension("SPV_KHR_float_controls");
             }
-            self.modes.push((
-                ExecutionMode::SignedZeroInfNanPreserve,
-                smallvec::smallvec![32],
-            ));
+            self.push_mode(ExecutionMode::SignedZeroInfNanPreserve, &[32]);
         }
         if model == ExecutionModel::GLCompute
             && !self

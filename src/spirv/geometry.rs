@@ -87,14 +87,10 @@ impl Emitter<'_> {
                 self.add_mode(mode);
             }
             Declaration::MaxOutputVertexCount(count) => {
-                self.modes
-                    .push((ExecutionMode::OutputVertices, smallvec::smallvec![*count]));
+                self.push_mode(ExecutionMode::OutputVertices, &[*count]);
             }
             Declaration::GsInstanceCount(count) => {
-                self.modes.push((
-                    ExecutionMode::Invocations,
-                    smallvec::smallvec![(*count).max(1)],
-                ));
+                self.push_mode(ExecutionMode::Invocations, &[(*count).max(1)]);
             }
             Declaration::Stream(operand) => {
                 let operand = *self.operand(*operand);
@@ -123,8 +119,7 @@ impl Emitter<'_> {
             .iter()
             .any(|(m, _)| *m == ExecutionMode::Invocations)
         {
-            self.modes
-                .push((ExecutionMode::Invocations, smallvec::smallvec![1]));
+            self.push_mode(ExecutionMode::Invocations, &[1]);
         }
         let has =
             |e: &Self, modes: &[ExecutionMode]| e.modes.iter().any(|(m, _)| modes.contains(m));

@@ -285,7 +285,7 @@ impl Emitter<'_> {
 
     pub(super) fn add_mode(&mut self, mode: ExecutionMode) {
         if !self.modes.iter().any(|(m, _)| *m == mode) {
-            self.modes.push((mode, smallvec::smallvec![]));
+            self.push_mode(mode, &[]);
         }
     }
 

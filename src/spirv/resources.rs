@@ -137,10 +137,7 @@ impl Emitter<'_> {
         self.m
             .capability(spirv::Capability::FragmentShaderPixelInterlockEXT);
         self.m.extension("SPV_EXT_fragment_shader_interlock");
-        self.modes.push((
-            spirv::ExecutionMode::PixelInterlockOrderedEXT,
-            smallvec::smallvec![],
-        ));
+        self.push_mode(spirv::ExecutionMode::PixelInterlockOrderedEXT, &[]);
         let wrapper = self.begin_void_function(None)?;
         let void = self.m.void();
         built(self.m.b.begin_invocation_interlock_ext())?;

@@ -100,10 +100,7 @@ impl Emitter<'_> {
                 }
             },
             Declaration::OutputControlPointCount(count) if hull => {
-                self.modes.push((
-                    ExecutionMode::OutputVertices,
-                    smallvec::smallvec![(*count).max(1)],
-                ));
+                self.push_mode(ExecutionMode::OutputVertices, &[(*count).max(1)]);
             }
             Declaration::TessPartitioning(_)
             | Declaration::TessOutputPrimitive(_)
@@ -137,8 +134,7 @@ impl Emitter<'_> {
                 .iter()
                 .any(|(m, _)| *m == ExecutionMode::OutputVertices)
         {
-            self.modes
-                .push((ExecutionMode::OutputVertices, smallvec::smallvec![1]));
+            self.push_mode(ExecutionMode::OutputVertices, &[1]);
         }
         Ok(())
     }

@@ -6,8 +6,9 @@
 //!
 //! An operand is 8 bytes and `Copy`; an instruction keeps up to [`INLINE_OPERANDS`]
 //! operands inline (56 bytes in all: its result type and id are words, 0 for none) and only
-//! longer ones (phis of many blocks, switches, large composites) on the heap. A 64-bit literal is its two words, low first, as in the
-//! binary; a literal string is an index into the module's string table.
+//! longer ones (phis of many blocks, switches, large composites) on the heap. A 64-bit
+//! literal is its two words, low first, as in the binary; a literal string is an index into
+//! the module's string table.
 
 use smallvec::SmallVec;
 use spirv::{
