@@ -80,7 +80,7 @@ fn decorated(m: &Module, decoration: spirv::Decoration) -> usize {
 fn float_arithmetic_and_precise() {
     let m = module(&cs("mov r0.xyzw, l(1.0, 2.0, 3.0, 4.0)
 add [precise] r1.xy, r0.xyxx, -r0.zwzz
-mul_sat r1.z, r0.x, |r0.y|
+mul_sat r1.z, r0.x, |r1.x|
 div r1.w, r0.x, r0.y
 mad [precise] r2.xyzw, r0.xyzw, r1.xyzw, r0.wzyx
 dp3 r3.x, r0.xyzx, r1.xyzx

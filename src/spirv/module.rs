@@ -42,6 +42,7 @@ enum TypeKey {
 pub struct ModuleTables {
     types: HashMap<TypeKey, Word>,
     constants: HashMap<(Word, u64), Word>,
+    constant_values: Vec<(Word, u64)>,
     /// The memory of the last module (see [`Recycled`]).
     pub recycled: Recycled,
 }
@@ -51,6 +52,7 @@ impl ModuleTables {
     pub fn held_bytes(&self) -> usize {
         crate::fast_hash::map_bytes(&self.types)
             + crate::fast_hash::map_bytes(&self.constants)
+            + self.constant_values.capacity() * std::mem::size_of::<(Word, u64)>()
             + self.recycled.held_bytes()
     }
 }
@@ -66,6 +68,9 @@ pub struct Module {
     /// count - 2 (the next most frequent look-up).
     vectors: [[Option<Word>; 3]; 5],
     constants: HashMap<(Word, u64), Word>,
+    /// The bits of every non-boolean scalar constant, by id (made in the order of their ids,
+    /// so sorted).
+    constant_values: Vec<(Word, u64)>,
     /// Constant vectors by (type, components; unused slots 0).
     composites: HashMap<(Word, [Word; 4]), Word>,
     /// The capabilities used, sorted (a few per module: a list, not a tree of nodes).
@@ -108,10 +113,12 @@ impl Module {
         let ModuleTables {
             mut types,
             mut constants,
+            mut constant_values,
             recycled,
         } = tables;
         types.clear();
         constants.clear();
+        constant_values.clear();
         // Sized for a typical shader's types and constants, so that the tables do not grow
         // (and rehash) three or four times during each translation.
         types.reserve(16);
@@ -122,6 +129,7 @@ impl Module {
             scalars: [None; 5],
             vectors: [[None; 3]; 5],
             constants,
+            constant_values,
             composites: HashMap::default(),
             capabilities: SmallVec::new(),
             extensions: BTreeSet::new(),
@@ -137,6 +145,7 @@ impl Module {
         ModuleTables {
             types: std::mem::take(&mut self.types),
             constants: std::mem::take(&mut self.constants),
+            constant_values: std::mem::take(&mut self.constant_values),
             recycled: self.b.take_recycled(),
         }
     }
@@ -363,6 +372,7 @@ impl Module {
         }
         let id = self.b.constant_bit32(ty, bits);
         self.constants.insert(key, id);
+        self.constant_values.push((id, bits as u64));
         id
     }
 
@@ -374,7 +384,18 @@ impl Module {
         }
         let id = self.b.constant_bit64(ty, bits);
         self.constants.insert((ty, bits), id);
+        self.constant_values.push((id, bits));
         id
+    }
+
+    /// The bits of a scalar constant this module made (not a boolean), `None` for any other
+    /// id.
+    pub fn constant_value(&self, id: Word) -> Option<u64> {
+        let at = self
+            .constant_values
+            .binary_search_by_key(&id, |&(made, _)| made)
+            .ok()?;
+        Some(self.constant_values[at].1)
     }
 
     /// A `uint` constant.

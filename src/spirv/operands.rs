@@ -22,6 +22,22 @@ pub mod glsl {
     pub const NMAX: u32 = 80;
 }
 
+/// The bits of a float constant of type `scalar` (F32 or F64) after a source modifier: the
+/// sign bit cleared (`abs`), then flipped (`neg`).
+pub fn with_sign_modifier(bits: u64, scalar: Scalar, abs: bool, neg: bool) -> u64 {
+    let sign = if scalar == Scalar::F64 {
+        1 << 63
+    } else {
+        1 << 31
+    };
+    let bits = if abs { bits & !sign } else { bits };
+    if neg {
+        bits ^ sign
+    } else {
+        bits
+    }
+}
+
 /// The components a destination mask selects, in order.
 pub fn mask_components(mask: u8) -> impl Iterator<Item = u8> {
     (0..4u8).filter(move |c| mask & (1 << c) != 0)
@@ -352,6 +368,9 @@ impl Emitter<'_> {
         let mut id = value.id;
         match value.scalar {
             Scalar::F32 | Scalar::F64 => {
+                if let Some(folded) = self.modify_constant_parts(value, modifier, abs, neg)? {
+                    return Ok(folded);
+                }
                 if abs {
                     id = built(self.m.b.ext_inst(
                         ty,
@@ -382,6 +401,64 @@ impl Emitter<'_> {
             Scalar::Bool => return Err(self.err("a modifier on a boolean value")),
         }
         Ok(Val { id, ..value })
+    }
+
+    /// A float value with a source modifier, where the value is a constant or a vector put
+    /// together from parts of which some are constants: a constant part gets its sign bit
+    /// cleared and then flipped, another part its own `FAbs`/`FNegate`, so that no device
+    /// sees `FAbs` of a constant (lavapipe drops an `FAbs` whose operand it knows to be zero,
+    /// so `|-0|` came out -0). `None` when no part is a constant.
+    fn modify_constant_parts(
+        &mut self,
+        value: Val,
+        modifier: Modifier,
+        abs: bool,
+        neg: bool,
+    ) -> Result<Option<Val>> {
+        let count = value.count as usize;
+        let mut parts = [value.id; 4];
+        if count > 1 {
+            match self.facts.get(value.id) {
+                Fact::Construct(constructed) if count <= 4 => parts = constructed,
+                _ => return Ok(None),
+            }
+        }
+        let parts = &mut parts[..count];
+        if !parts
+            .iter()
+            .any(|&part| self.m.constant_value(part).is_some())
+        {
+            return Ok(None);
+        }
+        let scalar = value.scalar;
+        let mut all_constant = true;
+        for part in parts.iter_mut() {
+            *part = match self.m.constant_value(*part) {
+                Some(bits) => match with_sign_modifier(bits, scalar, abs, neg) {
+                    bits if scalar == Scalar::F64 => self.m.constant_f64_bits(bits),
+                    bits => self.m.constant_bits(scalar, bits as u32),
+                },
+                None => {
+                    all_constant = false;
+                    let part = Val {
+                        id: *part,
+                        scalar,
+                        count: 1,
+                    };
+                    self.modify(part, modifier)?.id
+                }
+            };
+        }
+        if !all_constant {
+            return self.compose(scalar, parts).map(Some);
+        }
+        let id = self.m.constant_composite_of(scalar, parts);
+        if count > 1 {
+            let mut constructed = [0; 4];
+            constructed[..count].copy_from_slice(parts);
+            self.facts.set(id, Fact::Construct(constructed));
+        }
+        Ok(Some(Val { id, ..value }))
     }
 
     /// Reads one component of a register, in the register's own type.

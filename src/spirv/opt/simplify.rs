@@ -8,6 +8,9 @@
 //!   constant is a constant;
 //! - 32-bit integer arithmetic and bit operations of constants fold, and `x + 0`, `x * 1`,
 //!   `x | 0`, `x ^ 0`, `x & ~0` are `x`;
+//! - the negation and absolute value of a 32-bit float constant (or a constant vector of
+//!   them) are constants: the sign bit flipped or cleared (lavapipe drops `FAbs` of -0.0
+//!   when it sees a constant zero, so the sign of `|-0|` must not be left to it);
 //! - a pure instruction (or a load of read-only memory) equal to an earlier one of the same
 //!   block, or of the function's first block (which dominates every other), is that one.
 //!
@@ -15,6 +18,7 @@
 
 use crate::fast_hash::HashMap;
 use crate::spirv::builder::{rewrite, set_operands, Instruction, Module, Operand};
+use crate::spirv::module::Scalar;
 use smallvec::SmallVec;
 use spirv::{Op, Word};
 
@@ -58,6 +62,8 @@ struct Simplifier<'a> {
     /// the first block (index 0, which dominates every other) and of the current block are
     /// visible; those of other blocks are stale and replaced when met again.
     values: HashMap<Key, (Word, u32)>,
+    /// The id of the module's `GLSL.std.450` import (0 when none).
+    glsl: Word,
 }
 
 /// The pass's tables, kept from one run to the next (see [`super::Kept`]).
@@ -101,12 +107,14 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
         read_only_roots,
         values,
     } = std::mem::take(tables);
+    let glsl = glsl_import(module);
     let mut s = Simplifier {
         info,
         subst,
         defs,
         read_only_roots,
         values,
+        glsl,
     };
     s.subst.reset(bound);
     s.defs.reset(bound);
@@ -295,8 +303,44 @@ impl Simplifier<'_> {
                 (inst.class.opcode == Op::INotEqual).then(|| self.fold_mask_test(inst, ty))?
             }),
             Op::Select => self.fold_select(inst),
+            Op::FNegate | Op::ExtInst => self.fold_sign(module, inst, ty),
             _ => None,
         }
+    }
+
+    /// `-c` and `|c|` (GLSL.std.450 `FAbs`) of a 32-bit float constant or a constant vector
+    /// of them: the constant with its sign bit flipped or cleared.
+    fn fold_sign(&mut self, module: &mut Module, inst: &Instruction, ty: Word) -> Option<Word> {
+        let (value, abs) = match (inst.class.opcode, &inst.operands[..]) {
+            (Op::FNegate, [Operand::IdRef(value)]) => (*value, false),
+            (
+                Op::ExtInst,
+                [Operand::IdRef(set), Operand::LiteralExtInstInteger(FABS), Operand::IdRef(value)],
+            ) if *set == self.glsl && self.glsl != 0 => (*value, true),
+            _ => return None,
+        };
+        let sign = |bits: u32| {
+            crate::spirv::operands::with_sign_modifier(bits.into(), Scalar::F32, abs, !abs) as u32
+        };
+        if let Some(bits) = self.info.constant_bits(value) {
+            return self
+                .info
+                .is_scalar32(ty)
+                .then(|| self.info.make_constant(module, ty, sign(bits)));
+        }
+        let (component, _) = self.info.vector(ty)?;
+        if !self.info.is_scalar32(component) {
+            return None;
+        }
+        let mut bits = SmallVec::<[u32; 4]>::new();
+        for &part in self.info.composite_parts(value)? {
+            bits.push(sign(self.info.constant_bits(part)?));
+        }
+        let parts: SmallVec<[Word; 4]> = bits
+            .into_iter()
+            .map(|b| self.info.make_constant(module, component, b))
+            .collect();
+        Some(self.info.make_composite(module, ty, &parts))
     }
 
     /// A comparison of two 32-bit integer constants is a boolean constant.
@@ -589,6 +633,22 @@ impl Simplifier<'_> {
         }
         None
     }
+}
+
+/// GLSL.std.450's number of `FAbs`.
+const FABS: u32 = crate::spirv::operands::glsl::FABS;
+
+/// The id of the module's `GLSL.std.450` import, 0 when it has none.
+fn glsl_import(module: &Module) -> Word {
+    module
+        .ext_inst_imports
+        .iter()
+        .find(|inst| {
+            matches!(inst.operands.first(),
+                Some(Operand::LiteralString(text)) if module.text(*text) == "GLSL.std.450")
+        })
+        .and_then(|inst| inst.result_id())
+        .unwrap_or(0)
 }
 
 /// How many stale values of earlier blocks, past the first block's count, the table of a

@@ -19,6 +19,25 @@ fn copy_components(s: &mut Shell, order: &[u32]) {
     }
 }
 
+/// The shell's module after `simplify` and `dce`.
+fn simplified(s: Shell) -> crate::spirv::builder::Module {
+    let mut module = s.finish();
+    run_pass(&mut module, |m, i, _| {
+        simplify::run(m, i, &mut Default::default())
+    });
+    dce::run(&mut module, &mut Default::default());
+    module
+}
+
+/// The first `OpCompositeConstruct` of the module's function (the vector stored).
+fn output_vector(module: &crate::spirv::builder::Module) -> &crate::spirv::builder::Instruction {
+    module.functions[0].blocks[0]
+        .instructions
+        .iter()
+        .find(|i| i.class.opcode == Op::CompositeConstruct)
+        .expect("the output vector")
+}
+
 #[test]
 fn component_stores_of_a_whole_vector_become_one_store_of_it() {
     let mut s = Shell::new();
@@ -90,11 +109,7 @@ fn bitcasts_there_and_back_and_constants_fold() {
             .composite_construct(vec4, None, [x, five_f, x, x])
             .unwrap();
     s.m.store(s.output, out).unwrap();
-    let mut module = s.finish();
-    run_pass(&mut module, |m, i, _| {
-        simplify::run(m, i, &mut Default::default())
-    });
-    dce::run(&mut module, &mut Default::default());
+    let module = simplified(s);
     assert_eq!(count(&module, Op::Bitcast), 0, "{}", text(&module));
     assert_eq!(count(&module, Op::IAdd), 0, "{}", text(&module));
     let folded = module.types_global_values.iter().any(|i| {
@@ -246,11 +261,7 @@ fn comparisons_of_constants_and_selects_on_them_fold() {
         "{}",
         text(&module)
     );
-    let construct = module.functions[0].blocks[0]
-        .instructions
-        .iter()
-        .find(|i| i.class.opcode == Op::CompositeConstruct)
-        .expect("the output vector");
+    let construct = output_vector(&module);
     assert_eq!(
         construct.operands[..],
         [
@@ -260,6 +271,83 @@ fn comparisons_of_constants_and_selects_on_them_fold() {
             Operand::IdRef(x)
         ],
         "{}",
+        text(&module)
+    );
+    assert_valid(&module);
+}
+
+/// `-c` and `|c|` of float constants fold to constants, sign bit flipped or cleared (`|-0|`
+/// is +0, `-(-0)` is +0); of a value that is not constant they stay.
+#[test]
+fn negation_and_absolute_value_of_float_constants_fold() {
+    let mut s = Shell::new();
+    let (float, vec4) = (s.float, s.vec4);
+    let glsl = s.m.glsl();
+    let fabs = crate::spirv::operands::glsl::FABS;
+    let minus_zero = s.float_const(-0.0);
+    let two = s.float_const(2.0);
+    let v = s.m.load(vec4, s.input).unwrap();
+    let x = s.m.composite_extract(float, v, &[0]).unwrap();
+    let abs = |s: &mut Shell, ty, value| {
+        s.m.b
+            .ext_inst(ty, None, glsl, fabs, [Operand::IdRef(value)])
+            .unwrap()
+    };
+    let abs_zero = abs(&mut s, float, minus_zero);
+    let neg_zero = s.m.b.f_negate(float, None, minus_zero).unwrap();
+    let neg_two = s.m.b.f_negate(float, None, two).unwrap();
+    let abs_x = abs(&mut s, float, x);
+    let out =
+        s.m.b
+            .composite_construct(vec4, None, [abs_zero, neg_zero, neg_two, abs_x])
+            .unwrap();
+    s.m.store(s.output, out).unwrap();
+    let vector = s.m.constant_vector(
+        crate::spirv::module::Scalar::F32,
+        &[0x8000_0000, 0x3f80_0000, 0xc000_0000, 0],
+    );
+    let abs_vector = abs(&mut s, vec4, vector);
+    s.m.store(s.output, abs_vector).unwrap();
+    let module = simplified(s);
+    assert_eq!(count(&module, Op::FNegate), 0, "{}", text(&module));
+    assert_eq!(count(&module, Op::ExtInst), 1, "{}", text(&module));
+    let constant = |bits: u32| {
+        module
+            .types_global_values
+            .iter()
+            .find(|i| {
+                i.class.opcode == Op::Constant
+                    && i.operands[..] == [Operand::LiteralBit32(bits)]
+                    && i.result_type() == Some(float)
+            })
+            .and_then(|i| i.result_id())
+            .unwrap_or_else(|| panic!("no float constant 0x{bits:08x}:\n{}", text(&module)))
+    };
+    let (zero, minus_two, one) = (constant(0), constant(0xc000_0000), constant(0x3f80_0000));
+    let construct = output_vector(&module);
+    assert_eq!(
+        construct.operands[..3],
+        [
+            Operand::IdRef(zero),
+            Operand::IdRef(zero),
+            Operand::IdRef(minus_two)
+        ],
+        "{}",
+        text(&module)
+    );
+    let folded_vector = module.types_global_values.iter().any(|i| {
+        i.class.opcode == Op::ConstantComposite
+            && i.operands[..]
+                == [
+                    Operand::IdRef(zero),
+                    Operand::IdRef(one),
+                    Operand::IdRef(constant(0x4000_0000)),
+                    Operand::IdRef(zero),
+                ]
+    });
+    assert!(
+        folded_vector,
+        "|(-0, 1, -2, 0)| not folded:\n{}",
         text(&module)
     );
     assert_valid(&module);

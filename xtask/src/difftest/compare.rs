@@ -201,7 +201,8 @@ pub fn compare(
 }
 
 /// `probe` lines that check every UAV word against the interpreter: exact where every float
-/// mode agrees, within the instruction's ULP tolerance for approximate results; words the
+/// mode agrees, within the instruction's ULP tolerance for approximate results (exact for an
+/// infinity every mode gives); words the
 /// modes disagree on, or whose tolerance is not in ULPs, are listed in a comment.
 pub fn probes(expected: &Expected) -> String {
     let mut text = String::new();
@@ -226,6 +227,12 @@ pub fn probes(expected: &Expected) -> String {
                         "probe uav {uav} ({word}) f32({:?}) {n}",
                         f32::from_bits(value)
                     );
+                }
+                // An infinity must match exactly under a ULP tolerance.
+                Some((_, alu::Tolerance::Ulps(_)))
+                    if f32::from_bits(value).is_infinite() && agreed(word) =>
+                {
+                    let _ = writeln!(text, "probe uav {uav} ({word}) u32({value})");
                 }
                 Some(_) => unprobed.push(word),
                 None if agreed(word) => {

@@ -497,7 +497,7 @@ impl Gen {
                 let b = self.src(Ty::F, true);
                 self.emit(format!("{op}{sat} {d}, {a}, {b}"));
                 self.canon_f32(&d, sat);
-                if op == "add" {
+                if op != "mul" {
                     self.canon_zero(&d);
                 }
             }
@@ -655,13 +655,20 @@ impl Gen {
         }
     }
 
-    /// Replaces a zero result of a sum (`add`, `mad`, the dot products) in the components
-    /// `dst` wrote by +0. IEEE 754 makes `-0 + +0` +0, but lavapipe folds `x + 0.0` to `x`
-    /// even under `SignedZeroInfNanPreserve`, and D3D's float rules bound sums only in ULPs:
-    /// the sign of a zero sum is not compared, in the word stored or where it flows into
-    /// integer operations (see docs/oracle.md).
+    /// Replaces a zero result of a sum (`add`, `mad`, the dot products) or of `min`/`max` in
+    /// the components `dst` wrote by +0. IEEE 754 makes `-0 + +0` +0, but lavapipe folds
+    /// `x + 0.0` to `x` even under `SignedZeroInfNanPreserve`, and D3D's float rules bound
+    /// sums only in ULPs and let `min(-0, +0)` be either zero: the sign of such a zero is not
+    /// compared, in the word stored or where it flows into integer operations (see
+    /// docs/oracle.md).
     fn canon_zero(&mut self, dst: &str) {
         self.replace_where(dst, "eq", "l(0, 0, 0, 0)", "l(0, 0, 0, 0)");
+    }
+
+    /// [`Gen::canon_zero`] for the doubles of register `r` in `mask` (`xy`, `zw`, `xyzw`),
+    /// after `dadd`, `dmin` or `dmax`.
+    fn canon_zero_f64(&mut self, r: u32, mask: &str) {
+        self.replace_doubles_where(r, mask, "deq", "l(0, 0, 0, 0)", "l(0, 0, 0, 0)");
     }
 
     /// Replaces the components `dst` (`r3.xz`) wrote by `replacement` where
@@ -681,19 +688,40 @@ impl Gen {
 
     /// [`Gen::canon_f32`] for the doubles of register `r` in `mask` (`xy`, `zw`, `xyzw`).
     fn canon_f64(&mut self, r: u32, mask: &str) {
+        let nan = match mask {
+            "xy" => "l(0, 0x7ff80000, 0, 0)",
+            "zw" => "l(0, 0, 0, 0x7ff80000)",
+            _ => "l(0, 0x7ff80000, 0, 0x7ff80000)",
+        };
+        self.replace_doubles_where(r, mask, "dne", "", nan);
+    }
+
+    /// [`Gen::replace_where`] for the doubles of register `r` in `mask` (`xy`, `zw`,
+    /// `xyzw`): their words are replaced by those of `replacement` where
+    /// `{test} value, {other}` holds (`other` empty: the value itself).
+    fn replace_doubles_where(
+        &mut self,
+        r: u32,
+        mask: &str,
+        test: &str,
+        other: &str,
+        replacement: &str,
+    ) {
         let s = self.nan_scratch;
-        let (test, cond, nan) = match mask {
-            "xy" => ("x", "xxxx", "l(0, 0x7ff80000, 0, 0)"),
-            "zw" => ("x", "xxxx", "l(0, 0, 0, 0x7ff80000)"),
-            _ => ("xy", "xxyy", "l(0, 0x7ff80000, 0, 0x7ff80000)"),
+        let (result, cond, src) = match mask {
+            "xy" => ("x", "xxxx", "xyxy"),
+            "zw" => ("x", "xxxx", "zwzw"),
+            _ => ("xy", "xxyy", "xyzw"),
         };
-        let src = match mask {
-            "xy" => "xyxy",
-            "zw" => "zwzw",
-            _ => "xyzw",
+        let other = if other.is_empty() {
+            format!("r{r}.{src}")
+        } else {
+            other.to_string()
         };
-        self.emit(format!("dne r{s}.{test}, r{r}.{src}, r{r}.{src}"));
-        self.emit(format!("movc r{r}.{mask}, r{s}.{cond}, {nan}, r{r}.xyzw"));
+        self.emit(format!("{test} r{s}.{result}, r{r}.{src}, {other}"));
+        self.emit(format!(
+            "movc r{r}.{mask}, r{s}.{cond}, {replacement}, r{r}.xyzw"
+        ));
     }
 
     fn sat(&mut self) -> &'static str {
@@ -781,6 +809,9 @@ impl Gen {
                 self.emit(format!("{op}{sat} r{r}.{m}, {a}, {b}"));
                 if sat.is_empty() {
                     self.canon_f64(r, m);
+                }
+                if op != "dmul" {
+                    self.canon_zero_f64(r, m);
                 }
             }
             3 | 9 => {
