@@ -123,6 +123,7 @@ impl Module {
         // (and rehash) three or four times during each translation.
         types.reserve(16);
         constants.reserve(32);
+        constant_values.reserve(32);
         Module {
             b: Builder::with_recycled(recycled),
             types,

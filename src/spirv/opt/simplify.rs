@@ -309,7 +309,9 @@ impl Simplifier<'_> {
     }
 
     /// `-c` and `|c|` (GLSL.std.450 `FAbs`) of a 32-bit float constant or a constant vector
-    /// of them: the constant with its sign bit flipped or cleared.
+    /// of them: the constant with its sign bit flipped or cleared (out of line: the walk's
+    /// loop stays small, and few of these instructions have a constant operand).
+    #[inline(never)]
     fn fold_sign(&mut self, module: &mut Module, inst: &Instruction, ty: Word) -> Option<Word> {
         let (value, abs) = match (inst.class.opcode, &inst.operands[..]) {
             (Op::FNegate, [Operand::IdRef(value)]) => (*value, false),
