@@ -296,12 +296,12 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
                     anyhow::bail!("{}: {why}", input.display());
                 }
             }
-            *container = Some(bytes.clone());
+            let bytes: &[u8] = container.insert(bytes);
             let options = dxbc2spirv::ReadOptions {
                 ignore_checksum,
                 ..Default::default()
             };
-            let dxbc = dxbc2spirv::read(&bytes, &options)
+            let dxbc = dxbc2spirv::read(bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
             let text = dxbc2spirv::disasm::disassemble(&dxbc);
             write_output(output.as_deref(), text.as_bytes())?;
@@ -322,9 +322,8 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             if validate {
                 require_spirv_val()?;
             }
-            let bytes = program_bytes(&input, section)?;
-            *container = Some(bytes.clone());
-            let translation = dxbc2spirv::translate_bytes(&bytes, &options)
+            let bytes: &[u8] = container.insert(program_bytes(&input, section)?);
+            let translation = dxbc2spirv::translate_bytes(bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
             print_warnings(&input.display().to_string(), &translation.warnings);
             let words = translation.words;
@@ -350,10 +349,9 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             uav,
             cb,
         } => {
-            let bytes = program_bytes(&input, section)?;
-            *container = Some(bytes.clone());
+            let bytes: &[u8] = container.insert(program_bytes(&input, section)?);
             let name = input.display().to_string();
-            let dxbc = dxbc2spirv::read(&bytes, &dxbc2spirv::ReadOptions::default())
+            let dxbc = dxbc2spirv::read(bytes, &dxbc2spirv::ReadOptions::default())
                 .with_context(|| name.clone())?;
             let reflection = reflect_program(&dxbc, &dxbc2spirv::bindings::DefaultBindings)
                 .with_context(|| name.clone())?;
@@ -371,9 +369,8 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             translation,
         } => {
             let options = translation.options()?;
-            let bytes = program_bytes(&input, section)?;
-            *container = Some(bytes.clone());
-            let reflection = dxbc2spirv::scan_bytes(&bytes, &options)
+            let bytes: &[u8] = container.insert(program_bytes(&input, section)?);
+            let reflection = dxbc2spirv::scan_bytes(bytes, &options)
                 .with_context(|| format!("{}", input.display()))?;
             let text = if next_stage_interface {
                 let map = dxbc2spirv::interface::InterfaceMap::inputs_from(&reflection);
@@ -445,9 +442,9 @@ fn execute(command: Command, verbose: bool, container: &mut Option<Vec<u8>>) -> 
             }
             let bytes = program_bytes_of(&input, bytes, section)?;
             require_spirv_val()?;
-            *container = Some(bytes.clone());
+            let bytes: &[u8] = container.insert(bytes);
             let translation =
-                dxbc2spirv::translate_bytes(&bytes, &options).with_context(|| format!("{name}"))?;
+                dxbc2spirv::translate_bytes(bytes, &options).with_context(|| format!("{name}"))?;
             print_warnings(&name.to_string(), &translation.warnings);
             spirv_val(&translation.words, target).with_context(|| format!("{name}"))?;
             let read = if kind == input::Kind::Dxbc {
