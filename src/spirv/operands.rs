@@ -434,10 +434,14 @@ impl Emitter<'_> {
         let mut all_constant = true;
         for part in parts.iter_mut() {
             *part = match self.m.constant_value(*part) {
-                Some(bits) => match with_sign_modifier(bits, scalar, abs, neg) {
-                    bits if scalar == Scalar::F64 => self.m.constant_f64_bits(bits),
-                    bits => self.m.constant_bits(scalar, bits as u32),
-                },
+                Some(bits) => {
+                    let bits = with_sign_modifier(bits, scalar, abs, neg);
+                    if scalar == Scalar::F64 {
+                        self.m.constant_f64_bits(bits)
+                    } else {
+                        self.m.constant_bits(scalar, bits as u32)
+                    }
+                }
                 None => {
                     all_constant = false;
                     let part = Val {
