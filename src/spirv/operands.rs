@@ -24,17 +24,17 @@ pub mod glsl {
 
 /// The bits of a float constant of type `scalar` (F32 or F64) after a source modifier: the
 /// sign bit cleared (`abs`), then flipped (`neg`).
-pub fn with_sign_modifier(bits: u64, scalar: Scalar, abs: bool, neg: bool) -> u64 {
+pub fn with_sign_modifier(bits: u64, scalar: Scalar, modifier: Modifier) -> u64 {
     let sign = if scalar == Scalar::F64 {
         1 << 63
     } else {
         1 << 31
     };
-    let bits = if abs { bits & !sign } else { bits };
-    if neg {
-        bits ^ sign
-    } else {
-        bits
+    match modifier {
+        Modifier::None => bits,
+        Modifier::Neg => bits ^ sign,
+        Modifier::Abs => bits & !sign,
+        Modifier::AbsNeg => bits | sign,
     }
 }
 
@@ -354,23 +354,22 @@ impl Emitter<'_> {
 
     /// Applies a source modifier.
     pub fn modify(&mut self, value: Val, modifier: Modifier) -> Result<Val> {
-        if modifier == Modifier::None {
-            return Ok(value);
-        }
-        let ty = self.m.vector(value.scalar, value.count);
-        let glsl = self.m.glsl();
         let (abs, neg) = match modifier {
-            Modifier::None => (false, false),
+            Modifier::None => return Ok(value),
             Modifier::Neg => (false, true),
             Modifier::Abs => (true, false),
             Modifier::AbsNeg => (true, true),
         };
+        if matches!(value.scalar, Scalar::F32 | Scalar::F64) {
+            if let Some(folded) = self.modify_constant_parts(value, modifier)? {
+                return Ok(folded);
+            }
+        }
+        let ty = self.m.vector(value.scalar, value.count);
+        let glsl = self.m.glsl();
         let mut id = value.id;
         match value.scalar {
             Scalar::F32 | Scalar::F64 => {
-                if let Some(folded) = self.modify_constant_parts(value, modifier, abs, neg)? {
-                    return Ok(folded);
-                }
                 if abs {
                     id = built(self.m.b.ext_inst(
                         ty,
@@ -408,13 +407,7 @@ impl Emitter<'_> {
     /// cleared and then flipped, another part its own `FAbs`/`FNegate`, so that no device
     /// sees `FAbs` of a constant (lavapipe drops an `FAbs` whose operand it knows to be zero,
     /// so `|-0|` came out -0). `None` when no part is a constant.
-    fn modify_constant_parts(
-        &mut self,
-        value: Val,
-        modifier: Modifier,
-        abs: bool,
-        neg: bool,
-    ) -> Result<Option<Val>> {
+    fn modify_constant_parts(&mut self, value: Val, modifier: Modifier) -> Result<Option<Val>> {
         let count = value.count as usize;
         let mut parts = [value.id; 4];
         if count > 1 {
@@ -435,7 +428,7 @@ impl Emitter<'_> {
         for part in parts.iter_mut() {
             *part = match self.m.constant_value(*part) {
                 Some(bits) => {
-                    let bits = with_sign_modifier(bits, scalar, abs, neg);
+                    let bits = with_sign_modifier(bits, scalar, modifier);
                     if scalar == Scalar::F64 {
                         self.m.constant_f64_bits(bits)
                     } else {

@@ -17,6 +17,7 @@
 //! Ids with decorations (`NonUniform`, `RelaxedPrecision`, …) are never merged.
 
 use crate::fast_hash::HashMap;
+use crate::ir::Modifier;
 use crate::spirv::builder::{rewrite, set_operands, Instruction, Module, Operand};
 use crate::spirv::module::Scalar;
 use smallvec::SmallVec;
@@ -321,8 +322,9 @@ impl Simplifier<'_> {
             ) if *set == self.glsl && self.glsl != 0 => (*value, true),
             _ => return None,
         };
+        let modifier = if abs { Modifier::Abs } else { Modifier::Neg };
         let sign = |bits: u32| {
-            crate::spirv::operands::with_sign_modifier(bits.into(), Scalar::F32, abs, !abs) as u32
+            crate::spirv::operands::with_sign_modifier(bits.into(), Scalar::F32, modifier) as u32
         };
         if let Some(bits) = self.info.constant_bits(value) {
             return self
