@@ -172,8 +172,15 @@ impl Emitter<'_> {
     /// The value of temp component `key` (of type `scalar`) at the end of block `block` (0
     /// where nothing wrote it): walks up single predecessors, makes a phi where a block has
     /// several or is unsealed. New phis are queued for their operands.
+    ///
+    /// The value found is remembered at `block` and at the first merge the walk passes on
+    /// to where its construct is entered: a walk from a later block, inside or after the
+    /// next construct, stops there. It is not remembered at the other blocks of the walk: a
+    /// chain of `if`s (every bounds-checked load and store is one) would put an entry for
+    /// each temp component read after it at each merge, most of the table.
     fn ssa_lookup(&mut self, block: Word, key: u32, scalar: Scalar) -> Word {
-        let mut path: SmallVec<[Word; 8]> = SmallVec::new();
+        let mut remember: SmallVec<[Word; 2]> = SmallVec::new();
+        let mut hopped = false;
         let mut at = block;
         let value = loop {
             if let Some(&value) = self.ssa.defs.get(&(at, key)) {
@@ -188,9 +195,15 @@ impl Emitter<'_> {
             }
             let preds = self.m.b.predecessors(at);
             match preds.len() {
-                0 => break self.m.constant_bits(scalar, 0),
+                0 => {
+                    let zero = self.m.constant_bits(scalar, 0);
+                    self.ssa.defs.insert((at, key), zero);
+                    break zero;
+                }
                 1 => {
-                    path.push(at);
+                    if at == block {
+                        remember.push(at);
+                    }
                     at = preds[0];
                 }
                 _ => {
@@ -198,7 +211,10 @@ impl Emitter<'_> {
                     // construct is entered.
                     if let Some((entry, written)) = self.ssa.merges.get(&at) {
                         if written.binary_search(&key).is_err() {
-                            path.push(at);
+                            if !hopped {
+                                hopped = true;
+                                remember.push(at);
+                            }
                             at = *entry;
                             continue;
                         }
@@ -209,8 +225,7 @@ impl Emitter<'_> {
                 }
             }
         };
-        self.ssa.defs.insert((at, key), value);
-        for block in path {
+        for block in remember {
             self.ssa.defs.insert((block, key), value);
         }
         value
