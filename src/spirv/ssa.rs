@@ -356,6 +356,7 @@ impl Emitter<'_> {
                 continue;
             };
             if let Some(phis) = by_block.remove(&label) {
+                block.instructions.reserve_exact(phis.len());
                 block.instructions.splice(0..0, phis);
             }
         }
