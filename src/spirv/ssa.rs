@@ -61,13 +61,26 @@ pub struct Ssa {
     /// The open `if`, `loop` and `switch` constructs, innermost last: the block each one is
     /// entered from (0 when none is known) and the keys written inside it so far.
     open: Vec<(Word, Vec<u32>)>,
+    /// Emptied key lists of closed constructs, for the next ones opened.
+    spare: Vec<Vec<u32>>,
     /// The merge block of each closed `if` and `switch` (and the header of each closed
     /// loop), with the block the construct is entered from and the keys written inside it
     /// (sorted): a key written in none of the construct's blocks has, at the merge, the
     /// value it had where the construct was entered, so that a look-up goes on there
     /// instead of making a phi.
-    merges: HashMap<Word, (Word, Vec<u32>)>,
+    /// The keys are a range of [`Ssa::written`].
+    merges: HashMap<Word, (Word, KeyRange)>,
+    /// The keys written in the closed constructs, each construct's sorted.
+    written: Vec<u32>,
 }
+
+/// A range of [`Ssa::written`]: start and length.
+#[derive(Debug, Clone, Copy)]
+struct KeyRange(u32, u32);
+
+/// Tables that held more entries than this are let go when their function ends (a large
+/// shader's), instead of being kept emptied.
+const KEPT_ENTRIES: usize = 4096;
 
 impl Ssa {
     /// Forgets everything (a translation that failed may leave some), keeping the memory,
@@ -79,6 +92,7 @@ impl Ssa {
         self.pending.clear();
         self.open.clear();
         self.merges.clear();
+        self.written.clear();
         self.defs.reserve(32);
     }
 
@@ -91,6 +105,8 @@ impl Ssa {
             + vec_bytes(&self.phis)
             + vec_bytes(&self.pending)
             + vec_bytes(&self.open)
+            + vec_bytes(&self.spare)
+            + vec_bytes(&self.written)
     }
 
     /// The key of a temp component.
@@ -122,7 +138,8 @@ impl Emitter<'_> {
     /// Opens a structured construct entered from `entry` (the block being emitted: an
     /// `if`'s or `switch`'s header, the block before a loop; none when it is closed).
     pub fn ssa_open_construct(&mut self, entry: Option<Word>) {
-        self.ssa.open.push((entry.unwrap_or(0), Vec::new()));
+        let keys = self.ssa.spare.pop().unwrap_or_default();
+        self.ssa.open.push((entry.unwrap_or(0), keys));
     }
 
     /// Closes the innermost construct; `merge` is the block where its paths meet again
@@ -138,8 +155,13 @@ impl Emitter<'_> {
             outer.extend_from_slice(&written);
         }
         if let (Some(merge), true) = (merge, entry != 0) {
-            self.ssa.merges.insert(merge, (entry, written));
+            let start = self.ssa.written.len() as u32;
+            self.ssa.written.extend_from_slice(&written);
+            let range = KeyRange(start, written.len() as u32);
+            self.ssa.merges.insert(merge, (entry, range));
         }
+        written.clear();
+        self.ssa.spare.push(written);
     }
 
     /// A temp component's current value in the block being emitted, of scalar type
@@ -209,13 +231,14 @@ impl Emitter<'_> {
                 _ => {
                     // A merge whose construct does not write the key: the value where the
                     // construct is entered.
-                    if let Some((entry, written)) = self.ssa.merges.get(&at) {
+                    if let Some(&(entry, KeyRange(start, len))) = self.ssa.merges.get(&at) {
+                        let written = &self.ssa.written[start as usize..][..len as usize];
                         if written.binary_search(&key).is_err() {
                             if !hopped {
                                 hopped = true;
                                 remember.push(at);
                             }
-                            at = *entry;
+                            at = entry;
                             continue;
                         }
                     }
@@ -268,9 +291,17 @@ impl Emitter<'_> {
             return Err(self.internal("a function ends with an unsealed block"));
         }
         let mut phis = std::mem::take(&mut self.ssa.phis);
-        self.ssa.defs.clear();
-        self.ssa.merges.clear();
         self.ssa.open.clear();
+        if self.ssa.defs.len() > KEPT_ENTRIES {
+            // A large function's tables go before the phis are placed, not after.
+            self.ssa.defs = HashMap::default();
+            self.ssa.merges = HashMap::default();
+            self.ssa.written = Vec::new();
+        } else {
+            self.ssa.defs.clear();
+            self.ssa.merges.clear();
+            self.ssa.written.clear();
+        }
         if phis.is_empty() {
             return Ok(());
         }

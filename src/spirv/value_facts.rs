@@ -58,6 +58,10 @@ impl<P> Fact<P> {
     }
 }
 
+/// The most ids of a program whose facts table lists the ids it sets, so that the next
+/// translation clears only those.
+pub const TRACKED_IDS: usize = 1 << 16;
+
 /// The facts of one translation, by id.
 #[derive(Debug)]
 pub struct ValueFacts {
@@ -78,8 +82,17 @@ impl Default for ValueFacts {
 impl ValueFacts {
     /// Forgets everything (for the next translation), keeping the memory, with room for
     /// ids below `ids` and a few constructs.
+    ///
+    /// The table of a program with more than [`TRACKED_IDS`] ids does not keep a list of
+    /// the ids it sets (which would add half its memory again); it is let go afterwards.
     pub fn forget(&mut self, ids: usize) {
-        self.facts.clear();
+        if ids > TRACKED_IDS {
+            self.facts = IdMap::untracked();
+        } else if self.facts.is_tracked() {
+            self.facts.clear();
+        } else {
+            self.facts = IdMap::tracked();
+        }
         self.facts.reserve(ids);
         self.constructs.clear();
         self.constructs.reserve(16);

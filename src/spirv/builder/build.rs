@@ -3,6 +3,7 @@
 //! ids, the selected function and block, and the stores held until a block ends.
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
+use super::predecessors::Predecessors;
 use super::{
     inst, Block, Function, Instruction, Module, ModuleHeader, Operand, Operands, Recycled,
 };
@@ -74,7 +75,7 @@ pub struct Builder {
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
     /// The predecessors of each block by label, in the order their branches were added
     /// (a block branching twice to one target counts once).
-    predecessors: crate::fast_hash::HashMap<Word, SmallVec<[Word; 2]>>,
+    predecessors: Predecessors,
     /// Instruction lists of an earlier module, for the blocks.
     recycled: Recycled,
 }
@@ -199,7 +200,7 @@ impl Builder {
 
     /// The blocks that branch to the block labelled `label`, so far.
     pub fn predecessors(&self, label: Word) -> &[Word] {
-        self.predecessors.get(&label).map_or(&[], |p| p.as_slice())
+        self.predecessors.of(label)
     }
 
     /// Selects a block of the selected function (or none).
@@ -290,10 +291,7 @@ impl Builder {
             };
             for target in targets {
                 if let Operand::IdRef(target) = *target {
-                    let preds = self.predecessors.entry(target).or_default();
-                    if !preds.contains(&from) {
-                        preds.push(from);
-                    }
+                    self.predecessors.add(target, from);
                 }
             }
         }

@@ -13,6 +13,7 @@
 mod build;
 pub mod deferred;
 pub mod form;
+mod predecessors;
 mod recycle;
 #[cfg(test)]
 mod tests;

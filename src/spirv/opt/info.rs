@@ -593,6 +593,20 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
         }
     }
 
+    /// An empty table without memory that does not track the ids it sets (clearing it
+    /// fills every value).
+    pub fn untracked() -> Self {
+        IdMap {
+            values: Vec::new(),
+            touched: None,
+        }
+    }
+
+    /// Whether the table keeps a list of the ids it sets.
+    pub fn is_tracked(&self) -> bool {
+        self.touched.is_some()
+    }
+
     /// The value of an id (the default when none is set).
     #[inline]
     pub fn get(&self, id: Word) -> T {
