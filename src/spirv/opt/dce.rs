@@ -8,44 +8,61 @@ use spirv::{Capability, Op, StorageClass, Word};
 
 use super::info::{for_each_use, ids, is_removable};
 
-/// Use counts and removals, by id (plain vectors: every id of the module is below its
-/// bound, and the pass reads and writes each count a few times).
+/// The bit of an entry of [`Uses::ids`] that says the id's instruction was removed; the
+/// bits below count the id's uses (a module has fewer than 2^31 operands).
+const REMOVED: u32 = 1 << 31;
+
+/// Use counts and removals, by id, in one plain vector (every id of the module is below
+/// its bound, and the pass reads and writes each entry a few times).
 struct Uses {
-    counts: Vec<u32>,
-    removed: Vec<bool>,
+    ids: Vec<u32>,
     any_removed: bool,
 }
 
-/// The pass's tables, kept from one run to the next (see [`super::Kept`]).
+/// The pass's table, kept from one run to the next (see [`super::Kept`]).
 #[derive(Default)]
 pub struct Tables {
-    counts: Vec<u32>,
-    removed: Vec<bool>,
-    dead: Vec<bool>,
+    ids: Vec<u32>,
 }
 
 impl Tables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
-        self.counts.capacity() * 4 + self.removed.capacity() + self.dead.capacity()
+        self.ids.capacity() * 4
     }
 }
 
 impl Uses {
     #[inline]
     fn count(&self, id: Word) -> u32 {
-        self.counts.get(id as usize).copied().unwrap_or(0)
+        self.ids
+            .get(id as usize)
+            .map_or(0, |entry| entry & !REMOVED)
     }
 
     #[inline]
     fn add(&mut self, id: Word) {
-        match self.counts.get_mut(id as usize) {
-            Some(count) => *count += 1,
+        match self.ids.get_mut(id as usize) {
+            Some(entry) => *entry += 1,
             None => {
-                self.counts.resize(id as usize + 1, 0);
-                self.counts[id as usize] = 1;
+                self.ids.resize(id as usize + 1, 0);
+                self.ids[id as usize] = 1;
             }
         }
+    }
+
+    /// Whether the instruction of `id` was removed.
+    #[inline]
+    fn is_removed(&self, id: Word) -> bool {
+        self.ids
+            .get(id as usize)
+            .is_some_and(|entry| entry & REMOVED != 0)
+    }
+
+    /// Whether `inst` was removed (it has a result, and that id's instruction was).
+    #[inline]
+    fn was_removed(&self, inst: &Instruction) -> bool {
+        inst.result_id().is_some_and(|id| self.is_removed(id))
     }
 
     /// Counts the uses an instruction makes.
@@ -57,14 +74,16 @@ impl Uses {
     /// Removes an instruction: its id is gone and the uses it made are released.
     fn remove(&mut self, inst: &Instruction, id: Word) {
         for_each_use(inst, |used| {
-            if let Some(count) = self.counts.get_mut(used as usize) {
-                *count = count.saturating_sub(1);
+            if let Some(entry) = self.ids.get_mut(used as usize) {
+                if *entry & !REMOVED != 0 {
+                    *entry -= 1;
+                }
             }
         });
-        if id as usize >= self.removed.len() {
-            self.removed.resize(id as usize + 1, false);
+        if id as usize >= self.ids.len() {
+            self.ids.resize(id as usize + 1, 0);
         }
-        self.removed[id as usize] = true;
+        self.ids[id as usize] |= REMOVED;
         self.any_removed = true;
     }
 }
@@ -73,54 +92,44 @@ impl Uses {
 #[inline(never)]
 pub fn run(module: &mut Module, tables: &mut Tables) {
     let bound = module.header.as_ref().map_or(0, |h| h.bound);
-    let mut counts = std::mem::take(&mut tables.counts);
-    let mut removed = std::mem::take(&mut tables.removed);
-    counts.clear();
-    counts.resize(bound as usize, 0);
-    removed.clear();
-    removed.resize(bound as usize, false);
+    let mut ids = std::mem::take(&mut tables.ids);
+    ids.clear();
+    ids.resize(bound as usize, 0);
     let mut u = Uses {
-        counts,
-        removed,
+        ids,
         any_removed: false,
     };
     count_uses(module, &mut u);
-    // Which instructions of the list being walked go (reused from list to list).
-    let longest = module
-        .functions
-        .iter()
-        .flat_map(|f| f.blocks.iter().map(|b| b.instructions.len()))
-        .chain([module.types_global_values.len()])
-        .max()
-        .unwrap_or(0);
-    let mut dead = std::mem::take(&mut tables.dead);
-    dead.reserve(longest);
     for function in module.functions.iter_mut() {
         for block in function.blocks.iter_mut().rev() {
             // Walked backwards, so that a use goes before the definition it keeps alive.
-            dead.clear();
-            dead.resize(block.instructions.len(), false);
-            for (at, inst) in block.instructions.iter().enumerate().rev() {
+            let mut any = false;
+            for inst in block.instructions.iter().rev() {
                 let Some(id) = inst.result_id() else { continue };
                 let op = inst.class.opcode;
                 if (is_removable(op) || op == Op::Variable) && u.count(id) == 0 {
                     u.remove(inst, id);
-                    dead[at] = true;
+                    any = true;
                 }
             }
-            drop_marked(&mut block.instructions, &dead);
+            if any {
+                block.instructions.retain(|inst| !u.was_removed(inst));
+            }
         }
     }
-    dead.clear();
-    dead.resize(module.types_global_values.len(), false);
-    for (at, inst) in module.types_global_values.iter().enumerate().rev() {
+    let mut any = false;
+    for inst in module.types_global_values.iter().rev() {
         let Some(id) = inst.result_id() else { continue };
         if u.count(id) == 0 && removable_global(inst) {
             u.remove(inst, id);
-            dead[at] = true;
+            any = true;
         }
     }
-    drop_marked(&mut module.types_global_values, &dead);
+    if any {
+        module
+            .types_global_values
+            .retain(|inst| !u.was_removed(inst));
+    }
     module.ext_inst_imports.retain(|inst| {
         let unused = inst.result_id().is_some_and(|id| u.count(id) == 0);
         if unused {
@@ -128,23 +137,16 @@ pub fn run(module: &mut Module, tables: &mut Tables) {
         }
         !unused
     });
-    let any_removed = u.any_removed;
-    *tables = Tables {
-        counts: u.counts,
-        removed: u.removed,
-        dead,
-    };
-    if !any_removed {
-        return;
+    if u.any_removed {
+        drop_type_capabilities(module);
+        super::info::drop_names_of(module, |id| u.is_removed(id));
+        for entry in &mut module.entry_points {
+            entry
+                .operands
+                .retain(|o| !matches!(o, Operand::IdRef(id) if u.is_removed(*id)));
+        }
     }
-    let removed = |id: Word| tables.removed.get(id as usize).copied().unwrap_or(false);
-    drop_type_capabilities(module);
-    super::info::drop_names_of(module, removed);
-    for entry in &mut module.entry_points {
-        entry
-            .operands
-            .retain(|o| !matches!(o, Operand::IdRef(id) if removed(*id)));
-    }
+    *tables = Tables { ids: u.ids };
 }
 
 /// Removes the items marked dead (in one pass over the list).

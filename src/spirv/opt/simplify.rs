@@ -49,16 +49,16 @@ enum Def {
         second: Word,
         components: [u8; 4],
     },
+    /// A pointer into read-only memory: a variable of it, or an access chain of one.
+    ReadOnly,
 }
 
 /// The walk's state.
 struct Simplifier<'a> {
     info: &'a mut Info,
     subst: Subst,
-    /// Definitions by id.
+    /// Definitions by id, and the pointers into read-only memory.
     defs: IdMap<Def>,
-    /// The variable each pointer of read-only memory reaches.
-    read_only_roots: IdMap<bool>,
     /// Values of the current function by key, each with the index of its block: those of
     /// the first block (index 0, which dominates every other) and of the current block are
     /// visible; those of other blocks are stale and replaced when met again.
@@ -71,7 +71,6 @@ struct Simplifier<'a> {
 pub struct Tables {
     subst: Subst,
     defs: IdMap<Def>,
-    read_only_roots: IdMap<bool>,
     values: HashMap<Key, (Word, u32)>,
 }
 
@@ -81,7 +80,6 @@ impl Default for Tables {
         Tables {
             subst: Subst::default(),
             defs: IdMap::default(),
-            read_only_roots: IdMap::tracked(),
             values: HashMap::default(),
         }
     }
@@ -91,10 +89,7 @@ impl Tables {
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
         use crate::fast_hash::map_bytes;
-        self.subst.held_bytes()
-            + self.defs.held_bytes()
-            + self.read_only_roots.held_bytes()
-            + map_bytes(&self.values)
+        self.subst.held_bytes() + self.defs.held_bytes() + map_bytes(&self.values)
     }
 }
 
@@ -105,7 +100,6 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     let Tables {
         subst,
         defs,
-        read_only_roots,
         values,
     } = std::mem::take(tables);
     let glsl = glsl_import(module);
@@ -113,18 +107,16 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
         info,
         subst,
         defs,
-        read_only_roots,
         values,
         glsl,
     };
     s.subst.reset(bound);
     s.defs.reset(bound);
-    s.read_only_roots.reset(bound);
     // Sized for a small function's pure values; larger ones grow it.
     s.values.reserve(32);
     for &var in s.info.variables() {
         if s.info.read_only(var) {
-            s.read_only_roots.set(var, true);
+            s.defs.set(var, Def::ReadOnly);
         }
     }
     let mut functions = std::mem::take(&mut module.functions);
@@ -153,7 +145,6 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     *tables = Tables {
         subst: s.subst,
         defs: s.defs,
-        read_only_roots: s.read_only_roots,
         values: s.values,
     };
 }
@@ -176,14 +167,14 @@ impl Simplifier<'_> {
         let op = inst.class.opcode;
         if op == Op::AccessChain || op == Op::InBoundsAccessChain {
             if let Some(Operand::IdRef(base)) = inst.operands.first() {
-                if self.read_only_roots.get(*base) {
-                    self.read_only_roots.set(result, true);
+                if self.defs.get(*base) == Def::ReadOnly {
+                    self.defs.set(result, Def::ReadOnly);
                 }
             }
         }
         let shareable = is_pure(op)
             || (op == Op::Load
-                && matches!(inst.operands[..], [Operand::IdRef(p)] if self.read_only_roots.get(p)));
+                && matches!(inst.operands[..], [Operand::IdRef(p)] if self.defs.get(p) == Def::ReadOnly));
         if !shareable {
             return true;
         }
