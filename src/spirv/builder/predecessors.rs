@@ -23,7 +23,10 @@ impl Predecessors {
             [0, 0] => entry[0] = from,
             [a, 0] if a != from => entry[1] = from,
             [0, n] => {
-                if let Some(list) = self.more.get_mut(n as usize - 1) {
+                if let Some(list) = (n as usize)
+                    .checked_sub(1)
+                    .and_then(|i| self.more.get_mut(i))
+                {
                     if !list.contains(&from) {
                         list.push(from);
                     }
@@ -41,7 +44,10 @@ impl Predecessors {
     pub fn of(&self, label: Word) -> &[Word] {
         match self.inline.get(&label) {
             None => &[],
-            Some([0, n]) => self.more.get(*n as usize - 1).map_or(&[], Vec::as_slice),
+            Some([0, n]) => (*n as usize)
+                .checked_sub(1)
+                .and_then(|i| self.more.get(i))
+                .map_or(&[], Vec::as_slice),
             Some(pair @ [_, 0]) => &pair[..1],
             Some(pair) => pair,
         }
