@@ -23,10 +23,7 @@ impl Predecessors {
             [0, 0] => entry[0] = from,
             [a, 0] if a != from => entry[1] = from,
             [0, n] => {
-                if let Some(list) = (n as usize)
-                    .checked_sub(1)
-                    .and_then(|i| self.more.get_mut(i))
-                {
+                if let Some(list) = more_index(n).and_then(|i| self.more.get_mut(i)) {
                     if !list.contains(&from) {
                         list.push(from);
                     }
@@ -44,14 +41,19 @@ impl Predecessors {
     pub fn of(&self, label: Word) -> &[Word] {
         match self.inline.get(&label) {
             None => &[],
-            Some([0, n]) => (*n as usize)
-                .checked_sub(1)
+            Some(&[0, n]) => more_index(n)
                 .and_then(|i| self.more.get(i))
                 .map_or(&[], Vec::as_slice),
             Some(pair @ [_, 0]) => &pair[..1],
             Some(pair) => pair,
         }
     }
+}
+
+/// The index in [`Predecessors::more`] that an entry `[0, n]` names (none for `n` = 0, an
+/// entry never made).
+fn more_index(n: Word) -> Option<usize> {
+    (n as usize).checked_sub(1)
 }
 
 #[cfg(test)]
