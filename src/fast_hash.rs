@@ -89,6 +89,15 @@ pub fn vec_bytes<T>(list: &Vec<T>) -> usize {
     list.capacity() * std::mem::size_of::<T>()
 }
 
+/// The bytes of heap memory a small vector holds: none while its items are inline.
+pub fn spilled_bytes<A: smallvec::Array>(list: &smallvec::SmallVec<A>) -> usize {
+    if list.spilled() {
+        list.capacity() * std::mem::size_of::<A::Item>()
+    } else {
+        0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -152,7 +152,7 @@ pub(crate) fn module(
 /// An emitted module, not yet optimised, with what was found on the way to it.
 struct Emitted {
     /// The module as the emitter made it.
-    module: crate::spirv::builder::Module,
+    module: Box<crate::spirv::builder::Module>,
     /// The analysis it was made with, for the reflection.
     analysis: Analysis,
     /// The validation's warnings.
@@ -203,7 +203,7 @@ fn emitted_of(
 
 /// Stages 7 and 8 of [`translate`]: the emitted module optimised and assembled.
 fn finish(
-    mut module: crate::spirv::builder::Module,
+    mut module: Box<crate::spirv::builder::Module>,
     options: &TranslateOptions,
     workspace: &mut Workspace,
 ) -> Vec<u32> {

@@ -52,7 +52,7 @@ pub struct Emitter<'a> {
     /// Indexable temps by register.
     pub indexable: HashMap<u32, IndexableTemp>,
     /// Module-scope variables, for the entry point's interface.
-    pub globals: Vec<(Word, StorageClass)>,
+    pub globals: Globals,
     /// The subroutines and function bodies, inlined where they are called.
     pub subroutines: super::subroutines::Subroutines,
     /// The open control-flow constructs of the current function.
@@ -80,6 +80,10 @@ pub struct Emitter<'a> {
     pub facts: super::value_facts::ValueFacts,
 }
 
+/// Module-scope variables with their storage classes (inline up to sixteen: most shaders'
+/// interfaces and resources fit).
+pub type Globals = smallvec::SmallVec<[(Word, StorageClass); 16]>;
+
 /// The emitter's tables, kept from one translation to the next by a [`crate::Translator`]
 /// so that a translation reuses memory that is already mapped and in cache (bounded by
 /// [`KEPT_BYTES`]).
@@ -87,7 +91,7 @@ pub struct Emitter<'a> {
 pub(crate) struct Kept {
     module: super::module::ModuleTables,
     known: super::block_values::BlockValues,
-    globals: Vec<(Word, StorageClass)>,
+    globals: Globals,
     io: super::io::IoTables,
     facts: super::value_facts::ValueFacts,
     ssa: super::ssa::Ssa,
@@ -103,7 +107,7 @@ impl Kept {
     pub(crate) fn held_bytes(&self) -> usize {
         self.module.held_bytes()
             + self.known.held_bytes()
-            + crate::fast_hash::vec_bytes(&self.globals)
+            + crate::fast_hash::spilled_bytes(&self.globals)
             + self.io.held_bytes()
             + self.facts.held_bytes()
             + self.ssa.held_bytes()
@@ -131,14 +135,30 @@ impl<'a> Emitter<'a> {
         bindings: &'a crate::analysis::binding_plan::BindingPlan,
         placements: &'a crate::interface::Placements,
         workspace: &mut crate::pipeline::Workspace,
-    ) -> Result<super::builder::Module> {
-        let mut kept = super::take_tables(&mut workspace.emitter);
+    ) -> Result<Box<super::builder::Module>> {
+        super::with_tables(
+            &mut workspace.emitter,
+            workspace.keep,
+            KEPT_BYTES,
+            Kept::held_bytes,
+            |kept| Emitter::run_with(program, reflection, options, bindings, placements, kept),
+        )
+    }
+
+    /// [`Emitter::run`] with the emitter's tables (emptied first, refilled at the end).
+    fn run_with(
+        program: &'a Program,
+        reflection: &'a ChunkInfo,
+        options: &'a TranslateOptions,
+        bindings: &'a crate::analysis::binding_plan::BindingPlan,
+        placements: &'a crate::interface::Placements,
+        kept: &mut Kept,
+    ) -> Result<Box<super::builder::Module>> {
         kept.known.forget();
         // Room for the ids of a program of this size (about eight a DXBC instruction), so
         // that the table does not grow from empty one id at a time.
         kept.facts.forget(program.instructions.len() * 8 + 64);
         kept.globals.clear();
-        kept.globals.reserve(16);
         kept.ssa.forget();
         let mut e = Emitter {
             m: Module::with_tables(std::mem::take(&mut kept.module)),
@@ -163,6 +183,10 @@ impl<'a> Emitter<'a> {
             ssa: std::mem::take(&mut kept.ssa),
             facts: std::mem::take(&mut kept.facts),
         };
+        // A function's first block holds most of its code: about four SPIR-V instructions a
+        // DXBC instruction, up to the largest list a translator keeps for the next module.
+        e.m.b
+            .set_first_block_room((program.instructions.len() * 4).clamp(32, 1024));
         let (major, minor) = options.target.spirv_version();
         e.m.b.set_version(major, minor);
         e.m.capability(spirv::Capability::Shader);
@@ -196,14 +220,6 @@ impl<'a> Emitter<'a> {
             ssa,
         };
         drop(io);
-        let held = kept.held_bytes();
-        super::keep_tables(
-            &mut workspace.emitter,
-            workspace.keep,
-            kept,
-            held,
-            KEPT_BYTES,
-        );
         Ok(m.b.module())
     }
 

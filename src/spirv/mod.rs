@@ -191,22 +191,33 @@ pub(crate) fn translate(
     )
 }
 
-/// A stage's kept tables (emptied by the stage), or new ones.
-pub(crate) fn take_tables<T: Default>(slot: &mut Option<Box<T>>) -> Box<T> {
-    slot.take().unwrap_or_default()
-}
-
-/// Keeps a stage's tables when `keep` is set and they hold at most `limit` bytes; frees them
-/// otherwise.
-pub(crate) fn keep_tables<T>(
+/// Runs a stage with its tables: the workspace's kept ones (which the stage empties first),
+/// or new ones on the stack when none are kept, so that a one-call translation allocates no
+/// box for them. Afterwards the tables are kept when `keep` is set and they hold at most
+/// `limit` bytes (`held_bytes` measures them), and freed otherwise.
+pub(crate) fn with_tables<T: Default, R>(
     slot: &mut Option<Box<T>>,
     keep: bool,
-    tables: Box<T>,
-    held_bytes: usize,
     limit: usize,
-) {
-    if keep && held_bytes <= limit {
-        *slot = Some(tables);
+    held_bytes: fn(&T) -> usize,
+    stage: impl FnOnce(&mut T) -> R,
+) -> R {
+    match slot {
+        Some(kept) => {
+            let result = stage(kept);
+            if !keep || held_bytes(kept) > limit {
+                *slot = None;
+            }
+            result
+        }
+        None => {
+            let mut tables = T::default();
+            let result = stage(&mut tables);
+            if keep && held_bytes(&tables) <= limit {
+                *slot = Some(Box::new(tables));
+            }
+            result
+        }
     }
 }
 
@@ -217,7 +228,7 @@ pub(crate) fn emit(
     options: &crate::TranslateOptions,
     analysis: &crate::pipeline::Analysis,
     workspace: &mut crate::pipeline::Workspace,
-) -> Result<builder::Module> {
+) -> Result<Box<builder::Module>> {
     emitter::Emitter::run(
         program,
         signatures,
@@ -243,7 +254,7 @@ pub(crate) fn optimise(
 
 /// Writes a module's words; its memory serves the next module when the workspace keeps it.
 pub(crate) fn assemble(
-    module: builder::Module,
+    module: Box<builder::Module>,
     workspace: &mut crate::pipeline::Workspace,
 ) -> Vec<u32> {
     let words = builder::assemble(&module);

@@ -63,7 +63,7 @@ pub type BuildResult<T> = Result<T, BuildError>;
 /// ids, the selected function and block, stores held until their block ends, each block's
 /// predecessors, and the memory of an earlier module.
 pub struct Builder {
-    module: Module,
+    module: Box<Module>,
     /// The next fresh id.
     next_id: Word,
     /// The selected function.
@@ -78,6 +78,8 @@ pub struct Builder {
     predecessors: Predecessors,
     /// Instruction lists of an earlier module, for the blocks.
     recycled: Recycled,
+    /// The room a function's first block starts with (see [`Builder::set_first_block_room`]).
+    first_block_room: usize,
 }
 
 impl fmt::Debug for Builder {
@@ -101,16 +103,9 @@ impl Builder {
     /// An empty module (ids start at 1) built in the memory of an earlier one.
     pub fn with_recycled(mut recycled: Recycled) -> Builder {
         let mut module = recycled.take_module();
-        // Room for a typical shader's declarations.
-        for (section, room) in [
-            (&mut module.capabilities, 4),
-            (&mut module.entry_points, 1),
-            (&mut module.execution_modes, 2),
-            (&mut module.annotations, 16),
-            (&mut module.types_global_values, 64),
-        ] {
-            section.reserve(room);
-        }
+        // Room for a typical shader's declarations (the small sections are inline).
+        module.annotations.reserve(16);
+        module.types_global_values.reserve(64);
         module.functions.reserve(1);
         module.header = Some(ModuleHeader::new(1));
         Builder {
@@ -121,7 +116,15 @@ impl Builder {
             recycled,
             deferred: SmallVec::new(),
             predecessors: Default::default(),
+            first_block_room: 32,
         }
+    }
+
+    /// Sets the room, in instructions, that a function's first block starts with (a new
+    /// list's; a recycled list keeps its own): about what the code of a straight-line
+    /// function will fill, so that its list is allocated once rather than grown from small.
+    pub fn set_first_block_room(&mut self, room: usize) {
+        self.first_block_room = room;
     }
 
     /// A fresh id.
@@ -158,7 +161,7 @@ impl Builder {
     }
 
     /// The finished module, its header's bound set.
-    pub fn module(self) -> Module {
+    pub fn module(self) -> Box<Module> {
         let mut module = self.module;
         module
             .header
@@ -430,7 +433,7 @@ impl Builder {
         // first block holds most of a straight-line shader, the later ones are mostly the
         // few instructions of a bounds check or a branch.
         let room = if self.module.functions[f].blocks.is_empty() {
-            32
+            self.first_block_room
         } else {
             4
         };

@@ -251,6 +251,10 @@ impl ModuleHeader {
     }
 }
 
+/// A section that most modules hold one or two instructions of, kept inline (most
+/// translations then allocate no list for it).
+pub type Few<const N: usize> = SmallVec<[Instruction; N]>;
+
 /// A module in the back end's form: the sections in layout order, and the strings its
 /// literal-string operands name.
 #[derive(Debug, Clone, Default)]
@@ -258,17 +262,17 @@ pub struct Module {
     /// The header (set when the module is finished).
     pub header: Option<ModuleHeader>,
     /// `OpCapability`s.
-    pub capabilities: Vec<Instruction>,
+    pub capabilities: Few<2>,
     /// `OpExtension`s.
-    pub extensions: Vec<Instruction>,
+    pub extensions: Few<1>,
     /// `OpExtInstImport`s.
-    pub ext_inst_imports: Vec<Instruction>,
+    pub ext_inst_imports: Few<1>,
     /// The `OpMemoryModel`.
     pub memory_model: Option<Instruction>,
     /// `OpEntryPoint`s.
-    pub entry_points: Vec<Instruction>,
+    pub entry_points: Few<1>,
     /// `OpExecutionMode`s.
-    pub execution_modes: Vec<Instruction>,
+    pub execution_modes: Few<2>,
     /// `OpString`, `OpSource…`.
     pub debug_string_source: Vec<Instruction>,
     /// `OpName`, `OpMemberName`.
@@ -282,8 +286,10 @@ pub struct Module {
     /// The functions.
     pub functions: Vec<Function>,
     /// The text of every literal string (see [`Operand::LiteralString`]); the fixed ones
-    /// (the entry point's name, the extended instruction set's) are not copied.
-    pub strings: Vec<Cow<'static, str>>,
+    /// (the entry point's name, the extended instruction set's) are not copied. Up to two
+    /// are inline: a module without debug names has its entry point's name and at most one
+    /// import's.
+    pub strings: SmallVec<[Cow<'static, str>; 2]>,
 }
 
 impl Module {

@@ -4,6 +4,7 @@
 //! inline, so there are no operand lists to keep.)
 
 use super::{Instruction, Module};
+use smallvec::SmallVec;
 
 /// The most block lists kept.
 const MAX_LISTS: usize = 64;
@@ -14,14 +15,15 @@ const MAX_LIST_CAPACITY: usize = 1024;
 /// The most memory of block lists kept, in bytes.
 const MAX_LIST_BYTES: usize = 64 * 1024;
 
-/// The largest section list kept, in instructions (eight sections of at most 16 KiB each).
+/// The largest section list kept, in instructions (three sections of at most 16 KiB each).
 const MAX_SECTION_CAPACITY: usize = 256;
 
 /// An emptied module and emptied block lists.
 #[derive(Debug, Default)]
 pub struct Recycled {
-    /// A module whose sections are empty (with their memory).
-    module: Module,
+    /// A module whose sections are empty (with their memory), boxed so that moving it from
+    /// stage to stage copies a pointer.
+    module: Option<Box<Module>>,
     /// Empty instruction lists.
     block_lists: Vec<Vec<Instruction>>,
     /// The bytes of memory of the block lists.
@@ -32,7 +34,7 @@ pub struct Recycled {
 
 impl Recycled {
     /// Keeps a finished module's memory.
-    pub fn keep(&mut self, mut module: Module) {
+    pub fn keep(&mut self, mut module: Box<Module>) {
         for function in module.functions.drain(..) {
             for mut block in function.blocks {
                 block.instructions.clear();
@@ -42,13 +44,20 @@ impl Recycled {
         module.header = None;
         module.memory_model = None;
         module.strings.clear();
-        let mut section_bytes = 0;
+        // The small sections are inline (a list that spilled is small too: the kinds of
+        // capability, extension and execution mode are few).
+        module.capabilities.clear();
+        module.extensions.clear();
+        module.ext_inst_imports.clear();
+        module.entry_points.clear();
+        module.execution_modes.clear();
+        use crate::fast_hash::spilled_bytes;
+        let mut section_bytes = spilled_bytes(&module.capabilities)
+            + spilled_bytes(&module.extensions)
+            + spilled_bytes(&module.ext_inst_imports)
+            + spilled_bytes(&module.entry_points)
+            + spilled_bytes(&module.execution_modes);
         for section in [
-            &mut module.capabilities,
-            &mut module.extensions,
-            &mut module.ext_inst_imports,
-            &mut module.entry_points,
-            &mut module.execution_modes,
             &mut module.debug_names,
             &mut module.annotations,
             &mut module.types_global_values,
@@ -60,12 +69,12 @@ impl Recycled {
             section_bytes += crate::fast_hash::vec_bytes(section);
         }
         if module.strings.capacity() > MAX_SECTION_CAPACITY {
-            module.strings = Vec::new();
+            module.strings = SmallVec::new();
         }
         self.section_bytes = section_bytes
             + crate::fast_hash::vec_bytes(&module.functions)
-            + crate::fast_hash::vec_bytes(&module.strings);
-        self.module = module;
+            + spilled_bytes(&module.strings);
+        self.module = Some(module);
     }
 
     /// Keeps an instruction list (emptied), unless enough are kept or it is large.
@@ -81,10 +90,10 @@ impl Recycled {
         }
     }
 
-    /// The emptied module, leaving an empty one.
-    pub fn take_module(&mut self) -> Module {
+    /// The emptied module (a new one when none is kept).
+    pub fn take_module(&mut self) -> Box<Module> {
         self.section_bytes = 0;
-        std::mem::take(&mut self.module)
+        self.module.take().unwrap_or_default()
     }
 
     /// An empty instruction list: a kept one, or a new one with room for `capacity`.
@@ -132,7 +141,7 @@ mod tests {
             ..Function::default()
         });
         let mut r = Recycled::default();
-        r.keep(module);
+        r.keep(Box::new(module));
         let m = r.take_module();
         assert!(
             crate::spirv::builder::global_lists(&m)
@@ -164,7 +173,7 @@ mod tests {
         module.types_global_values = Vec::with_capacity(MAX_SECTION_CAPACITY + 1);
         module.annotations = Vec::with_capacity(MAX_SECTION_CAPACITY);
         let mut r = Recycled::default();
-        r.keep(module);
+        r.keep(Box::new(module));
         let m = r.take_module();
         assert_eq!(m.types_global_values.capacity(), 0);
         assert_eq!(m.annotations.capacity(), MAX_SECTION_CAPACITY);

@@ -26,6 +26,14 @@ pub struct Tables {
 }
 
 impl Tables {
+    /// Takes over a table of words by id that an earlier pass is done with, when it is
+    /// larger than this one's own (so that a run that keeps no tables allocates one less).
+    pub fn adopt(&mut self, memory: Vec<u32>) {
+        if memory.capacity() > self.ids.capacity() {
+            self.ids = memory;
+        }
+    }
+
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
         self.ids.capacity() * 4

@@ -75,7 +75,8 @@ pub struct Info {
     constant_ids: HashMap<(Word, u32), Word>,
     composite_ids: HashMap<(Word, Parts), Word>,
     pointer_ids: HashMap<(StorageClass, Word), Word>,
-    variables: Vec<Word>,
+    /// The module-scope variables (inline up to eight: most modules have fewer).
+    variables: smallvec::SmallVec<[Word; 8]>,
     /// The module's `false` and `true` constants with their type.
     bool_ids: [Option<(Word, Word)>; 2],
     /// See [`Info::has_variable_memory`].
@@ -112,7 +113,6 @@ impl Info {
         // Most globals are types.
         self.types.reserve(globals);
         self.variables.clear();
-        self.variables.reserve(globals / 4);
         self.variable_memory = false;
         self.output_chains = false;
         self.bool_ids = [None; 2];
@@ -162,7 +162,7 @@ impl Info {
             + map_bytes(&self.constant_ids)
             + map_bytes(&self.composite_ids)
             + map_bytes(&self.pointer_ids)
-            + vec_bytes(&self.variables)
+            + crate::fast_hash::spilled_bytes(&self.variables)
     }
 
     /// Notes a function-scope variable, a whole load or store of a private variable and an
@@ -630,6 +630,11 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
         }
     }
 
+    /// The table's memory, for another table of words by id (its contents are not kept).
+    pub fn into_memory(self) -> Vec<T> {
+        self.values
+    }
+
     /// Makes room for ids below `bound` without setting any (a table that grows one id
     /// at a time reallocates each time its capacity doubles).
     pub fn reserve(&mut self, bound: usize) {
@@ -642,7 +647,7 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
             + self
                 .touched
                 .as_ref()
-                .map_or(0, |t| if t.spilled() { t.capacity() * 4 } else { 0 })
+                .map_or(0, crate::fast_hash::spilled_bytes)
     }
 
     /// Sets the value of an id.
@@ -704,6 +709,13 @@ impl<T: Copy + Default + PartialEq> IdMap<T> {
 #[derive(Debug)]
 pub struct Subst {
     map: IdMap<Word>,
+}
+
+impl Subst {
+    /// The table's memory, for another table of words by id (its contents are not kept).
+    pub fn into_memory(self) -> Vec<Word> {
+        self.map.into_memory()
+    }
 }
 
 impl Default for Subst {

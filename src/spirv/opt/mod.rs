@@ -50,7 +50,7 @@ mod split;
 mod test_support;
 
 use crate::spirv::builder::Module;
-use crate::spirv::{keep_tables, take_tables};
+use crate::spirv::with_tables;
 
 /// The tables the passes fill, kept from one run to the next by a [`crate::Translator`] so
 /// that a translation reuses memory that is already mapped and in cache (bounded by
@@ -80,12 +80,19 @@ pub fn optimize(module: &mut Module) {
 /// [`optimize`] with the tables of an earlier run (see [`crate::pipeline::Workspace`]), kept for
 /// the next when `keep` is set.
 pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, keep: bool) {
-    let mut kept = take_tables(slot);
+    with_tables(slot, keep, KEPT_BYTES, Kept::held_bytes, |kept| {
+        run_passes(module, kept, keep)
+    });
+}
+
+/// Every pass, with these tables; those that will not be kept (`keep` unset, or past their
+/// share) are freed as soon as their pass is done.
+fn run_passes(module: &mut Module, kept: &mut Kept, keep: bool) {
     let Kept {
         info,
         simplify: simplify_tables,
         dce: dce_tables,
-    } = &mut *kept;
+    } = kept;
     inline::run(module);
     info.refill(module);
     if split::run(module, info) {
@@ -107,7 +114,8 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
     // Tables that will not be kept go as soon as their pass is done, so that a large
     // module's tables are not all held at once.
     if too_large(simplify_tables.held_bytes()) {
-        *simplify_tables = simplify::Tables::default();
+        // Its table by id serves dce (the pass's own, when kept, is large enough already).
+        dce_tables.adopt(std::mem::take(simplify_tables).into_id_memory());
     }
     if branches::run(module, info) {
         // Joined blocks let loads see stores that were in another block.
@@ -123,6 +131,4 @@ pub(crate) fn optimize_with(module: &mut Module, slot: &mut Option<Box<Kept>>, k
         *info = info::Info::default();
     }
     dce::run(module, dce_tables);
-    let held = kept.held_bytes();
-    keep_tables(slot, keep, kept, held, KEPT_BYTES);
 }

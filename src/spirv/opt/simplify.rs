@@ -86,6 +86,12 @@ impl Default for Tables {
 }
 
 impl Tables {
+    /// The memory of the table of words by id, for a later pass's (the tables' contents are
+    /// not kept).
+    pub fn into_id_memory(self) -> Vec<Word> {
+        self.subst.into_memory()
+    }
+
     /// The bytes of memory the tables hold.
     pub fn held_bytes(&self) -> usize {
         use crate::fast_hash::map_bytes;
@@ -112,8 +118,6 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     };
     s.subst.reset(bound);
     s.defs.reset(bound);
-    // Sized for a small function's pure values; larger ones grow it.
-    s.values.reserve(32);
     for &var in s.info.variables() {
         if s.info.read_only(var) {
             s.defs.set(var, Def::ReadOnly);
@@ -122,6 +126,11 @@ pub fn run(module: &mut Module, info: &mut Info, tables: &mut Tables) {
     let mut functions = std::mem::take(&mut module.functions);
     for function in &mut functions {
         s.values.clear();
+        // Room for the function's values (at most one an instruction), up to the number its
+        // blocks may leave stale, so that the table is sized once rather than grown and
+        // rehashed as it fills.
+        let instructions: usize = function.blocks.iter().map(|b| b.instructions.len()).sum();
+        s.values.reserve(instructions.min(STALE_VALUES));
         let mut first_block_values = 0;
         for (index, block) in function.blocks.iter_mut().enumerate() {
             let index = index as u32;

@@ -111,7 +111,7 @@ impl Shell {
             .b
             .memory_model(AddressingModel::Logical, MemoryModel::GLSL450);
         self.m.finish_header();
-        std::mem::take(&mut self.m).b.module()
+        *std::mem::take(&mut self.m).b.module()
     }
 }
 
