@@ -285,7 +285,8 @@ f16tof32 r3.zw, r0.zzzw"));
 
 #[test]
 fn moves_swaps_and_selects() {
-    let m = module(&cs("mov r0.xyzw, l(1, 0, 3, 4)
+    // An input, not constants: a constant's negation is folded.
+    let m = module(&ps("mov r0.xyzw, v0.xyzw
 movc r1.xyzw, r0.xyzw, r0.zzzz, r0.wwww
 movc_sat r2.xy, r0.xyxx, -r0.zwzz, r0.wzww
 swapc r2.zw, r3.xy, r0.xyxx, r0.zzzz, r0.wwww

@@ -127,6 +127,18 @@ impl Emitter<'_> {
                 ))
             }
             _ => {
+                // A constant is the constant of the other type with the same bits, so that
+                // no device sees an operation of a bitcast constant (lavapipe drops an
+                // `FAbs` whose operand it knows to be zero, sign and all).
+                if value.count == 1 {
+                    if let Some(bits) = self.m.constant_value(value.id) {
+                        return Ok(Val {
+                            id: self.m.constant_bits(to, bits as u32),
+                            scalar: to,
+                            count: 1,
+                        });
+                    }
+                }
                 let id = built(self.m.bitcast(ty, value.id))?;
                 self.facts.set(
                     id,
