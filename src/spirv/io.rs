@@ -2,9 +2,10 @@
 //! variables with locations or built-ins, and the registers that name system values
 //! (`vThreadID`, `vPrim`, `oDepth`, …).
 //!
-//! Every readable or writable register component maps to a [`Slot`]: a variable (Input,
-//! Output, or a Private copy filled at the start of the entry function) and, for vectors
-//! and arrays, the index of the component inside it. This lets one register mix ordinary
+//! Every readable or writable register component maps to a [`Slot`]: a variable (Input or
+//! Output; Private for a stream-output shadow), or a value computed at the start of the
+//! entry function (a system value that needs converting), and, for vectors and arrays, the
+//! index of the component inside it. This lets one register mix ordinary
 //! values and system values, and lets several registers share one built-in array.
 //!
 //! D3D semantics honoured here:
@@ -37,6 +38,7 @@
 use super::builder::deferred::ComponentTarget;
 use super::builder::Operand as SpvOperand;
 use crate::fast_hash::HashMap;
+use smallvec::SmallVec;
 use spirv::{BuiltIn, Capability, Decoration, ExecutionMode, StorageClass, Word};
 
 use super::emitter::{Emitter, Val};
@@ -64,7 +66,8 @@ const INTERPOLATE_AT_OFFSET: u32 = 78;
 /// Where one component of a register lives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Slot {
-    /// The variable.
+    /// The variable; for a value the prologue computes (Private class, see
+    /// [`IoState::derived`]), the key of that value, an id nothing declares.
     pub var: Word,
     /// Its storage class (Input, Output or Private).
     pub class: StorageClass,
@@ -76,7 +79,8 @@ pub struct Slot {
     pub index: Option<u32>,
 }
 
-/// Code run at the start of the entry function to fill a Private copy of a system value.
+/// Code run at the start of the entry function to compute a system value that needs
+/// converting (the value of `dst`, a key of [`IoState::derived`]).
 #[derive(Debug, Clone, Copy)]
 enum Prologue {
     /// `dst = a - b` (u32 built-ins).
@@ -85,6 +89,17 @@ enum Prologue {
     ReciprocalW { dst: Word, frag_coord: Word },
     /// `dst = src ? ones : 0`.
     BoolMask { dst: Word, src: Word, ones: u32 },
+}
+
+/// A value the prologue computes.
+#[derive(Debug, Clone, Copy)]
+struct Derived {
+    /// The `var` of its Private slots.
+    key: Word,
+    /// The value (0 until the prologue has run).
+    value: Word,
+    /// Its debug name.
+    name: &'static str,
 }
 
 /// State of the I/O lowering.
@@ -97,7 +112,11 @@ pub struct IoState {
     /// Built-in variables by (storage class, built-in), so each is declared once.
     builtins: HashMap<(u32, u32), Word>,
     /// Prologue steps, in order.
-    prologue: Vec<Prologue>,
+    prologue: SmallVec<[Prologue; 2]>,
+    /// The values the prologue computes, by key (the `var` of their Private slots): ids
+    /// made in the entry function's first block, which dominates every read, so that no
+    /// read goes through memory (0 until the prologue has run).
+    derived: SmallVec<[Derived; 2]>,
     /// Register kinds (`v`, `o`) with a `dcl_indexrange`.
     ranged: std::collections::BTreeSet<u8>,
     /// Pixel-shader input variables decorated `Flat` (constant interpolation).
@@ -245,11 +264,42 @@ impl Emitter<'_> {
         var
     }
 
-    /// A Private scalar that the prologue fills.
-    pub(super) fn private_copy(&mut self, scalar: Scalar, name: &str) -> Word {
-        let ty = self.m.scalar(scalar);
-        let name = self.debug_name(format_args!("{name}"));
-        self.global(ty, StorageClass::Private, name)
+    /// The key of a value, named `name`, that the prologue computes (the `var` of its
+    /// Private slot).
+    pub(super) fn derived_key(&mut self, name: &'static str) -> Word {
+        let key = self.m.b.id();
+        self.io.derived.push(Derived {
+            key,
+            value: 0,
+            name,
+        });
+        key
+    }
+
+    /// Sets the value of a key of [`Emitter::derived_key`].
+    pub(super) fn set_derived(&mut self, key: Word, value: Word) -> Result<()> {
+        let Some(derived) = self.io.derived.iter_mut().find(|d| d.key == key) else {
+            return Err(self.internal("a prologue value without a key"));
+        };
+        derived.value = value;
+        let name = derived.name;
+        if self.options.debug_names {
+            self.m.b.name(value, name);
+        }
+        Ok(())
+    }
+
+    /// The value of a slot that the prologue computes; `None` for a slot in memory.
+    fn derived_value(&self, slot: Slot) -> Option<Result<Word>> {
+        if slot.class != StorageClass::Private {
+            return None;
+        }
+        let value = self.io.derived.iter().find(|d| d.key == slot.var)?.value;
+        Some(if value == 0 {
+            Err(self.internal("a system value read before the prologue computed it"))
+        } else {
+            Ok(value)
+        })
     }
 
     pub(super) fn set_slot(
@@ -538,7 +588,7 @@ impl Emitter<'_> {
                 self.draw_parameters();
                 let a = self.builtin(StorageClass::Input, index, INT, 1, None);
                 let b = self.builtin(StorageClass::Input, base, INT, 1, None);
-                let dst = self.private_copy(INT, name);
+                let dst = self.derived_key(name);
                 self.io.prologue.push(Prologue::Difference { dst, a, b });
                 self.set_scalar_slot(kind, register, first, dst, StorageClass::Private, INT);
             }
@@ -562,7 +612,7 @@ impl Emitter<'_> {
                     self.set_slot(kind, register, component, slot);
                 }
                 if mask & 8 != 0 {
-                    let dst = self.private_copy(Scalar::F32, "position_w");
+                    let dst = self.derived_key("position_w");
                     self.io.prologue.push(Prologue::ReciprocalW {
                         dst,
                         frag_coord: var,
@@ -585,7 +635,7 @@ impl Emitter<'_> {
                     1,
                     None,
                 );
-                let dst = self.private_copy(INT, "is_front_face");
+                let dst = self.derived_key("is_front_face");
                 self.io.prologue.push(Prologue::BoolMask {
                     dst,
                     src,
@@ -900,7 +950,7 @@ impl Emitter<'_> {
                 self.m.capability(Capability::FragmentFullyCoveredEXT);
                 self.m.extension("SPV_EXT_fragment_fully_covered");
                 let src = self.builtin(input, BuiltIn::FullyCoveredEXT, Scalar::Bool, 1, None);
-                let dst = self.private_copy(INT, "inner_coverage");
+                let dst = self.derived_key("inner_coverage");
                 self.io
                     .prologue
                     .push(Prologue::BoolMask { dst, src, ones: 1 });
@@ -1009,8 +1059,8 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// Code at the start of the entry function: fills the Private copies of system values
-    /// that need converting.
+    /// Code at the start of the entry function: computes the system values that need
+    /// converting, and fills the private arrays of relatively addressed inputs.
     pub fn io_prologue(&mut self) -> Result<()> {
         self.prologue_steps()?;
         self.sample_rate_prologue()?;
@@ -1020,12 +1070,17 @@ impl Emitter<'_> {
             }
             let (array, _) = self.io_array(kind);
             for (register, component, slot) in self.slots_of_kind(kind) {
-                let pointer = self.slot_pointer(slot)?;
                 let ty = self.m.scalar(slot.scalar);
-                let id = if slot.class == StorageClass::Input {
-                    self.read_input(ty, slot.var, pointer)?
-                } else {
-                    built(self.m.load(ty, pointer))?
+                let id = match self.derived_value(slot) {
+                    Some(value) => value?,
+                    None => {
+                        let pointer = self.slot_pointer(slot)?;
+                        if slot.class == StorageClass::Input {
+                            self.read_input(ty, slot.var, pointer)?
+                        } else {
+                            built(self.m.load(ty, pointer))?
+                        }
+                    }
                 };
                 let value = Val {
                     id,
@@ -1167,16 +1222,14 @@ impl Emitter<'_> {
                     let a = built(self.m.load(uint, a))?;
                     let b = built(self.m.load(uint, b))?;
                     let value = built(self.m.b.i_sub(uint, None, a, b))?;
-                    built(self.m.store(dst, value))?;
+                    self.set_derived(dst, value)?;
                 }
                 Prologue::ReciprocalW { dst, frag_coord } => {
-                    // The whole vector, as every read of read-only memory is made.
-                    let vec4 = self.m.vector(Scalar::F32, 4);
-                    let position = built(self.m.load(vec4, frag_coord))?;
+                    let position = self.frag_coord_value(frag_coord)?;
                     let w = built(self.m.composite_extract(float, position, &[3]))?;
                     let one = self.m.constant_bits(Scalar::F32, 1.0f32.to_bits());
                     let value = built(self.m.b.f_div(float, None, one, w))?;
-                    built(self.m.store(dst, value))?;
+                    self.set_derived(dst, value)?;
                 }
                 Prologue::BoolMask { dst, src, ones } => {
                     let boolean = self.m.scalar(Scalar::Bool);
@@ -1184,7 +1237,7 @@ impl Emitter<'_> {
                     let ones = self.m.constant_u32(ones);
                     let zero = self.m.constant_u32(0);
                     let mask = built(self.m.select(uint, None, value, ones, zero))?;
-                    built(self.m.store(dst, mask))?;
+                    self.set_derived(dst, mask)?;
                 }
             }
         }
@@ -1449,10 +1502,13 @@ impl Emitter<'_> {
                 let vector = self.input_vector(slot)?;
                 built(self.m.composite_extract(ty, vector, &[index]))?
             }
-            _ => {
-                let pointer = self.slot_pointer(slot)?;
-                built(self.m.load(ty, pointer))?
-            }
+            _ => match self.derived_value(slot) {
+                Some(value) => value?,
+                None => {
+                    let pointer = self.slot_pointer(slot)?;
+                    built(self.m.load(ty, pointer))?
+                }
+            },
         };
         Ok(Val {
             id,

@@ -578,6 +578,48 @@ fn emitted(text: &str) -> SpvModule {
 }
 
 #[test]
+fn converted_system_values_are_values_not_memory() {
+    use rspirv::binary::Disassemble;
+    // SV_Position.w, SV_IsFrontFace and a per-sample SV_Position (the pixel center's x
+    // and y), computed once at the start and read as values.
+    let ps = emitted(
+        "ps_5_0
+dcl_input_ps_siv linear noperspective centroid v0.xyzw, position
+dcl_input_ps_sgv v1.x, is_front_face
+dcl_input_ps linear sample v2.x
+dcl_output o0.xyzw
+dcl_output o1.x
+mov o0.xyzw, v0.xyzw
+add o1.x, v0.w, v2.x
+and o1.x, v1.x, l(7)
+ret",
+    );
+    // SV_VertexID through a relatively addressed input range (the range's private array
+    // is filled from the value).
+    let vs = emitted(
+        "vs_5_0
+dcl_input_sgv v0.x, vertex_id
+dcl_input v1.x
+dcl_output o0.x
+dcl_temps 1
+dcl_indexrange v0.x 2
+mov r0.x, v1.x
+mov o0.x, v[r0.x + 0].x
+ret",
+    );
+    for (module, privates) in [(&ps, 0), (&vs, 1)] {
+        let text = module.disassemble();
+        assert_eq!(
+            super::test_support::global_variables(module, spirv::StorageClass::Private),
+            privates,
+            "Private variables (the input range's array only):\n{text}"
+        );
+    }
+    assert!(count_op(&ps, Op::FDiv) >= 1, "{}", ps.disassemble());
+    assert_eq!(count_op(&vs, Op::ISub), 1, "{}", vs.disassemble());
+}
+
+#[test]
 fn whole_vectors_are_read_and_written_at_once() {
     let m = emitted(
         "vs_4_0

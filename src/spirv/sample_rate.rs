@@ -111,7 +111,7 @@ impl Emitter<'_> {
     }
 
     /// Prologue code of a shader that runs per sample with `SV_Position` declared without
-    /// `sample`: its components become Private copies holding the pixel center's values.
+    /// `sample`: its components become values computed here: the pixel center's.
     pub(super) fn sample_rate_prologue(&mut self) -> Result<()> {
         let Some((register, frag_coord)) = self.io.sample_rate.position else {
             return Ok(());
@@ -128,11 +128,11 @@ impl Emitter<'_> {
             };
             let value = self.position_at(coord, component, center)?;
             let dst = match slot.class {
-                // The w copy the I/O prologue filled with 1 / FragCoord.w.
+                // The w value the I/O prologue computed as 1 / FragCoord.w.
                 StorageClass::Private => slot.var,
                 _ => {
                     let name = ["position_x", "position_y", "position_z", "position_w"];
-                    let dst = self.private_copy(Scalar::F32, name[usize::from(component)]);
+                    let dst = self.derived_key(name[usize::from(component)]);
                     self.set_scalar_slot(
                         kind,
                         register,
@@ -144,15 +144,17 @@ impl Emitter<'_> {
                     dst
                 }
             };
-            built(self.m.store(dst, value))?;
+            self.set_derived(dst, value)?;
         }
         Ok(())
     }
 
-    /// `FragCoord`, loaded.
-    fn frag_coord_value(&mut self, frag_coord: Word) -> Result<Word> {
-        let float4 = self.m.vector(Scalar::F32, 4);
-        built(self.m.load(float4, frag_coord))
+    /// `FragCoord`, loaded (once per block, as every read of read-only memory).
+    pub(super) fn frag_coord_value(&mut self, frag_coord: Word) -> Result<Word> {
+        self.read_only_vector(frag_coord, 0, |e| {
+            let float4 = e.m.vector(Scalar::F32, 4);
+            built(e.m.load(float4, frag_coord))
+        })
     }
 
     /// The pixel center's x and y: `floor(FragCoord.xy) + 0.5` (`coord` is `FragCoord`).

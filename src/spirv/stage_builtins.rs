@@ -69,7 +69,9 @@ impl Emitter<'_> {
         if let Some(var) = self.io.stage.phase_instance {
             return var;
         }
-        let var = self.private_copy(Scalar::U32, "phase_instance_id");
+        let uint = self.m.scalar(Scalar::U32);
+        let name = self.debug_name(format_args!("phase_instance_id"));
+        let var = self.global(uint, StorageClass::Private, name);
         self.io.stage.phase_instance = Some(var);
         var
     }
