@@ -368,6 +368,9 @@ impl Emitter<'_> {
     fn alu_mov(&mut self, instruction: &Instruction) -> Result<()> {
         let dst = self.alu_dst(instruction, 0)?;
         let src = self.alu_src(instruction, 0)?;
+        if !instruction.saturate && self.move_to_temp(&dst, &src)? {
+            return Ok(());
+        }
         let scalar = self.move_scalar(instruction, &dst, &[src]);
         let value = self.load(&src, scalar, dst.mask())?;
         self.store(&dst, value, instruction.saturate)
@@ -695,6 +698,9 @@ impl Emitter<'_> {
         let dst = self.alu_dst(instruction, 0)?;
         let a = self.load(&self.alu_src(instruction, 0)?, scalar, dst.mask())?;
         let b = self.load(&self.alu_src(instruction, 1)?, scalar, dst.mask())?;
+        if let Some(mask) = self.known_comparison(op, a, b) {
+            return self.store(&dst, mask, false);
+        }
         let ty = self.m.vector(Scalar::Bool, a.count);
         let b_ = &mut self.m.b;
         let id = built(match op {
@@ -718,6 +724,63 @@ impl Emitter<'_> {
             Scalar::U32,
         )?;
         self.store(&dst, mask, false)
+    }
+
+    /// The D3D mask (all ones or 0 per component) of an integer comparison whose every
+    /// component is known from constants: both sides constant, or one side the extreme of
+    /// its type (nothing is less than `INT_MIN` or 0, nor greater than `INT_MAX` or
+    /// `UINT_MAX`). Besides saving the work, this keeps from Mesa's compiler a loop exit
+    /// `INT_MAX < i` on a counter, which never holds and on which lavapipe's pipeline
+    /// creation never ends (`docs/oracle.md`).
+    fn known_comparison(&mut self, op: Compare, a: Val, b: Val) -> Option<Val> {
+        const INT_MIN: u32 = i32::MIN as u32;
+        const INT_MAX: u32 = i32::MAX as u32;
+        let (x, y) = (self.component_constants(a), self.component_constants(b));
+        let mut bits = [0u32; 4];
+        for (i, result) in bits.iter_mut().enumerate().take(a.count as usize) {
+            let (x, y) = (x[i], y[i]);
+            let known = match (op, x, y) {
+                (Compare::IEqual, Some(x), Some(y)) => x == y,
+                (Compare::INotEqual, Some(x), Some(y)) => x != y,
+                (Compare::SLessThan, _, Some(INT_MIN)) | (Compare::SLessThan, Some(INT_MAX), _) => {
+                    false
+                }
+                (Compare::SLessThan, Some(x), Some(y)) => (x as i32) < (y as i32),
+                (Compare::SGreaterThanEqual, _, Some(INT_MIN))
+                | (Compare::SGreaterThanEqual, Some(INT_MAX), _) => true,
+                (Compare::SGreaterThanEqual, Some(x), Some(y)) => (x as i32) >= (y as i32),
+                (Compare::ULessThan, _, Some(0)) | (Compare::ULessThan, Some(u32::MAX), _) => false,
+                (Compare::ULessThan, Some(x), Some(y)) => x < y,
+                (Compare::UGreaterThanEqual, _, Some(0))
+                | (Compare::UGreaterThanEqual, Some(u32::MAX), _) => true,
+                (Compare::UGreaterThanEqual, Some(x), Some(y)) => x >= y,
+                _ => return None,
+            };
+            *result = if known { u32::MAX } else { 0 };
+        }
+        let id = self.constant_vector(Scalar::U32, &bits[..a.count as usize]);
+        Some(Val {
+            id,
+            scalar: Scalar::U32,
+            count: a.count,
+        })
+    }
+
+    /// The constant bits of each component of a value (`None` for one that is not a
+    /// constant, and past its components).
+    fn component_constants(&self, value: Val) -> [Option<u32>; 4] {
+        let mut parts = [value.id, 0, 0, 0];
+        if value.count > 1 {
+            match self.facts.get(value.id) {
+                super::value_facts::Fact::Construct(constructed) => parts = constructed,
+                _ => return [None; 4],
+            }
+        }
+        let mut bits = [None; 4];
+        for (bits, &part) in bits.iter_mut().zip(&parts).take(value.count as usize) {
+            *bits = self.m.constant_value(part).map(|b| b as u32);
+        }
+        bits
     }
 
     /// `ftoi`/`ftou`: saturate to the integer range, NaN gives 0.

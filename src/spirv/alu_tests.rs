@@ -123,7 +123,7 @@ log_sat r2.w, r0.w"));
 
 #[test]
 fn comparisons_give_all_ones() {
-    let m = module(&cs("mov r0.xyzw, l(1.0, 2.0, 3, 4)
+    let m = module(&ps("mov r0.xyzw, v0.xyzw
 eq r1.x, r0.x, r0.y
 ne r1.y, r0.x, r0.y
 lt r1.z, r0.x, r0.y
@@ -139,6 +139,50 @@ uge r3.y, r0.z, r0.w"));
     assert_eq!(count_op(&m, Op::SLessThan), 1);
     assert_eq!(count_op(&m, Op::ULessThan), 1);
     assert!(has_int_constant(&m, 0xffff_ffff));
+}
+
+#[test]
+fn comparisons_known_from_constants_are_constants() {
+    // Nothing is less than INT_MIN or 0, nor greater than INT_MAX or UINT_MAX; and two
+    // constants compare as constants. (Mesa's pipeline creation never ends on a loop exit
+    // `INT_MAX < i` left in the module.)
+    let m = module(&ps("mov r0.xyzw, v0.xyzw
+ilt r1.x, l(0x7fffffff), r0.x
+ilt r1.y, r0.y, l(0x80000000)
+ige r1.z, r0.z, l(0x80000000)
+ige r1.w, l(0x7fffffff), r0.w
+ult r2.x, r0.x, l(0)
+ult r2.y, l(0xffffffff), r0.y
+uge r2.z, r0.z, l(0)
+uge r2.w, l(0xffffffff), r0.w
+ieq r3.x, l(3), l(3)
+ilt r3.y, l(-1), l(1)
+ult r3.z, l(-1), l(1)
+ine r3.w, l(3), l(3)
+iadd r1.xyzw, r1.xyzw, r2.xyzw
+iadd r1.xyzw, r1.xyzw, r3.xyzw
+mov o0.xyzw, r1.xyzw"));
+    let text = {
+        use rspirv::binary::Disassemble;
+        m.disassemble()
+    };
+    for op in [
+        Op::SLessThan,
+        Op::SGreaterThanEqual,
+        Op::ULessThan,
+        Op::UGreaterThanEqual,
+        Op::IEqual,
+        Op::INotEqual,
+    ] {
+        assert_eq!(count_op(&m, op), 0, "{op:?} left in:\n{text}");
+    }
+    // Otherwise compared at run time.
+    let m = module(&ps("mov r0.xyzw, v0.xyzw
+ilt r1.x, l(0x7ffffffe), r0.x
+ult r1.y, r0.y, l(1)
+mov o0.xyzw, r1.xyzw"));
+    assert_eq!(count_op(&m, Op::SLessThan), 1);
+    assert_eq!(count_op(&m, Op::ULessThan), 1);
 }
 
 #[test]
@@ -410,6 +454,50 @@ udiv r0.x, r0.y, r0.y, r0.x"));
     // Both results come from the same (old) register values: had the quotient been written
     // to r0.x first, the remainder would divide by it.
     assert_eq!(sources_of(Op::UDiv), sources_of(Op::UMod), "{code:#?}");
+}
+
+#[test]
+fn moves_between_temps_build_no_vectors() {
+    // Without the optimiser: r1 = v0.wzyx, then r1.xy swapped, then o0 = r1 = v0.zwyx.
+    let program = crate::asm::parse_program(&ps("mov r0.xyzw, v0.xyzw
+mov r1.xyzw, r0.wzyx
+mov r1.xy, r1.yxxx
+mov o0.xyzw, r1.xyzw"))
+    .expect("assembles");
+    let words = super::test_support::lowered(
+        &program,
+        &ChunkInfo::default(),
+        &Options {
+            no_optimize: true,
+            ..Options::default()
+        },
+        &crate::bindings::DefaultBindings,
+    )
+    .expect("translates");
+    validate(&words);
+    let m = rspirv::dr::load_words(&words).expect("loads");
+    let code = body(&m);
+    let text = format!("{code:?}");
+    let constructs: Vec<_> = code
+        .iter()
+        .filter(|i| i.class.opcode == Op::CompositeConstruct)
+        .collect();
+    assert_eq!(constructs.len(), 1, "only o0's vector is built:\n{text}");
+    // Each part is v0's component it should be (extracted, and bitcast: moves type temps
+    // as uint).
+    let def = |id: Option<u32>| code.iter().find(|i| id.is_some() && i.result_id == id);
+    let component_of = |id: &Operand| {
+        let mut at = def(id.id_ref_any())?;
+        if at.class.opcode == Op::Bitcast {
+            at = def(at.operands[0].id_ref_any())?;
+        }
+        match (at.class.opcode, at.operands.get(1)) {
+            (Op::CompositeExtract, Some(Operand::LiteralBit32(c))) => Some(*c),
+            _ => None,
+        }
+    };
+    let parts: Vec<_> = constructs[0].operands.iter().map(component_of).collect();
+    assert_eq!(parts, [Some(2), Some(3), Some(1), Some(0)], "{text}");
 }
 
 /// The emitter itself (the module is the one written without the optimiser) makes no

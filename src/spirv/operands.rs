@@ -533,6 +533,86 @@ impl Emitter<'_> {
         Ok(())
     }
 
+    /// A move into a temp of a temp's or an immediate's components, without modifier or
+    /// saturation: each component taken as it is and cast to the destination component's
+    /// type (an immediate as a constant of that type), every one read before any is
+    /// written (`mov r0.xy, r0.yx`), so that no vector is put together only to be taken
+    /// apart again. False (and nothing written) for any other move, and for one of the
+    /// components of one vector in order that are or need casts: that goes through the
+    /// vector, cast at once.
+    pub fn move_to_temp(&mut self, dst: &Operand, src: &Operand) -> Result<bool> {
+        let plain_source = matches!(src.kind, RegisterKind::Temp | RegisterKind::Immediate32)
+            && src.modifier == Modifier::None;
+        if dst.kind != RegisterKind::Temp || !plain_source {
+            return Ok(false);
+        }
+        let register = self.immediate_index(dst, 0)?;
+        let mask = dst.mask();
+        let (from, count) = Self::read_components(src, mask);
+        if count == 0 {
+            return Err(self.err("an operand is read with an empty mask"));
+        }
+        let mut raw = [0; 4];
+        let mut scalars = [Scalar::U32; 4];
+        let mut casts = false;
+        for (((id, scalar), &source), component) in raw
+            .iter_mut()
+            .zip(&mut scalars)
+            .zip(&from[..count])
+            .zip(mask_components(mask))
+        {
+            let value = self.load_component(src, source)?;
+            (*id, *scalar) = (value.id, value.scalar);
+            casts |= value.scalar != self.temp_scalar(register, component);
+        }
+        let raw = &raw[..count];
+        if count > 1 && self.casts_whole_vector(raw, casts) {
+            return Ok(false);
+        }
+        let mut values = [0; 4];
+        for (((value, &id), &scalar), component) in values
+            .iter_mut()
+            .zip(raw)
+            .zip(&scalars)
+            .zip(mask_components(mask))
+        {
+            let part = Val {
+                id,
+                scalar,
+                count: 1,
+            };
+            *value = self.cast(part, self.temp_scalar(register, component))?.id;
+        }
+        for (&value, component) in values[..count].iter().zip(mask_components(mask)) {
+            self.ssa_write(register, component, value)?;
+        }
+        Ok(true)
+    }
+
+    /// Whether the components `parts` (read from a temp) are, each maybe through a bitcast,
+    /// the components of one vector in order, and are or need casts (`casts`): a move of
+    /// them is better made as one cast of the vector.
+    fn casts_whole_vector(&self, parts: &[Word], casts: bool) -> bool {
+        let mut peeled = [0; 4];
+        let mut any_bitcast = false;
+        for (to, &part) in peeled.iter_mut().zip(parts) {
+            *to = match self.facts.get(part) {
+                Fact::Bitcast { source, .. } => {
+                    any_bitcast = true;
+                    source
+                }
+                _ => part,
+            };
+        }
+        let peeled = &peeled[..parts.len()];
+        match self.facts.get(peeled[0]) {
+            Fact::Extract { scalar, .. } if casts || any_bitcast => {
+                self.facts.whole_vector(scalar, peeled).is_some()
+            }
+            _ => false,
+        }
+    }
+
     /// Clamps floats to [0, 1]; NaN becomes 0 (`NMin(NMax(x, 0), 1)`).
     pub fn saturate(&mut self, value: Val) -> Result<Val> {
         if value.scalar != Scalar::F32 {
