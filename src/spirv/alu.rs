@@ -769,13 +769,9 @@ impl Emitter<'_> {
     /// The constant bits of each component of a value (`None` for one that is not a
     /// constant, and past its components).
     fn component_constants(&self, value: Val) -> [Option<u32>; 4] {
-        let mut parts = [value.id, 0, 0, 0];
-        if value.count > 1 {
-            match self.facts.get(value.id) {
-                super::value_facts::Fact::Construct(constructed) => parts = constructed,
-                _ => return [None; 4],
-            }
-        }
+        let Some(parts) = self.known_parts(value) else {
+            return [None; 4];
+        };
         let mut bits = [None; 4];
         for (bits, &part) in bits.iter_mut().zip(&parts).take(value.count as usize) {
             *bits = self.m.constant_value(part).map(|b| b as u32);

@@ -414,6 +414,16 @@ impl Emitter<'_> {
         Ok(Val { id, ..value })
     }
 
+    /// The ids of a value's components as the emitter knows them: a scalar's own, or the
+    /// parts of a vector it put together (of up to four); `None` for another vector.
+    pub(super) fn known_parts(&self, value: Val) -> Option<[Word; 4]> {
+        match (value.count, self.facts.get(value.id)) {
+            (0 | 1, _) => Some([value.id; 4]),
+            (2..=4, Fact::Construct(parts)) => Some(parts),
+            _ => None,
+        }
+    }
+
     /// A float value with a source modifier, where the value is a constant or a vector put
     /// together from parts of which some are constants: a constant part gets its sign bit
     /// cleared and then flipped, another part its own `FAbs`/`FNegate`, so that no device
@@ -421,13 +431,9 @@ impl Emitter<'_> {
     /// so `|-0|` came out -0). `None` when no part is a constant.
     fn modify_constant_parts(&mut self, value: Val, modifier: Modifier) -> Result<Option<Val>> {
         let count = value.count as usize;
-        let mut parts = [value.id; 4];
-        if count > 1 {
-            match self.facts.get(value.id) {
-                Fact::Construct(constructed) if count <= 4 => parts = constructed,
-                _ => return Ok(None),
-            }
-        }
+        let Some(mut parts) = self.known_parts(value) else {
+            return Ok(None);
+        };
         let parts = &mut parts[..count];
         if !parts
             .iter()
@@ -533,8 +539,8 @@ impl Emitter<'_> {
         Ok(())
     }
 
-    /// A move into a temp of a temp's or an immediate's components, without modifier or
-    /// saturation: each component taken as it is and cast to the destination component's
+    /// A move into a temp of a temp's or an immediate's components, without modifier (the
+    /// caller leaves out `_sat`): each component taken as it is and cast to the destination component's
     /// type (an immediate as a constant of that type), every one read before any is
     /// written (`mov r0.xy, r0.yx`), so that no vector is put together only to be taken
     /// apart again. False (and nothing written) for any other move, and for one of the
@@ -566,8 +572,12 @@ impl Emitter<'_> {
             casts |= value.scalar != self.temp_scalar(register, component);
         }
         let raw = &raw[..count];
-        if count > 1 && self.casts_whole_vector(raw, casts) {
-            return Ok(false);
+        // Components of one vector in order that are or need casts: one cast of the vector.
+        if count > 1 {
+            match self.facts.whole_vector_through_bitcasts(raw) {
+                Some(bitcast) if casts || bitcast => return Ok(false),
+                _ => {}
+            }
         }
         let mut values = [0; 4];
         for (((value, &id), &scalar), component) in values
@@ -587,30 +597,6 @@ impl Emitter<'_> {
             self.ssa_write(register, component, value)?;
         }
         Ok(true)
-    }
-
-    /// Whether the components `parts` (read from a temp) are, each maybe through a bitcast,
-    /// the components of one vector in order, and are or need casts (`casts`): a move of
-    /// them is better made as one cast of the vector.
-    fn casts_whole_vector(&self, parts: &[Word], casts: bool) -> bool {
-        let mut peeled = [0; 4];
-        let mut any_bitcast = false;
-        for (to, &part) in peeled.iter_mut().zip(parts) {
-            *to = match self.facts.get(part) {
-                Fact::Bitcast { source, .. } => {
-                    any_bitcast = true;
-                    source
-                }
-                _ => part,
-            };
-        }
-        let peeled = &peeled[..parts.len()];
-        match self.facts.get(peeled[0]) {
-            Fact::Extract { scalar, .. } if casts || any_bitcast => {
-                self.facts.whole_vector(scalar, peeled).is_some()
-            }
-            _ => false,
-        }
     }
 
     /// Clamps floats to [0, 1]; NaN becomes 0 (`NMin(NMax(x, 0), 1)`).

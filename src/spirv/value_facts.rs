@@ -146,6 +146,28 @@ impl ValueFacts {
         whole
     }
 
+    /// Whether `parts`, each itself or a bitcast of it, are the components of one vector
+    /// in order (see [`ValueFacts::whole_vector`]): `Some(true)` when any is a bitcast,
+    /// `Some(false)` when none is, `None` when they are not.
+    pub fn whole_vector_through_bitcasts(&self, parts: &[Word]) -> Option<bool> {
+        let mut peeled = [0; 4];
+        let mut any_bitcast = false;
+        for (to, &part) in peeled.iter_mut().zip(parts) {
+            *to = match self.get(part) {
+                Fact::Bitcast { source, .. } => {
+                    any_bitcast = true;
+                    source
+                }
+                _ => part,
+            };
+        }
+        let peeled = peeled.get(..parts.len())?;
+        let Fact::Extract { scalar, .. } = self.get(*peeled.first()?) else {
+            return None;
+        };
+        self.whole_vector(scalar, peeled).map(|_| any_bitcast)
+    }
+
     /// The vector of `from`s whose bitcast components `parts` are, in order (see
     /// [`ValueFacts::whole_vector`]), with `from`.
     pub fn whole_bitcast_vector(&self, parts: &[Word]) -> Option<(Word, Scalar)> {
