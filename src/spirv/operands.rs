@@ -230,17 +230,7 @@ impl Emitter<'_> {
         }
         let ty = self.m.scalar(value.scalar);
         let id = built(self.m.composite_extract(ty, value.id, &[i]))?;
-        if i < value.count && value.count <= 4 {
-            self.facts.set(
-                id,
-                Fact::Extract {
-                    source: value.id,
-                    index: i as u8,
-                    count: value.count as u8,
-                    scalar: value.scalar,
-                },
-            );
-        }
+        self.note_extract(id, value, i);
         Ok(Val {
             id,
             scalar: value.scalar,
@@ -251,6 +241,12 @@ impl Emitter<'_> {
     /// Reads a source operand as `scalar`, one result component per set bit of `mask`
     /// (the destination's write mask), with swizzle and modifiers applied.
     pub fn load(&mut self, operand: &Operand, scalar: Scalar, mask: u8) -> Result<Val> {
+        if operand.kind == RegisterKind::Temp {
+            if let Some(vector) = self.temp_whole_vector(operand, mask)? {
+                let value = self.cast(vector, scalar)?;
+                return self.modify(value, operand.modifier);
+            }
+        }
         if scalar != Scalar::Bool {
             if let Some(vector) = self.load_whole_vector(operand, mask)? {
                 let value = self.cast(vector, scalar)?;
@@ -533,10 +529,114 @@ impl Emitter<'_> {
         }
         let mask = operand.mask();
         for (i, component) in mask_components(mask).enumerate() {
-            let part = self.extract(value, (i as u32).min(value.count - 1))?;
+            let i = (i as u32).min(value.count - 1);
+            if operand.kind == RegisterKind::Temp {
+                let register = self.immediate_index(operand, 0)?;
+                if let Some(part) = self.held_component(value, i, register, component)? {
+                    self.ssa_write(register, component, part)?;
+                    continue;
+                }
+            }
+            let part = self.extract(value, i)?;
             self.store_component(operand, component, part)?;
         }
         Ok(())
+    }
+
+    /// Component `i` of a vector for temp component `register.component` of the same type,
+    /// as a held value ([`super::builder::held_values`]): made only if it is read on its own.
+    /// `None` where the component is known already, or needs a cast.
+    fn held_component(
+        &mut self,
+        value: Val,
+        i: u32,
+        register: u32,
+        component: u8,
+    ) -> Result<Option<Word>> {
+        if value.count < 2
+            || value.count > 4
+            || value.scalar != self.temp_scalar(register, component)
+            || matches!(self.facts.get(value.id), Fact::Construct(_))
+        {
+            return Ok(None);
+        }
+        let ty = self.m.scalar(value.scalar);
+        let id = self.m.b.id();
+        let extract = super::builder::inst(
+            spirv::Op::CompositeExtract,
+            Some(ty),
+            Some(id),
+            super::builder::operands([
+                super::builder::Operand::IdRef(value.id),
+                super::builder::Operand::LiteralBit32(i),
+            ]),
+        );
+        built(self.m.b.hold_value(extract))?;
+        self.note_extract(id, value, i);
+        Ok(Some(id))
+    }
+
+    /// Records that `id` is component `i` of `value` (a vector of at most four).
+    fn note_extract(&mut self, id: Word, value: Val, i: u32) {
+        if i < value.count && value.count <= 4 {
+            self.facts.set(
+                id,
+                Fact::Extract {
+                    source: value.id,
+                    index: i as u8,
+                    count: value.count as u8,
+                    scalar: value.scalar,
+                },
+            );
+        }
+    }
+
+    /// A read of temp components that are, in order, every component of one vector of
+    /// `scalar`s the block made (held or not): that vector, none of them made. `None` when
+    /// they are not.
+    fn temp_whole_vector(&self, operand: &Operand, mask: u8) -> Result<Option<Val>> {
+        let (components, count) = Self::read_components(operand, mask);
+        if count < 2 {
+            return Ok(None);
+        }
+        let register = self.immediate_index(operand, 0)?;
+        let mut parts = [0; 4];
+        for (part, &c) in parts.iter_mut().zip(&components[..count]) {
+            match self.ssa_peek(register, c) {
+                Some(id) => *part = id,
+                None => return Ok(None),
+            }
+        }
+        // Each part itself or a bitcast of it.
+        let mut peeled = [0; 4];
+        let mut from = None;
+        for (to, &part) in peeled.iter_mut().zip(&parts[..count]) {
+            let (inner, scalar) = match self.facts.get(part) {
+                Fact::Bitcast { source, from } => (source, Some(from)),
+                _ => (part, None),
+            };
+            let scalar = match (scalar, self.facts.get(inner)) {
+                (Some(s), _) => s,
+                (None, Fact::Extract { scalar, .. }) => scalar,
+                _ => return Ok(None),
+            };
+            if from.is_some_and(|f| f != scalar) {
+                return Ok(None);
+            }
+            from = Some(scalar);
+            *to = inner;
+        }
+        let Some(scalar) = from else {
+            return Ok(None);
+        };
+        Ok(self
+            .facts
+            .whole_vector(scalar, &peeled[..count])
+            .map(|id| Val {
+                id,
+                scalar,
+                count: count as u32,
+            }))
     }
 
     /// A move into a temp of a temp's or an immediate's components, without modifier (the

@@ -30,7 +30,7 @@ use spirv::Word;
 
 use super::builder::{Instruction, Operand, Operands};
 use super::emitter::Emitter;
-use super::module::Scalar;
+use super::module::{built, Scalar};
 use crate::error::Result;
 use crate::fast_hash::HashMap;
 
@@ -128,7 +128,12 @@ impl Emitter<'_> {
     pub fn ssa_write(&mut self, register: u32, component: u8, value: Word) -> Result<()> {
         let block = self.ssa_block()?;
         let key = Ssa::key(register, component);
-        self.ssa.defs.insert((block, key), value);
+        if let Some(earlier) = self.ssa.defs.insert((block, key), value) {
+            // A held component nothing read is never made.
+            if earlier != value && self.m.b.is_held(earlier) {
+                self.m.b.drop_held(earlier);
+            }
+        }
         if let Some((_, written)) = self.ssa.open.last_mut() {
             written.push(key);
         }
@@ -170,11 +175,26 @@ impl Emitter<'_> {
         let block = self.ssa_block()?;
         let key = Ssa::key(register, component);
         if let Some(&value) = self.ssa.defs.get(&(block, key)) {
+            // A held component is made where it is first read.
+            if self.m.b.is_held(value) {
+                built(self.m.b.release(value))?;
+            }
             return Ok(value);
         }
         let value = self.ssa_lookup(block, key, scalar);
         self.ssa_complete_pending();
         Ok(value)
+    }
+
+    /// A temp component's value in the block being emitted when the block wrote it, held or
+    /// not (`None` otherwise): for a read that may take the whole vector the components
+    /// came from, without making them.
+    pub fn ssa_peek(&self, register: u32, component: u8) -> Option<Word> {
+        let block = self.m.b.selected_label()?;
+        self.ssa
+            .defs
+            .get(&(block, Ssa::key(register, component)))
+            .copied()
     }
 
     /// Marks a block as unsealed: branches to it will be added after it is begun.

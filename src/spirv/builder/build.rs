@@ -3,6 +3,7 @@
 //! ids, the selected function and block, and the stores held until a block ends.
 
 use super::deferred::{self, ComponentTarget, Held, HeldList};
+use super::held_values::HeldValues;
 use super::predecessors::Predecessors;
 use super::{
     inst, Block, Function, Instruction, Module, ModuleHeader, Operand, Operands, Recycled,
@@ -73,6 +74,8 @@ pub struct Builder {
     /// Stores held back until their block ends, by (function, block) (see
     /// [`super::deferred`]).
     deferred: SmallVec<[((usize, usize), HeldList); 2]>,
+    /// Values made only when used (see [`super::held_values`]).
+    held_values: HeldValues,
     /// The predecessors of each block by label, in the order their branches were added
     /// (a block branching twice to one target counts once).
     predecessors: Predecessors,
@@ -115,6 +118,7 @@ impl Builder {
             block: None,
             recycled,
             deferred: SmallVec::new(),
+            held_values: HeldValues::default(),
             predecessors: Default::default(),
             first_block_room: 32,
         }
@@ -284,6 +288,7 @@ impl Builder {
             return Err(BuildError::MismatchedTerminator);
         }
         let op = terminator.class.opcode;
+        self.place_held_values(op)?;
         self.flush_deferred()?;
         if let Some(from) = self.selected_label() {
             let targets: &[Operand] = match op {
@@ -311,6 +316,59 @@ impl Builder {
             }
         }
         self.block = None;
+        Ok(())
+    }
+
+    /// Holds a pure instruction of the selected block until its result is used (see
+    /// [`super::held_values`]).
+    pub fn hold_value(&mut self, inst: Instruction) -> BuildResult<()> {
+        let here = self.selected().ok_or(BuildError::DetachedInstruction)?;
+        self.held_values.hold(here, inst);
+        Ok(())
+    }
+
+    /// Whether `id` is a held value, not yet made.
+    #[inline]
+    pub fn is_held(&self, id: Word) -> bool {
+        self.held_values.is_held(id)
+    }
+
+    /// Makes the held value `id` where the code of its block has got to (nothing when it
+    /// is not held).
+    pub fn release(&mut self, id: Word) -> BuildResult<()> {
+        if let Some(((f, b), inst)) = self.held_values.take(id) {
+            let block = &mut self.module.functions[f].blocks[b].instructions;
+            let at = block.len() - usize::from(ends_with_merge(block));
+            block.insert(at, inst);
+        }
+        Ok(())
+    }
+
+    /// Lets the held value `id` go: nothing will use it.
+    pub fn drop_held(&mut self, id: Word) {
+        self.held_values.take(id);
+    }
+
+    /// The held values of the selected block as it ends with `op`: made before the
+    /// terminator (and its merge instruction), or dropped before a return or a kill, after
+    /// which nothing can use them.
+    fn place_held_values(&mut self, op: Op) -> BuildResult<()> {
+        if self.held_values.is_empty() {
+            return Ok(());
+        }
+        let (f, b) = self.selected().ok_or(BuildError::DetachedInstruction)?;
+        let ends = matches!(
+            op,
+            Op::Return | Op::ReturnValue | Op::Kill | Op::TerminateInvocation | Op::Unreachable
+        );
+        let block = &mut self.module.functions[f].blocks[b].instructions;
+        let mut at = block.len() - usize::from(ends_with_merge(block));
+        self.held_values.take_block((f, b), |inst| {
+            if !ends {
+                block.insert(at, inst);
+                at += 1;
+            }
+        });
         Ok(())
     }
 
@@ -364,10 +422,7 @@ impl Builder {
         let (_, held) = self.deferred.swap_remove(at);
         let stores = deferred::carry_out(&held, || self.id());
         let block = &mut self.module.functions[f].blocks[b].instructions;
-        let merge = block
-            .last()
-            .is_some_and(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge));
-        let at = block.len() - usize::from(merge);
+        let at = block.len() - usize::from(ends_with_merge(block));
         block.splice(at..at, stores);
         Ok(())
     }
@@ -867,6 +922,14 @@ impl Builder {
         let operands = self.ops([Operand::IdRef(value)]);
         self.terminate(inst(Op::ReturnValue, None, None, operands))
     }
+}
+
+/// Whether a block's instructions end with a merge instruction (which must stay just before
+/// the terminator).
+fn ends_with_merge(block: &[Instruction]) -> bool {
+    block
+        .last()
+        .is_some_and(|i| matches!(i.class.opcode, Op::SelectionMerge | Op::LoopMerge))
 }
 
 /// Methods for instructions with a result type and id and only id operands, one line per

@@ -13,6 +13,7 @@
 mod build;
 pub mod deferred;
 pub mod form;
+pub mod held_values;
 mod predecessors;
 mod recycle;
 #[cfg(test)]
