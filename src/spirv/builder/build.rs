@@ -106,6 +106,7 @@ impl Builder {
     /// An empty module (ids start at 1) built in the memory of an earlier one.
     pub fn with_recycled(mut recycled: Recycled) -> Builder {
         let mut module = recycled.take_module();
+        let held_values = recycled.take_held();
         // Room for a typical shader's declarations (the small sections are inline).
         module.annotations.reserve(16);
         module.types_global_values.reserve(64);
@@ -118,7 +119,7 @@ impl Builder {
             block: None,
             recycled,
             deferred: SmallVec::new(),
-            held_values: HeldValues::default(),
+            held_values,
             predecessors: Default::default(),
             first_block_room: 32,
         }
@@ -161,7 +162,9 @@ impl Builder {
 
     /// The memory kept from an earlier module and not used (see [`Recycled`]).
     pub fn take_recycled(&mut self) -> Recycled {
-        std::mem::take(&mut self.recycled)
+        let mut recycled = std::mem::take(&mut self.recycled);
+        recycled.keep_held(std::mem::take(&mut self.held_values));
+        recycled
     }
 
     /// The finished module, its header's bound set.

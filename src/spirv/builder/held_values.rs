@@ -88,6 +88,17 @@ impl HeldValues {
         }
     }
 
+    /// Forgets everything held, keeping the memory.
+    pub fn clear(&mut self) {
+        self.list.clear();
+        self.bits.fill(0);
+    }
+
+    /// The bytes of memory the tables hold.
+    pub fn held_bytes(&self) -> usize {
+        crate::fast_hash::vec_bytes(&self.list) + crate::fast_hash::vec_bytes(&self.bits)
+    }
+
     fn clear_bit(&mut self, id: Word) {
         if let Some(w) = self.bits.get_mut(id as usize / 64) {
             *w &= !(1 << (id % 64));

@@ -3,6 +3,7 @@
 //! translation does not allocate (and free) them again. (Instructions keep their operands
 //! inline, so there are no operand lists to keep.)
 
+use super::held_values::HeldValues;
 use super::{Instruction, Module};
 use smallvec::SmallVec;
 
@@ -30,7 +31,12 @@ pub struct Recycled {
     list_bytes: usize,
     /// The bytes of memory of the module's sections.
     section_bytes: usize,
+    /// The emptied tables of held values.
+    held: HeldValues,
 }
+
+/// The most bytes of held-value tables kept.
+const MAX_HELD_BYTES: usize = 16 * 1024;
 
 impl Recycled {
     /// Keeps a finished module's memory.
@@ -107,9 +113,25 @@ impl Recycled {
         }
     }
 
+    /// Keeps the (emptied) tables of held values, unless they are large.
+    pub fn keep_held(&mut self, mut held: HeldValues) {
+        held.clear();
+        if held.held_bytes() <= MAX_HELD_BYTES {
+            self.held = held;
+        }
+    }
+
+    /// The kept tables of held values (empty ones when none are kept).
+    pub fn take_held(&mut self) -> HeldValues {
+        std::mem::take(&mut self.held)
+    }
+
     /// The bytes of memory held.
     pub fn held_bytes(&self) -> usize {
-        self.section_bytes + crate::fast_hash::vec_bytes(&self.block_lists) + self.list_bytes
+        self.section_bytes
+            + crate::fast_hash::vec_bytes(&self.block_lists)
+            + self.list_bytes
+            + self.held.held_bytes()
     }
 }
 
