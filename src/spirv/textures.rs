@@ -484,6 +484,14 @@ impl Emitter<'_> {
         if dst.kind == RegisterKind::Null {
             return Ok(());
         }
+        // The i-th written component reads component i (`.xyzw` of a `.xyzw` resource): the
+        // value as it is, none of its components taken out here.
+        let in_order = mask_components(dst.mask())
+            .enumerate()
+            .all(|(i, c)| selected(resource, c) as usize == i && i < value.count as usize);
+        if in_order {
+            return self.store(dst, value, instruction.saturate);
+        }
         let mut parts = Vec::new();
         for c in mask_components(dst.mask()) {
             let from = selected(resource, c) as u32;

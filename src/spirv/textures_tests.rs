@@ -574,3 +574,48 @@ store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xyzw",
         assert_eq!(image.operands[0], Operand::IdRef(uint), "{text}\n{image:?}");
     }
 }
+
+/// A sample written whole into a temp, through a resource's `.xyzw`, is stored as the
+/// sampled vector: no component is taken out of it only to be put back (the module as the
+/// emitter writes it, without the optimiser); a swizzled resource still picks components.
+#[test]
+fn a_sample_through_an_in_order_swizzle_is_the_sampled_vector() {
+    let decls = "dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0";
+    let unoptimised = |body: &str| {
+        let program = crate::asm::parse_program(&ps(decls, body)).expect("assembles");
+        let words = super::test_support::lowered(
+            &program,
+            &ChunkInfo::default(),
+            &Options {
+                no_optimize: true,
+                ..Options::default()
+            },
+            &crate::bindings::DefaultBindings,
+        )
+        .expect("translates");
+        validate(&words);
+        rspirv::dr::load_words(&words).expect("parsing the module back")
+    };
+    // Extracts of the sample's result.
+    let extracts_of_sample = |m: &Module| {
+        let sample = first(m, Op::ImageSampleImplicitLod).result_id;
+        code(m)
+            .filter(|i| i.class.opcode == Op::CompositeExtract)
+            .filter(|i| i.operands.first().and_then(|o| o.id_ref_any()) == sample)
+            .count()
+    };
+    let m = unoptimised("sample r0.xyzw, v0.xyxx, t0.xyzw, s0\nadd o0.xyzw, r0.xyzw, r0.xyzw");
+    assert_eq!(
+        extracts_of_sample(&m),
+        0,
+        "{:?}",
+        code(&m).collect::<Vec<_>>()
+    );
+    let m = unoptimised("sample r0.xyzw, v0.xyxx, t0.wzyx, s0\nadd o0.xyzw, r0.xyzw, r0.xyzw");
+    assert_eq!(
+        extracts_of_sample(&m),
+        4,
+        "the swizzle takes each component: {:?}",
+        code(&m).collect::<Vec<_>>()
+    );
+}
