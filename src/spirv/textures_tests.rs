@@ -581,21 +581,7 @@ store_uav_typed u0.xyzw, vThreadID.xxxx, r0.xyzw",
 #[test]
 fn a_sample_through_an_in_order_swizzle_is_the_sampled_vector() {
     let decls = "dcl_sampler s0, mode_default\ndcl_resource_texture2d (float,float,float,float) t0";
-    let unoptimised = |body: &str| {
-        let program = crate::asm::parse_program(&ps(decls, body)).expect("assembles");
-        let words = super::test_support::lowered(
-            &program,
-            &ChunkInfo::default(),
-            &Options {
-                no_optimize: true,
-                ..Options::default()
-            },
-            &crate::bindings::DefaultBindings,
-        )
-        .expect("translates");
-        validate(&words);
-        rspirv::dr::load_words(&words).expect("parsing the module back")
-    };
+    let unoptimised = |body: &str| module(&ps(decls, body));
     // Extracts of the sample's result.
     let extracts_of_sample = |m: &Module| {
         let sample = first(m, Op::ImageSampleImplicitLod).result_id;
