@@ -78,11 +78,10 @@ impl HeldValues {
         if self.list.is_empty() {
             return;
         }
-        let mut taken = Vec::new();
-        taken.extend(self.list.extract_if(.., |(block, _)| *block == at));
-        for (_, inst) in taken {
+        let HeldValues { list, bits } = self;
+        for (_, inst) in list.extract_if(.., |(block, _)| *block == at) {
             if let Some(id) = inst.result_id() {
-                self.clear_bit(id);
+                clear_bit(bits, id);
             }
             each(inst);
         }
@@ -100,9 +99,14 @@ impl HeldValues {
     }
 
     fn clear_bit(&mut self, id: Word) {
-        if let Some(w) = self.bits.get_mut(id as usize / 64) {
-            *w &= !(1 << (id % 64));
-        }
+        clear_bit(&mut self.bits, id);
+    }
+}
+
+/// Clears the bit of `id`.
+fn clear_bit(bits: &mut [u64], id: Word) {
+    if let Some(w) = bits.get_mut(id as usize / 64) {
+        *w &= !(1 << (id % 64));
     }
 }
 
