@@ -561,17 +561,7 @@ impl Emitter<'_> {
             return Ok(None);
         }
         let ty = self.m.scalar(value.scalar);
-        let id = self.m.b.id();
-        let extract = super::builder::inst(
-            spirv::Op::CompositeExtract,
-            Some(ty),
-            Some(id),
-            super::builder::operands([
-                super::builder::Operand::IdRef(value.id),
-                super::builder::Operand::LiteralBit32(i),
-            ]),
-        );
-        built(self.m.b.hold_value(extract))?;
+        let id = built(self.m.b.hold_composite_extract(ty, value.id, i))?;
         self.note_extract(id, value, i);
         Ok(Some(id))
     }
@@ -607,32 +597,10 @@ impl Emitter<'_> {
                 None => return Ok(None),
             }
         }
-        // Each part itself or a bitcast of it.
-        let mut peeled = [0; 4];
-        let mut from = None;
-        for (to, &part) in peeled.iter_mut().zip(&parts[..count]) {
-            let (inner, scalar) = match self.facts.get(part) {
-                Fact::Bitcast { source, from } => (source, Some(from)),
-                _ => (part, None),
-            };
-            let scalar = match (scalar, self.facts.get(inner)) {
-                (Some(s), _) => s,
-                (None, Fact::Extract { scalar, .. }) => scalar,
-                _ => return Ok(None),
-            };
-            if from.is_some_and(|f| f != scalar) {
-                return Ok(None);
-            }
-            from = Some(scalar);
-            *to = inner;
-        }
-        let Some(scalar) = from else {
-            return Ok(None);
-        };
         Ok(self
             .facts
-            .whole_vector(scalar, &peeled[..count])
-            .map(|id| Val {
+            .vector_through_bitcasts(&parts[..count])
+            .map(|(id, scalar, _)| Val {
                 id,
                 scalar,
                 count: count as u32,

@@ -150,6 +150,14 @@ impl ValueFacts {
     /// in order (see [`ValueFacts::whole_vector`]): `Some(true)` when any is a bitcast,
     /// `Some(false)` when none is, `None` when they are not.
     pub fn whole_vector_through_bitcasts(&self, parts: &[Word]) -> Option<bool> {
+        self.vector_through_bitcasts(parts)
+            .map(|(_, _, any_bitcast)| any_bitcast)
+    }
+
+    /// The vector whose components `parts` are in order, each itself or a bitcast of it
+    /// (see [`ValueFacts::whole_vector`]): the vector, its components' type, and whether
+    /// any part is a bitcast.
+    pub fn vector_through_bitcasts(&self, parts: &[Word]) -> Option<(Word, Scalar, bool)> {
         let mut peeled = [0; 4];
         let mut any_bitcast = false;
         for (to, &part) in peeled.iter_mut().zip(parts) {
@@ -165,7 +173,8 @@ impl ValueFacts {
         let Fact::Extract { scalar, .. } = self.get(*peeled.first()?) else {
             return None;
         };
-        self.whole_vector(scalar, peeled).map(|_| any_bitcast)
+        self.whole_vector(scalar, peeled)
+            .map(|vector| (vector, scalar, any_bitcast))
     }
 
     /// The vector of `from`s whose bitcast components `parts` are, in order (see

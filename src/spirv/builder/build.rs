@@ -322,12 +322,21 @@ impl Builder {
         Ok(())
     }
 
-    /// Holds a pure instruction of the selected block until its result is used (see
-    /// [`super::held_values`]).
-    pub fn hold_value(&mut self, inst: Instruction) -> BuildResult<()> {
+    /// `OpCompositeExtract` of component `index` of `composite` into a value of type `ty`,
+    /// held in the selected block until its result is used (see [`super::held_values`]);
+    /// the result id.
+    pub fn hold_composite_extract(
+        &mut self,
+        ty: Word,
+        composite: Word,
+        index: u32,
+    ) -> BuildResult<Word> {
         let here = self.selected().ok_or(BuildError::DetachedInstruction)?;
-        self.held_values.hold(here, inst);
-        Ok(())
+        let id = self.id();
+        let operands = self.ops([Operand::IdRef(composite), Operand::LiteralBit32(index)]);
+        let extract = inst(Op::CompositeExtract, Some(ty), Some(id), operands);
+        self.held_values.hold(here, extract);
+        Ok(id)
     }
 
     /// Whether `id` is a held value, not yet made.
